@@ -1,0 +1,200 @@
+package mcpeffect
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Annotations returns the annotations that a tool of effect e advertises,
+// with all four hints explicit, as in this table:
+//
+//	effect                          readOnly destructive idempotent openWorld
+//	Read                            true     false       true       false
+//	Write                           false    false       false      false
+//	Write|Idempotent                false    false       true       false
+//	Write|Destructive               false    true        false      false
+//	Write|Destructive|Idempotent    false    true        true       false
+//	|OpenWorld on any                                               true
+//
+// An invalid effect (see [Effect.Check]) gets the worst case, as for a tool
+// that is not classified at all. Each call returns a new value that the
+// caller may change.
+func (e Effect) Annotations() *mcp.ToolAnnotations {
+	if !e.Valid() {
+		return worstCase()
+	}
+	read := e&Read != 0
+	return &mcp.ToolAnnotations{
+		ReadOnlyHint:    read,
+		DestructiveHint: ptr(e&destructiveBit != 0),
+		IdempotentHint:  read || e&idempotentBit != 0,
+		OpenWorldHint:   ptr(e&OpenWorld != 0),
+	}
+}
+
+// Annotations returns the annotations of the tool called name, derived from
+// its effect as in [Effect.Annotations], with the title given to
+// [Registry.AddTitled], if any. Each call returns a new value that the caller
+// may change.
+//
+// A name the registry does not know gets the worst case that the MCP
+// specification tells hosts to assume of a tool without annotations: not
+// read-only, destructive, not idempotent, open world.
+func (r *Registry) Annotations(name string) *mcp.ToolAnnotations {
+	ent, ok := r.lookup(name)
+	if !ok {
+		return worstCase()
+	}
+	a := ent.effect.Annotations()
+	a.Title = ent.title
+	return a
+}
+
+func worstCase() *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{
+		ReadOnlyHint:    false,
+		DestructiveHint: ptr(true),
+		IdempotentHint:  false,
+		OpenWorldHint:   ptr(true),
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Hints are the four annotation hints of a tool as a server declared them,
+// seen from the host's side. A nil field is a hint the server left out.
+type Hints struct {
+	ReadOnly    *bool `json:"readOnlyHint,omitempty"`
+	Destructive *bool `json:"destructiveHint,omitempty"`
+	Idempotent  *bool `json:"idempotentHint,omitempty"`
+	OpenWorld   *bool `json:"openWorldHint,omitempty"`
+}
+
+// HintsOf returns the hints of annotations decoded by go-sdk. A nil a has no
+// hints. go-sdk decodes readOnlyHint and idempotentHint into plain bools, so
+// a server that left them out cannot be told from one that sent false;
+// since false is also their default, the effect is the same. To tell a
+// missing hint from a false one, read the raw JSON with [ParseHints].
+func HintsOf(a *mcp.ToolAnnotations) Hints {
+	if a == nil {
+		return Hints{}
+	}
+	h := Hints{ReadOnly: ptr(a.ReadOnlyHint), Idempotent: ptr(a.IdempotentHint)}
+	if a.DestructiveHint != nil {
+		h.Destructive = ptr(*a.DestructiveHint)
+	}
+	if a.OpenWorldHint != nil {
+		h.OpenWorld = ptr(*a.OpenWorldHint)
+	}
+	return h
+}
+
+// ParseHints reads the hints from the JSON of a tool's "annotations"
+// object as a server sent it. Empty input or null is a tool with no
+// annotations: every hint missing. A hint that is null counts as missing;
+// one that is neither a boolean nor null, or input that is not an object,
+// is an error naming it. Other members (such as title) are ignored.
+func ParseHints(raw []byte) (Hints, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return Hints{}, nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return Hints{}, fmt.Errorf("mcpeffect: annotations are not a JSON object: %w", err)
+	}
+	var h Hints
+	for _, f := range []struct {
+		key string
+		dst **bool
+	}{
+		{"readOnlyHint", &h.ReadOnly},
+		{"destructiveHint", &h.Destructive},
+		{"idempotentHint", &h.Idempotent},
+		{"openWorldHint", &h.OpenWorld},
+	} {
+		v, ok := obj[f.key]
+		if !ok || bytes.Equal(v, []byte("null")) {
+			continue
+		}
+		var b bool
+		if err := json.Unmarshal(v, &b); err != nil {
+			return Hints{}, fmt.Errorf("mcpeffect: annotation %s is %s, not a boolean", f.key, v)
+		}
+		*f.dst = &b
+	}
+	return h, nil
+}
+
+// The values the MCP specification gives a hint that is missing. For
+// destructiveHint and openWorldHint they are the worst case; for
+// readOnlyHint and idempotentHint, false is the worst case too.
+const (
+	DefaultReadOnlyHint    = false
+	DefaultDestructiveHint = true
+	DefaultIdempotentHint  = false
+	DefaultOpenWorldHint   = true
+)
+
+// Assumed returns h with each missing hint set to the value the
+// specification tells hosts to assume (see DefaultReadOnlyHint and the
+// others). Every field of the result is non-nil.
+func (h Hints) Assumed() Hints {
+	return Hints{
+		ReadOnly:    ptr(valueOr(h.ReadOnly, DefaultReadOnlyHint)),
+		Destructive: ptr(valueOr(h.Destructive, DefaultDestructiveHint)),
+		Idempotent:  ptr(valueOr(h.Idempotent, DefaultIdempotentHint)),
+		OpenWorld:   ptr(valueOr(h.OpenWorld, DefaultOpenWorldHint)),
+	}
+}
+
+func valueOr(b *bool, def bool) bool {
+	if b == nil {
+		return def
+	}
+	return *b
+}
+
+// Contradictory reports whether h declares a tool both read-only and
+// destructive.
+func (h Hints) Contradictory() bool {
+	return valueOr(h.ReadOnly, false) && valueOr(h.Destructive, false)
+}
+
+// Effect returns the effect that the hints amount to, missing hints taking
+// their worst-case defaults: no hints at all is Write|Destructive|OpenWorld.
+//
+// A read-only tool is a [Read] whatever its destructiveHint says, as the
+// specification reads destructiveHint only for writes, except that an
+// explicit destructiveHint of true contradicts readOnlyHint, and a host
+// cannot know which of the two is wrong: the effect is then the write.
+// The result is always a valid Effect.
+func (h Hints) Effect() Effect {
+	open := valueOr(h.OpenWorld, DefaultOpenWorldHint)
+	var e Effect
+	if valueOr(h.ReadOnly, DefaultReadOnlyHint) && !h.Contradictory() {
+		e = Read
+	} else {
+		e = Write
+		if valueOr(h.Destructive, DefaultDestructiveHint) {
+			e |= Destructive
+		}
+		if valueOr(h.Idempotent, DefaultIdempotentHint) {
+			e |= Idempotent
+		}
+	}
+	if open {
+		e |= OpenWorld
+	}
+	return e
+}
+
+// EffectOf returns the effect that annotations received from a server
+// amount to: HintsOf(a).Effect(). A nil a, a tool without annotations, is
+// the worst case, Write|Destructive|OpenWorld.
+func EffectOf(a *mcp.ToolAnnotations) Effect {
+	return HintsOf(a).Effect()
+}
