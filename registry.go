@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // An Effect classifies what calling a tool does to the world. It is a set of
@@ -94,7 +95,8 @@ func (e Effect) Check() error {
 			return errors.New("no effect: it must have Read or Write")
 		}
 		return fmt.Errorf("effect %s has neither Read nor Write", e)
-	case e&Read != 0 && e&Write != 0:
+	case e&Read != 0 && e&(Write|destructiveBit|idempotentBit) != 0:
+		//lint:ignore ST1005 Read is the name of the flag, as users write it.
 		return fmt.Errorf("Read cannot be combined with %s", writeFlagName(e))
 	}
 	return nil
@@ -390,6 +392,9 @@ func CheckToolName(name string) error {
 		return fmt.Errorf("tool name %.20q... is %d bytes long; at most 128 are allowed", name, len(name))
 	}
 	for i, c := range name {
+		if c == utf8.RuneError && !strings.HasPrefix(name[i:], string(utf8.RuneError)) {
+			return fmt.Errorf("tool name %q: invalid UTF-8 at byte %d (want A-Z a-z 0-9 _ - .)", name, i)
+		}
 		if !validToolNameRune(c) {
 			return fmt.Errorf("tool name %q: character %q at byte %d is not allowed (want A-Z a-z 0-9 _ - .)", name, c, i)
 		}
