@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+)
+
+const auditUsage = `usage: mcpeffect audit [-json] [-fail-on warning|error] [-timeout d] -- command [args...]
+       mcpeffect audit [-json] [-fail-on warning|error] [-timeout d] -url URL [-header "Name: value"]...`
+
+func auditCommand() *command {
+	return &command{
+		name:    "audit",
+		summary: "check the tool annotations of any MCP server",
+		run:     runAudit,
+		help:    auditHelp,
+	}
+}
+
+func auditHelp(w io.Writer) {
+	fmt.Fprintf(w, "%s\n\n", auditUsage)
+	fmt.Fprint(w, `Audit connects to an MCP server, lists all its tools, and reports for each
+the four hints it declares (readOnlyHint, destructiveHint, idempotentHint,
+openWorldHint), the value hosts must assume for each hint left out, the
+effect the hints amount to, and findings:
+
+`)
+	for _, r := range audit.Rules() {
+		fmt.Fprintf(w, "  %-8s %-28s %s\n", r.Level(), r, r.Summary())
+	}
+	fmt.Fprint(w, `
+A name's verb is its first word, words being separated by _ - . or a change
+from lower to upper case. A tool without any hint gets the no-annotations
+error and no other finding.
+
+The server is a command run over stdio, given after the flags (after --,
+so that its own flags are not read as audit's), which inherits the
+environment and whose standard error goes to audit's; or the Streamable
+HTTP endpoint given with -url.
+
+The exit status is 0 when there is no finding at the level of -fail-on or
+worse, 1 when there is, and 2 when the audit could not run.
+
+Flags:
+`)
+	fs, _ := auditFlags()
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+// auditOptions holds the flags of the audit command.
+type auditOptions struct {
+	json    bool
+	failOn  audit.Level
+	url     string
+	header  headerFlag
+	timeout time.Duration
+}
+
+func auditFlags() (*flag.FlagSet, *auditOptions) {
+	o := &auditOptions{header: headerFlag{}}
+	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
+	fs.BoolVar(&o.json, "json", false, "write the report as one JSON object")
+	fs.TextVar(&o.failOn, "fail-on", audit.Error, "exit 1 on findings of this `level` or worse: warning or error")
+	fs.StringVar(&o.url, "url", "", "audit the Streamable HTTP endpoint at `URL`")
+	fs.Var(o.header, "header", "add the header `\"Name: value\"` to every HTTP request (repeatable)")
+	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "give up after this `duration`; 0 waits for ever")
+	return fs, o
+}
+
+func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs, o := auditFlags()
+	fs.SetOutput(io.Discard) // errors are reported below, help on stdout
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			auditHelp(stdout)
+			return exitOK
+		}
+		return badUsage(stderr, err.Error())
+	}
+	command := fs.Args()
+	var (
+		transport mcp.Transport
+		target    string
+	)
+	switch {
+	case o.url != "" && len(command) > 0:
+		return badUsage(stderr, "give either -url or a command to run, not both")
+	case o.url != "":
+		if err := checkURL(o.url); err != nil {
+			return badUsage(stderr, err.Error())
+		}
+		transport = audit.HTTPTransport(o.url, http.Header(o.header))
+		target = o.url
+	case len(command) > 0:
+		if len(o.header) > 0 {
+			return badUsage(stderr, "-header needs -url: a server run over stdio gets no HTTP headers")
+		}
+		cmd := exec.Command(command[0], command[1:]...)
+		cmd.Stderr = stderr
+		transport = &mcp.CommandTransport{Command: cmd}
+		target = command[0]
+	default:
+		return badUsage(stderr, "no server: give a command to run after --, or -url")
+	}
+	if o.timeout < 0 {
+		return badUsage(stderr, fmt.Sprintf("-timeout %v is negative", o.timeout))
+	}
+
+	if o.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.timeout)
+		defer cancel()
+	}
+	report, err := audit.Audit(ctx, transport)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+			err = fmt.Errorf("no complete answer within %v (-timeout): %w", o.timeout, err)
+		}
+		fmt.Fprintf(stderr, "mcpeffect audit: %s: %v\n", target, err)
+		return exitError
+	}
+
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(report)
+	} else {
+		err = audit.WriteText(stdout, report, useColor(stdout))
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpeffect audit: writing the report: %v\n", err)
+		return exitError
+	}
+	if w := report.Worst(); w != 0 && w >= o.failOn {
+		return exitFindings
+	}
+	return exitOK
+}
+
+func badUsage(stderr io.Writer, msg string) int {
+	fmt.Fprintf(stderr, "mcpeffect audit: %s\n%s\nRun 'mcpeffect help audit' for details.\n", msg, auditUsage)
+	return exitError
+}
+
+func checkURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("-url %q: want an http:// or https:// URL: %v", s, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("-url %q: want an http:// or https:// URL", s)
+	}
+	return nil
+}
+
+// A headerFlag collects the -header flags: "Name: value", repeatable.
+type headerFlag http.Header
+
+func (h headerFlag) String() string { return "" }
+
+func (h headerFlag) Set(s string) error {
+	name, value, ok := strings.Cut(s, ":")
+	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+	if !ok || name == "" {
+		return fmt.Errorf("%q is not a header: want \"Name: value\"", s)
+	}
+	if i := strings.IndexFunc(name, func(r rune) bool { return !isTokenRune(r) }); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(name[i:])
+		return fmt.Errorf("header name %q: character %q is not allowed", name, r)
+	}
+	if strings.ContainsAny(value, "\r\n\x00") {
+		return fmt.Errorf("header %q: the value holds a line break or NUL", name)
+	}
+	http.Header(h).Add(name, value)
+	return nil
+}
+
+// isTokenRune reports whether r may appear in an HTTP header name (a
+// token of RFC 9110, section 5.6.2).
+func isTokenRune(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' ||
+		strings.ContainsRune("!#$%&'*+-.^_`|~", r)
+}
+
+// useColor reports whether output to w may be coloured: w is a terminal,
+// NO_COLOR (https://no-color.org) is unset or empty, and TERM is not dumb.
+func useColor(w io.Writer) bool {
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,58 @@
+// Mcpeffect checks what the tools of MCP servers declare they do.
+//
+// Usage:
+//
+//	mcpeffect <command> [arguments]
+//
+// The commands are:
+//
+//	audit   check the tool annotations of any MCP server
+//	help    show the help of a command
+//
+// # Audit
+//
+//	mcpeffect audit [-json] [-fail-on warning|error] [-timeout d] -- command [args...]
+//	mcpeffect audit [-json] [-fail-on warning|error] [-timeout d] -url URL [-header "Name: value"]...
+//
+// Audit connects to an MCP server, lists all its tools, following
+// pagination, and reports for each tool the four hints it declares
+// (readOnlyHint, destructiveHint, idempotentHint, openWorldHint), the value
+// that hosts must assume for each hint left out (the worst case), the
+// effect the hints amount to, and findings:
+//
+//	error    no-annotations               none of the four hints
+//	error    read-only-and-destructive    readOnlyHint and destructiveHint both true
+//	warning  missing-destructive-hint     a write without destructiveHint
+//	warning  missing-idempotent-hint      a write without idempotentHint
+//	warning  missing-open-world-hint      any tool without openWorldHint
+//	warning  delete-name-not-destructive  delete_, remove_, drop_, purge_ not destructive
+//	warning  read-name-not-read-only      get_, list_, search_, read_ not read-only
+//	warning  write-name-read-only         create_, update_, set_ read-only
+//
+// A name's verb is its first word, words being separated by _ - . or a
+// change from lower to upper case: deleteTask is a delete, settings_update
+// is not a set. A tool without any hint gets the no-annotations error and
+// no other finding.
+//
+// The server is either a command, run over stdio, given after the flags and
+// best after --, so that its own flags are not read as audit's; it inherits
+// the environment, and its standard error goes to audit's. Or it is a
+// Streamable HTTP endpoint, given with -url; -header, repeatable, adds a
+// header to every request, such as a bearer token:
+//
+//	mcpeffect audit -- npx -y @modelcontextprotocol/server-everything
+//	mcpeffect audit -url https://example.com/mcp -header "Authorization: Bearer $TOKEN"
+//
+// The report is a table for people, coloured when standard output is a
+// terminal and NO_COLOR is not set; a hint left out is shown in
+// parentheses, with the value assumed. With -json, it is one JSON object
+// with the server's name, version and protocol version, the tools with
+// their hints as declared (a missing hint is absent) and as assumed, and
+// their effect, the findings, and a summary: counts of tools, reads,
+// writes, destructive writes, idempotent writes, open-world tools, errors
+// and warnings.
+//
+// The exit status is 0 when there is no finding at the level of -fail-on
+// (error by default) or worse, 1 when there is, and 2 when the audit could
+// not run, with the reason on standard error; bad usage is 2 as well.
+package main

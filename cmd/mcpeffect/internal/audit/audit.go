@@ -1,0 +1,351 @@
+// Package audit checks the tool annotations of an MCP server as a careful
+// host reads them: hints the server declared, hints it left out and the
+// worst-case value a host must assume for them, the effect they amount to,
+// and findings where the hints are missing or contradict each other or the
+// tool's name.
+//
+// [Audit] connects to a server and lists its tools; [Check] builds the
+// report from tools already listed, and holds every rule.
+package audit
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/mcpeffect/mcpeffect"
+)
+
+// A Level is how serious a [Finding] is.
+type Level uint8
+
+// The levels, from least to most serious.
+const (
+	// Warning is a hint left out, or a name that contradicts the hints: a
+	// host falls back to the worst case, or may be misled.
+	Warning Level = iota + 1
+	// Error is a tool no host can classify: no hints at all, or hints
+	// that contradict each other.
+	Error
+)
+
+// String returns "warning" or "error", the form [ParseLevel] reads.
+func (l Level) String() string {
+	switch l {
+	case Warning:
+		return "warning"
+	case Error:
+		return "error"
+	}
+	return fmt.Sprintf("Level(%d)", uint8(l))
+}
+
+// ParseLevel parses "warning" or "error", in any case.
+func ParseLevel(s string) (Level, error) {
+	for _, l := range []Level{Warning, Error} {
+		if strings.EqualFold(s, l.String()) {
+			return l, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown level %q (want warning or error)", s)
+}
+
+// MarshalText implements [encoding.TextMarshaler].
+func (l Level) MarshalText() ([]byte, error) {
+	if l != Warning && l != Error {
+		return nil, fmt.Errorf("cannot marshal invalid level %d", uint8(l))
+	}
+	return []byte(l.String()), nil
+}
+
+// UnmarshalText implements [encoding.TextUnmarshaler] with [ParseLevel].
+func (l *Level) UnmarshalText(text []byte) error {
+	v, err := ParseLevel(string(text))
+	if err != nil {
+		return err
+	}
+	*l = v
+	return nil
+}
+
+// A Rule is one check of a tool's annotations; a [Finding] names the rule
+// that a tool breaks. Each rule is checked once per tool.
+type Rule string
+
+// The rules, in the order a tool's findings are reported.
+const (
+	// RuleNoAnnotations: the tool declares none of the four hints, so a
+	// host must treat it as a destructive, non-idempotent write on an
+	// open world. A tool that breaks it gets no other finding, as each
+	// would repeat it.
+	RuleNoAnnotations Rule = "no-annotations"
+	// RuleReadOnlyDestructive: readOnlyHint and destructiveHint are both
+	// true, and a host cannot know which one is wrong.
+	RuleReadOnlyDestructive Rule = "read-only-and-destructive"
+	// RuleMissingDestructive: a write without destructiveHint.
+	RuleMissingDestructive Rule = "missing-destructive-hint"
+	// RuleMissingIdempotent: a write without idempotentHint.
+	RuleMissingIdempotent Rule = "missing-idempotent-hint"
+	// RuleMissingOpenWorld: a tool, read or write, without openWorldHint.
+	RuleMissingOpenWorld Rule = "missing-open-world-hint"
+	// RuleDeleteNotDestructive: a name that deletes (delete_, remove_,
+	// drop_, purge_) on a tool that is not destructive.
+	RuleDeleteNotDestructive Rule = "delete-name-not-destructive"
+	// RuleReadNotReadOnly: a name that reads (get_, list_, search_,
+	// read_) on a tool that is not read-only.
+	RuleReadNotReadOnly Rule = "read-name-not-read-only"
+	// RuleWriteReadOnly: a name that writes (create_, update_, set_) on
+	// a tool that is read-only.
+	RuleWriteReadOnly Rule = "write-name-read-only"
+)
+
+// Rules returns every rule, in the order a tool's findings are reported.
+func Rules() []Rule {
+	return []Rule{
+		RuleNoAnnotations,
+		RuleReadOnlyDestructive,
+		RuleMissingDestructive,
+		RuleMissingIdempotent,
+		RuleMissingOpenWorld,
+		RuleDeleteNotDestructive,
+		RuleReadNotReadOnly,
+		RuleWriteReadOnly,
+	}
+}
+
+// Summary says in a few words what breaks rule r.
+func (r Rule) Summary() string {
+	switch r {
+	case RuleNoAnnotations:
+		return "none of the four hints"
+	case RuleReadOnlyDestructive:
+		return "readOnlyHint and destructiveHint both true"
+	case RuleMissingDestructive:
+		return "a write without destructiveHint"
+	case RuleMissingIdempotent:
+		return "a write without idempotentHint"
+	case RuleMissingOpenWorld:
+		return "any tool without openWorldHint"
+	case RuleDeleteNotDestructive:
+		return "delete_, remove_, drop_, purge_ not destructive"
+	case RuleReadNotReadOnly:
+		return "get_, list_, search_, read_ not read-only"
+	case RuleWriteReadOnly:
+		return "create_, update_, set_ read-only"
+	}
+	return "unknown rule"
+}
+
+// Level returns the level of the findings of rule r: [Error] for a tool no
+// host can classify, [Warning] for the others.
+func (r Rule) Level() Level {
+	switch r {
+	case RuleNoAnnotations, RuleReadOnlyDestructive:
+		return Error
+	}
+	return Warning
+}
+
+// A Report is the audit of one server.
+type Report struct {
+	Server   Server    `json:"server"`
+	Tools    []Tool    `json:"tools"`
+	Findings []Finding `json:"findings"`
+	Summary  Summary   `json:"summary"`
+}
+
+// Server describes the server audited, as it introduced itself.
+type Server struct {
+	Name            string `json:"name"`
+	Title           string `json:"title,omitempty"`
+	Version         string `json:"version"`
+	ProtocolVersion string `json:"protocolVersion"`
+}
+
+// A Listed is a tool as a server listed it: its name and title, and its
+// annotations object exactly as received (nil if it had none).
+type Listed struct {
+	Name        string          `json:"name"`
+	Title       string          `json:"title,omitempty"`
+	Annotations json.RawMessage `json:"annotations,omitempty"`
+}
+
+// A Tool is one audited tool.
+type Tool struct {
+	Name  string `json:"name"`
+	Title string `json:"title,omitempty"`
+	// Declared holds the hints the server sent; a missing hint is nil,
+	// and absent from the JSON.
+	Declared mcpeffect.Hints `json:"declared"`
+	// Assumed holds every hint, a missing one taking the value a host
+	// must assume.
+	Assumed mcpeffect.Hints `json:"assumed"`
+	// Effect is what the hints amount to for a host.
+	Effect mcpeffect.Effect `json:"effect"`
+}
+
+// A Finding is one rule that one tool breaks.
+type Finding struct {
+	Tool  string `json:"tool"`
+	Level Level  `json:"level"`
+	Rule  Rule   `json:"rule"`
+	// Message says in plain words what is wrong, and what hosts do
+	// about it.
+	Message string `json:"message"`
+}
+
+// Summary counts the tools by the effect their hints amount to, and the
+// findings by level. Destructive and Idempotent count writes only; reads
+// change nothing and are idempotent by nature.
+type Summary struct {
+	Tools       int `json:"tools"`
+	Reads       int `json:"reads"`
+	Writes      int `json:"writes"`
+	Destructive int `json:"destructive"`
+	Idempotent  int `json:"idempotent"`
+	OpenWorld   int `json:"openWorld"`
+	Errors      int `json:"errors"`
+	Warnings    int `json:"warnings"`
+}
+
+// Worst returns the level of the most serious finding, or 0 if there is
+// none.
+func (r *Report) Worst() Level {
+	var worst Level
+	for _, f := range r.Findings {
+		worst = max(worst, f.Level)
+	}
+	return worst
+}
+
+// Check audits tools as server listed them, in the order given. It fails
+// only when a tool's annotations are not a JSON object or hold a hint that
+// is neither a boolean nor null: a host could not read them at all.
+func Check(server Server, tools []Listed) (*Report, error) {
+	r := &Report{Server: server, Tools: []Tool{}, Findings: []Finding{}}
+	for _, l := range tools {
+		declared, err := mcpeffect.ParseHints(l.Annotations)
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: %w", l.Name, err)
+		}
+		t := Tool{
+			Name:     l.Name,
+			Title:    l.Title,
+			Declared: declared,
+			Assumed:  declared.Assumed(),
+			Effect:   declared.Effect(),
+		}
+		r.Tools = append(r.Tools, t)
+		r.Findings = append(r.Findings, check(t)...)
+		r.Summary.count(t.Effect)
+	}
+	for _, f := range r.Findings {
+		switch f.Level {
+		case Error:
+			r.Summary.Errors++
+		case Warning:
+			r.Summary.Warnings++
+		}
+	}
+	return r, nil
+}
+
+func (s *Summary) count(e mcpeffect.Effect) {
+	s.Tools++
+	if e&mcpeffect.Read != 0 {
+		s.Reads++
+	} else {
+		s.Writes++
+		if e&mcpeffect.Destructive == mcpeffect.Destructive {
+			s.Destructive++
+		}
+		if e&mcpeffect.Idempotent == mcpeffect.Idempotent {
+			s.Idempotent++
+		}
+	}
+	if e&mcpeffect.OpenWorld != 0 {
+		s.OpenWorld++
+	}
+}
+
+// check returns the findings of one tool, in the order of [Rules].
+func check(t Tool) []Finding {
+	var out []Finding
+	add := func(rule Rule, format string, args ...any) {
+		out = append(out, Finding{Tool: t.Name, Level: rule.Level(), Rule: rule, Message: fmt.Sprintf(format, args...)})
+	}
+	h := t.Declared
+	if h == (mcpeffect.Hints{}) {
+		add(RuleNoAnnotations, "declares none of the four hints: hosts must assume a destructive, non-idempotent write on an open world")
+		return out
+	}
+	if h.Contradictory() {
+		add(RuleReadOnlyDestructive, "readOnlyHint and destructiveHint are both true: hosts cannot tell which is wrong, and must treat it as a destructive write")
+	}
+	read := t.Effect&mcpeffect.Read != 0
+	if !read {
+		if h.Destructive == nil {
+			add(RuleMissingDestructive, "a write without destructiveHint: hosts must assume it deletes or overwrites")
+		}
+		if h.Idempotent == nil {
+			add(RuleMissingIdempotent, "a write without idempotentHint: hosts must assume that repeating it changes more")
+		}
+	}
+	if h.OpenWorld == nil {
+		add(RuleMissingOpenWorld, "no openWorldHint: hosts must assume it reaches outside its own data")
+	}
+	verb := firstWord(t.Name)
+	switch {
+	case slices.Contains(deleteVerbs, verb) && t.Effect&mcpeffect.Destructive != mcpeffect.Destructive:
+		add(RuleDeleteNotDestructive, "the name says %s, but %s", verb, describeDestructive(h))
+	case slices.Contains(readVerbs, verb) && !read:
+		add(RuleReadNotReadOnly, "the name says %s, but %s", verb, describeReadOnly(h))
+	case slices.Contains(writeVerbs, verb) && read:
+		add(RuleWriteReadOnly, "the name says %s, but readOnlyHint is true", verb)
+	}
+	return out
+}
+
+// The first words of tool names that say what the tool does.
+var (
+	deleteVerbs = []string{"delete", "remove", "drop", "purge"}
+	readVerbs   = []string{"get", "list", "search", "read"}
+	writeVerbs  = []string{"create", "update", "set"}
+)
+
+// describeDestructive says why a tool whose name deletes is not
+// destructive.
+func describeDestructive(h mcpeffect.Hints) string {
+	if h.ReadOnly != nil && *h.ReadOnly {
+		return "readOnlyHint is true"
+	}
+	return "destructiveHint is false"
+}
+
+// describeReadOnly says why a tool whose name reads is not read-only.
+func describeReadOnly(h mcpeffect.Hints) string {
+	switch {
+	case h.ReadOnly == nil:
+		return "readOnlyHint is missing, so hosts treat it as a write"
+	case h.Contradictory():
+		return "destructiveHint is true as well as readOnlyHint"
+	}
+	return "readOnlyHint is false"
+}
+
+// firstWord returns the first word of a tool name in lower case, words
+// being separated by _ - . or a change from lower to upper case:
+// "delete_task", "delete-task", "delete.task" and "deleteTask" all give
+// "delete", while "settings_update" gives "settings".
+func firstWord(name string) string {
+	prevLower := false
+	for i, c := range name {
+		if c == '_' || c == '-' || c == '.' || prevLower && unicode.IsUpper(c) {
+			return strings.ToLower(name[:i])
+		}
+		prevLower = unicode.IsLower(c)
+	}
+	return strings.ToLower(name)
+}

@@ -1,0 +1,114 @@
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// HTTPTransport returns a transport to the Streamable HTTP endpoint at url
+// whose requests all carry header, such as an Authorization header with a
+// bearer token. A nil header adds nothing.
+//
+// The connection it makes sends the Mcp-Protocol-Version header itself once
+// the session is initialized, as the MCP specification requires: go-sdk's
+// own transport does so only when its connection reaches the client
+// unwrapped, and [List] wraps it.
+func HTTPTransport(url string, header http.Header) mcp.Transport {
+	return &httpTransport{url: url, header: header.Clone()}
+}
+
+type httpTransport struct {
+	url    string
+	header http.Header
+}
+
+// protocolVersionHeader is the header of the MCP Streamable HTTP transport
+// that names the protocol version of the session.
+const protocolVersionHeader = "Mcp-Protocol-Version"
+
+func (t *httpTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	rt := &headerRoundTripper{base: http.DefaultTransport, header: t.header}
+	st := &mcp.StreamableClientTransport{
+		Endpoint:   t.url,
+		HTTPClient: &http.Client{Transport: rt},
+		// An audit only asks and reads the answers: it needs no stream
+		// for messages the server starts.
+		DisableStandaloneSSE: true,
+	}
+	conn, err := st.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &versionConn{Connection: conn, rt: rt}, nil
+}
+
+// A headerRoundTripper adds its headers to every request, and the protocol
+// version once it is known, unless the request already names one.
+type headerRoundTripper struct {
+	base   http.RoundTripper
+	header http.Header
+
+	mu      sync.Mutex
+	version string
+}
+
+func (rt *headerRoundTripper) setVersion(v string) {
+	rt.mu.Lock()
+	rt.version = v
+	rt.mu.Unlock()
+}
+
+func (rt *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	rt.mu.Lock()
+	version := rt.version
+	rt.mu.Unlock()
+	// A RoundTripper must not change the request it is given.
+	req = req.Clone(req.Context())
+	for k, v := range rt.header {
+		req.Header[k] = v
+	}
+	if version != "" && req.Header.Get(protocolVersionHeader) == "" {
+		req.Header.Set(protocolVersionHeader, version)
+	}
+	return rt.base.RoundTrip(req)
+}
+
+// A versionConn watches the initialize exchange to tell its round tripper
+// the protocol version the server chose.
+type versionConn struct {
+	mcp.Connection
+	rt *headerRoundTripper
+
+	mu         sync.Mutex
+	initialize jsonrpc.ID // id of the initialize request, once sent
+}
+
+func (c *versionConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && req.Method == "initialize" {
+		c.mu.Lock()
+		c.initialize = req.ID
+		c.mu.Unlock()
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+func (c *versionConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil && resp.Error == nil {
+		c.mu.Lock()
+		mine := c.initialize.IsValid() && resp.ID == c.initialize
+		c.mu.Unlock()
+		var res struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		if mine && json.Unmarshal(resp.Result, &res) == nil {
+			c.rt.setVersion(res.ProtocolVersion)
+		}
+	}
+	return msg, err
+}

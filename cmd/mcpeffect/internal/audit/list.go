@@ -1,0 +1,140 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Audit connects to the server over t, lists all its tools, following
+// pagination, and checks them with [Check]. It closes the session before
+// it returns.
+func Audit(ctx context.Context, t mcp.Transport) (*Report, error) {
+	server, tools, err := List(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return Check(server, tools)
+}
+
+// List connects to the server over t and returns how it introduced
+// itself and every tool it lists, following pagination, with each tool's
+// annotations exactly as sent. It closes the session before it returns.
+//
+// go-sdk decodes readOnlyHint and idempotentHint into plain bools, which
+// cannot tell a hint the server left out from one it sent as false. So
+// List reads the results of tools/list as they arrive on the connection,
+// before go-sdk decodes them.
+func List(ctx context.Context, t mcp.Transport) (Server, []Listed, error) {
+	rec := &recordingTransport{Transport: t}
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcpeffect-audit", Version: "v0"}, nil)
+	cs, err := client.Connect(ctx, rec, nil)
+	if err != nil {
+		return Server{}, nil, fmt.Errorf("connecting: %w", err)
+	}
+	defer cs.Close()
+
+	var server Server
+	if res := cs.InitializeResult(); res != nil {
+		server.ProtocolVersion = res.ProtocolVersion
+		if info := res.ServerInfo; info != nil {
+			server.Name, server.Title, server.Version = info.Name, info.Title, info.Version
+		}
+	}
+
+	var tools []Listed
+	cursors := make(map[string]bool)
+	for cursor := ""; ; {
+		if _, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor}); err != nil {
+			return server, nil, fmt.Errorf("listing tools: %w", err)
+		}
+		raw := rec.takeToolsList()
+		if raw == nil {
+			// Each cursor is asked for once, so go-sdk cannot have
+			// answered from its cache: this cannot happen.
+			return server, nil, errors.New("listing tools: the tools/list response was not seen on the connection")
+		}
+		var page struct {
+			Tools      []Listed `json:"tools"`
+			NextCursor string   `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return server, nil, fmt.Errorf("listing tools: %w", err)
+		}
+		tools = append(tools, page.Tools...)
+		if page.NextCursor == "" {
+			return server, tools, nil
+		}
+		if cursors[page.NextCursor] {
+			return server, nil, fmt.Errorf("listing tools: the server returned cursor %q twice", page.NextCursor)
+		}
+		cursors[page.NextCursor] = true
+		cursor = page.NextCursor
+	}
+}
+
+// A recordingTransport is a [mcp.Transport] whose connection keeps the raw
+// result of the last tools/list response it reads.
+type recordingTransport struct {
+	mcp.Transport
+
+	mu        sync.Mutex
+	toolsList map[jsonrpc.ID]bool // ids of tools/list requests not yet answered
+	last      json.RawMessage     // result of the last tools/list response
+}
+
+func (t *recordingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &recordingConn{Connection: conn, t: t}, nil
+}
+
+// takeToolsList returns the result of the last tools/list response read,
+// and forgets it; nil if none was read since the last call.
+func (t *recordingTransport) takeToolsList() json.RawMessage {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	raw := t.last
+	t.last = nil
+	return raw
+}
+
+type recordingConn struct {
+	mcp.Connection
+	t *recordingTransport
+}
+
+func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && req.Method == "tools/list" {
+		c.t.mu.Lock()
+		if c.t.toolsList == nil {
+			c.t.toolsList = make(map[jsonrpc.ID]bool)
+		}
+		c.t.toolsList[req.ID] = true
+		c.t.mu.Unlock()
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil {
+		c.t.mu.Lock()
+		if c.t.toolsList[resp.ID] {
+			delete(c.t.toolsList, resp.ID)
+			if resp.Error == nil {
+				c.t.last = bytes.Clone(resp.Result)
+			}
+		}
+		c.t.mu.Unlock()
+	}
+	return msg, err
+}

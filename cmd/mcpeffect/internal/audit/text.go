@@ -1,0 +1,180 @@
+package audit
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// WriteText writes r for people: a line about the server, a table of the
+// tools with their hints and effect, the findings, and a summary. A hint
+// the server left out is shown in parentheses, with the value hosts
+// assume. With color, levels and missing hints are coloured with ANSI
+// escapes, for a terminal.
+//
+// Text that the server sent is written as a Go quoted string when it holds
+// characters that are not printable, so a server cannot send escapes to
+// the terminal.
+func WriteText(w io.Writer, r *Report, color bool) error {
+	bw := bufio.NewWriter(w)
+	st := styles(color)
+
+	fmt.Fprintf(bw, "%s (MCP %s): %s\n\n", describeServer(r.Server), printable(r.Server.ProtocolVersion), plural(len(r.Tools), "tool"))
+
+	if len(r.Tools) > 0 {
+		tools := [][]cell{{
+			{"TOOL", st.head}, {"READ-ONLY", st.head}, {"DESTRUCTIVE", st.head},
+			{"IDEMPOTENT", st.head}, {"OPEN-WORLD", st.head}, {"EFFECT", st.head},
+		}}
+		missing := false
+		for _, t := range r.Tools {
+			row := []cell{{text: printable(t.Name)}}
+			for _, h := range [...]struct{ declared, assumed *bool }{
+				{t.Declared.ReadOnly, t.Assumed.ReadOnly},
+				{t.Declared.Destructive, t.Assumed.Destructive},
+				{t.Declared.Idempotent, t.Assumed.Idempotent},
+				{t.Declared.OpenWorld, t.Assumed.OpenWorld},
+			} {
+				if h.declared != nil {
+					row = append(row, cell{text: strconv.FormatBool(*h.declared)})
+				} else {
+					missing = true
+					row = append(row, cell{"(" + strconv.FormatBool(*h.assumed) + ")", st.missing})
+				}
+			}
+			row = append(row, cell{text: t.Effect.String()})
+			tools = append(tools, row)
+		}
+		writeTable(bw, tools)
+		if missing {
+			fmt.Fprintf(bw, "%s\n", st.missing.apply("(x): hint missing, hosts assume x"))
+		}
+		fmt.Fprintln(bw)
+	}
+
+	if len(r.Findings) == 0 {
+		fmt.Fprintln(bw, "No findings.")
+	} else {
+		findings := [][]cell{{{"LEVEL", st.head}, {"TOOL", st.head}, {"RULE", st.head}, {"FINDING", st.head}}}
+		for _, f := range r.Findings {
+			findings = append(findings, []cell{
+				{f.Level.String(), st.level(f.Level)},
+				{text: printable(f.Tool)},
+				{text: string(f.Rule)},
+				{text: f.Message},
+			})
+		}
+		writeTable(bw, findings)
+	}
+	fmt.Fprintln(bw)
+
+	s := r.Summary
+	fmt.Fprintf(bw, "%s: %s, %s (%d destructive, %d idempotent), %d open-world. %s, %s.\n",
+		plural(s.Tools, "tool"), plural(s.Reads, "read"), plural(s.Writes, "write"),
+		s.Destructive, s.Idempotent, s.OpenWorld,
+		st.count(s.Errors, "error", st.error), st.count(s.Warnings, "warning", st.warning))
+	return bw.Flush()
+}
+
+func describeServer(s Server) string {
+	name := s.Name
+	if name == "" {
+		name = "unnamed server"
+	}
+	if s.Title != "" && s.Title != s.Name {
+		name = fmt.Sprintf("%s %q", name, s.Title)
+	}
+	if s.Version != "" {
+		name += " " + s.Version
+	}
+	return printable(name)
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// printable returns s, or s as a Go quoted string if it holds a character
+// that is not printable.
+func printable(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// A style is an ANSI escape sequence that a cell starts with; the empty
+// style is plain text.
+type style string
+
+func (s style) apply(text string) string {
+	if s == "" {
+		return text
+	}
+	return string(s) + text + "\x1b[0m"
+}
+
+type palette struct {
+	head, missing, error, warning style
+}
+
+func styles(color bool) palette {
+	if !color {
+		return palette{}
+	}
+	return palette{head: "\x1b[1m", missing: "\x1b[2m", error: "\x1b[1;31m", warning: "\x1b[33m"}
+}
+
+func (p palette) level(l Level) style {
+	if l == Error {
+		return p.error
+	}
+	return p.warning
+}
+
+// count returns "n nouns", in style s when n is not 0.
+func (p palette) count(n int, noun string, s style) string {
+	if n == 0 {
+		return plural(n, noun)
+	}
+	return s.apply(plural(n, noun))
+}
+
+type cell struct {
+	text  string
+	style style
+}
+
+// writeTable writes rows as columns aligned on the width of their text,
+// two spaces apart; escapes do not count towards the width, and the last
+// column is not padded.
+func writeTable(w io.Writer, rows [][]cell) {
+	var widths []int
+	for _, row := range rows {
+		for i, c := range row {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(c.text))
+		}
+	}
+	var b strings.Builder
+	for _, row := range rows {
+		b.Reset()
+		for i, c := range row {
+			b.WriteString(c.style.apply(c.text))
+			if i < len(row)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c.text)+2))
+			}
+		}
+		b.WriteByte('\n')
+		io.WriteString(w, b.String())
+	}
+}

@@ -1,0 +1,440 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/badserver"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// serverEnv names the server that the test binary serves over stdio when
+// it is run as one: see TestMain.
+const serverEnv = "MCPEFFECT_TEST_SERVER"
+
+// TestMain lets the test binary stand in as the MCP server of a test, over
+// stdio, when serverEnv names one: "bad" (the fixture of badserver, in
+// pages of 4), "clean" (built with mcpeffect.AddTool) or "exit" (a server
+// that fails at start).
+func TestMain(m *testing.M) {
+	switch kind := os.Getenv(serverEnv); kind {
+	case "":
+		os.Exit(m.Run())
+	case "bad":
+		s := &badserver.Server{PageSize: 4}
+		if err := s.ServeStdio(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "clean":
+		if err := cleanServer(2).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "exit":
+		fmt.Fprintln(os.Stderr, "test server: cannot start: no configuration")
+		os.Exit(3)
+	default:
+		fmt.Fprintf(os.Stderr, "%s=%q: unknown server\n", serverEnv, kind)
+		os.Exit(2)
+	}
+}
+
+// stdioServer returns the arguments that make audit run the test binary
+// as the server kind of TestMain.
+func stdioServer(t *testing.T, kind string) []string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The server inherits the environment of audit, which is this
+	// process's.
+	t.Setenv(serverEnv, kind)
+	return []string{"--", exe}
+}
+
+// httpServer serves h on a loopback address for the test, and returns the
+// arguments that make audit reach it.
+func httpServer(t *testing.T, h http.Handler, extra ...string) []string {
+	t.Helper()
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return append([]string{"-url", ts.URL + "/mcp"}, extra...)
+}
+
+// cleanTools is how many tools cleanServer has.
+const cleanTools = 6
+
+// cleanServer returns a server whose tools are all added with
+// mcpeffect.AddTool, listed in pages of pageSize.
+func cleanServer(pageSize int) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "clean", Version: "1.0.0"}, &mcp.ServerOptions{PageSize: pageSize})
+	r := mcpeffect.NewRegistry()
+	for _, tool := range []struct {
+		name   string
+		effect mcpeffect.Effect
+	}{
+		{"get_note", mcpeffect.Read},
+		{"search_web", mcpeffect.Read | mcpeffect.OpenWorld},
+		{"create_note", mcpeffect.Write},
+		{"tag_note", mcpeffect.Idempotent},
+		{"delete_note", mcpeffect.Destructive | mcpeffect.Idempotent},
+		{"post_message", mcpeffect.Write | mcpeffect.OpenWorld},
+	} {
+		mcpeffect.AddTool(s, r, &mcp.Tool{Name: tool.name}, tool.effect, noop)
+	}
+	return s
+}
+
+func noop(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+	return &mcp.CallToolResult{}, nil, nil
+}
+
+// A result is what a run of the command left.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// runCommand runs the command line args in this process.
+func runCommand(t *testing.T, args ...string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(t.Context(), args, &stdout, &stderr)
+	return result{code, stdout.String(), stderr.String()}
+}
+
+// auditJSON runs mcpeffect audit -json with args, and decodes the report.
+func auditJSON(t *testing.T, args ...string) (int, *audit.Report) {
+	t.Helper()
+	res := runCommand(t, append([]string{"audit", "-json"}, args...)...)
+	if res.code == exitError {
+		t.Fatalf("audit could not run (exit %d): %s", res.code, res.stderr)
+	}
+	var r audit.Report
+	if err := json.Unmarshal([]byte(res.stdout), &r); err != nil {
+		t.Fatalf("decoding the report: %v\n%s", err, res.stdout)
+	}
+	return res.code, &r
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// badFindings is what the audit finds in badserver, in order: each rule
+// broken by exactly one tool.
+var badFindings = []struct {
+	tool string
+	rule audit.Rule
+}{
+	{"export_everything", audit.RuleNoAnnotations},
+	{"archive_project", audit.RuleReadOnlyDestructive},
+	{"send_invoice", audit.RuleMissingDestructive},
+	{"rename_project", audit.RuleMissingIdempotent},
+	{"fetch_page", audit.RuleMissingOpenWorld},
+	{"delete_draft", audit.RuleDeleteNotDestructive},
+	{"get_or_create_user", audit.RuleReadNotReadOnly},
+	{"set_reminder", audit.RuleWriteReadOnly},
+}
+
+func TestAuditBadServer(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		server func(t *testing.T) []string
+	}{
+		{"stdio", func(t *testing.T) []string { return stdioServer(t, "bad") }},
+		{"http", func(t *testing.T) []string {
+			h := (&badserver.Server{PageSize: 3}).Handler("s3cret")
+			return httpServer(t, h, "-header", "Authorization: Bearer s3cret")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, r := auditJSON(t, tc.server(t)...)
+			if code != exitFindings {
+				t.Errorf("exit code %d, want %d", code, exitFindings)
+			}
+			if r.Server.Name != badserver.Name || r.Server.Version != badserver.Version {
+				t.Errorf("server %+v, want %s %s", r.Server, badserver.Name, badserver.Version)
+			}
+			if got, want := len(r.Tools), len(badserver.Tools()); got != want {
+				t.Errorf("%d tools listed, want %d", got, want)
+			}
+
+			var got []string
+			for _, f := range r.Findings {
+				got = append(got, f.Tool+" "+string(f.Rule))
+			}
+			var want []string
+			for _, f := range badFindings {
+				want = append(want, f.tool+" "+string(f.rule))
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			for _, rule := range audit.Rules() {
+				n := 0
+				for _, f := range r.Findings {
+					if f.Rule == rule {
+						n++
+					}
+				}
+				if n != 1 {
+					t.Errorf("rule %s fired %d times, want exactly once", rule, n)
+				}
+			}
+
+			wantSummary := audit.Summary{Tools: 10, Reads: 3, Writes: 7, Destructive: 3, Idempotent: 3, OpenWorld: 3, Errors: 2, Warnings: 6}
+			if r.Summary != wantSummary {
+				t.Errorf("summary %+v, want %+v", r.Summary, wantSummary)
+			}
+
+			// A hint left out is absent from the declared hints, and
+			// takes its worst case in the assumed ones.
+			i := slices.IndexFunc(r.Tools, func(t audit.Tool) bool { return t.Name == "rename_project" })
+			if i < 0 {
+				t.Fatal("rename_project is not in the report")
+			}
+			rename := r.Tools[i]
+			if rename.Declared.Idempotent != nil {
+				t.Errorf("rename_project: declared idempotentHint %v, want missing", *rename.Declared.Idempotent)
+			}
+			if rename.Assumed.Idempotent == nil || *rename.Assumed.Idempotent {
+				t.Errorf("rename_project: assumed idempotentHint %v, want false", rename.Assumed.Idempotent)
+			}
+			if want := mcpeffect.Write; rename.Effect != want {
+				t.Errorf("rename_project: effect %s, want %s", rename.Effect, want)
+			}
+		})
+	}
+}
+
+func TestAuditCleanServer(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		server func(t *testing.T) []string
+	}{
+		{"stdio", func(t *testing.T) []string { return stdioServer(t, "clean") }},
+		{"http", func(t *testing.T) []string {
+			return httpServer(t, streamable(cleanServer(2)))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, r := auditJSON(t, append([]string{"-fail-on", "warning"}, tc.server(t)...)...)
+			if code != exitOK {
+				t.Errorf("exit code %d, want %d", code, exitOK)
+			}
+			if len(r.Findings) != 0 {
+				t.Errorf("findings %+v, want none", r.Findings)
+			}
+			// The server lists its tools in pages of 2.
+			if len(r.Tools) != cleanTools {
+				t.Errorf("%d tools listed, want %d", len(r.Tools), cleanTools)
+			}
+			want := audit.Summary{Tools: 6, Reads: 2, Writes: 4, Destructive: 1, Idempotent: 2, OpenWorld: 2}
+			if r.Summary != want {
+				t.Errorf("summary %+v, want %+v", r.Summary, want)
+			}
+			for _, tool := range r.Tools {
+				h := tool.Declared
+				if h.ReadOnly == nil || h.Destructive == nil || h.Idempotent == nil || h.OpenWorld == nil {
+					t.Errorf("tool %s: declared %s, want all four hints", tool.Name, mustJSON(t, h))
+				}
+			}
+		})
+	}
+}
+
+func TestAuditFailOn(t *testing.T) {
+	bad := (&badserver.Server{}).Handler("")
+	// A server whose one tool declares no openWorldHint: a warning only.
+	warnings := mcp.NewServer(&mcp.Implementation{Name: "warnings", Version: "1"}, nil)
+	mcp.AddTool(warnings, &mcp.Tool{Name: "get_note", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, noop)
+	clean := cleanServer(0)
+
+	for _, tc := range []struct {
+		name    string
+		handler http.Handler
+		failOn  []string
+		want    int
+	}{
+		{"errors/default", bad, nil, exitFindings},
+		{"errors/fail-on=error", bad, []string{"-fail-on", "error"}, exitFindings},
+		{"errors/fail-on=warning", bad, []string{"-fail-on=warning"}, exitFindings},
+		{"warnings/default", streamable(warnings), nil, exitOK},
+		{"warnings/fail-on=error", streamable(warnings), []string{"-fail-on", "ERROR"}, exitOK},
+		{"warnings/fail-on=warning", streamable(warnings), []string{"-fail-on", "warning"}, exitFindings},
+		{"clean/fail-on=warning", streamable(clean), []string{"-fail-on", "warning"}, exitOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append(append([]string{"audit"}, tc.failOn...), httpServer(t, tc.handler)...)
+			res := runCommand(t, args...)
+			if res.code != tc.want {
+				t.Errorf("exit code %d, want %d; stderr:\n%s", res.code, tc.want, res.stderr)
+			}
+			if res.stdout == "" {
+				t.Error("no report on stdout")
+			}
+		})
+	}
+}
+
+// streamable returns the Streamable HTTP handler of s.
+func streamable(s *mcp.Server) http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+}
+
+func TestAuditCannotRun(t *testing.T) {
+	refused := func(t *testing.T) []string {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		return []string{"-url", "http://" + addr + "/mcp"}
+	}
+	hanging := func(t *testing.T) []string {
+		// A server that accepts notifications but never answers a call.
+		release := make(chan struct{})
+		args := httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var msg struct{ ID json.RawMessage }
+			if json.NewDecoder(r.Body).Decode(&msg) == nil && msg.ID == nil {
+				w.WriteHeader(http.StatusAccepted)
+				return
+			}
+			select {
+			case <-r.Context().Done():
+			case <-release:
+			}
+		}), "-timeout", "100ms")
+		// Cleanups run last first: release the handlers, which would
+		// hold the server's Close, before it.
+		t.Cleanup(func() { close(release) })
+		return args
+	}
+	for _, tc := range []struct {
+		name   string
+		server func(t *testing.T) []string
+		stderr []string // what stderr must say
+	}{
+		{"no such command", func(t *testing.T) []string { return []string{"--", filepath.Join(t.TempDir(), "no-such-server")} }, []string{"no-such-server", "no such file"}},
+		{"server exits", func(t *testing.T) []string { return stdioServer(t, "exit") }, []string{"cannot start: no configuration", "connecting"}},
+		{"connection refused", refused, []string{"http://127.0.0.1:", "connection refused"}},
+		{"no bearer token", func(t *testing.T) []string { return httpServer(t, (&badserver.Server{}).Handler("s3cret")) }, []string{"Unauthorized"}},
+		{"wrong bearer token", func(t *testing.T) []string {
+			return httpServer(t, (&badserver.Server{}).Handler("s3cret"), "-header", "Authorization: Bearer guess")
+		}, []string{"Unauthorized"}},
+		{"timeout", hanging, []string{"no complete answer within 100ms"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := runCommand(t, append([]string{"audit"}, tc.server(t)...)...)
+			if res.code != exitError {
+				t.Errorf("exit code %d, want %d", res.code, exitError)
+			}
+			if res.stdout != "" {
+				t.Errorf("stdout %q, want nothing", res.stdout)
+			}
+			for _, s := range tc.stderr {
+				if !strings.Contains(res.stderr, s) {
+					t.Errorf("stderr does not say %q:\n%s", s, res.stderr)
+				}
+			}
+		})
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stdout string // what stdout must say
+		stderr string // what stderr must say
+	}{
+		{nil, exitError, "", "Usage:"},
+		{[]string{"help"}, exitOK, "mcpeffect <command>", ""},
+		{[]string{"help", "audit"}, exitOK, "usage: mcpeffect audit", ""},
+		{[]string{"help", "nope"}, exitError, "", `unknown command "nope"`},
+		{[]string{"help", "audit", "more"}, exitError, "", "too many arguments"},
+		{[]string{"nope"}, exitError, "", `unknown command "nope"`},
+		{[]string{"audit", "-h"}, exitOK, "-fail-on level", ""},
+		{[]string{"audit"}, exitError, "", "no server: give a command to run after --, or -url"},
+		{[]string{"audit", "-url", "http://127.0.0.1:1/mcp", "--", "server"}, exitError, "", "give either -url or a command to run, not both"},
+		{[]string{"audit", "-header", "Authorization: Bearer x", "--", "server"}, exitError, "", "-header needs -url"},
+		{[]string{"audit", "-url", "http://127.0.0.1:1/mcp", "-header", "Authorization"}, exitError, "", `"Authorization" is not a header: want "Name: value"`},
+		{[]string{"audit", "-url", "http://127.0.0.1:1/mcp", "-header", "Bad Name: x"}, exitError, "", `header name "Bad Name": character ' ' is not allowed`},
+		{[]string{"audit", "-url", "127.0.0.1:1/mcp"}, exitError, "", "want an http:// or https:// URL"},
+		{[]string{"audit", "-fail-on", "info", "--", "server"}, exitError, "", `invalid value "info" for flag -fail-on: unknown level "info" (want warning or error)`},
+		{[]string{"audit", "-timeout", "-1s", "--", "server"}, exitError, "", "-timeout -1s is negative"},
+		{[]string{"audit", "-verbose", "--", "server"}, exitError, "", "flag provided but not defined: -verbose"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			res := runCommand(t, tc.args...)
+			if res.code != tc.code {
+				t.Errorf("exit code %d, want %d", res.code, tc.code)
+			}
+			if !strings.Contains(res.stdout, tc.stdout) {
+				t.Errorf("stdout does not say %q:\n%s", tc.stdout, res.stdout)
+			}
+			if !strings.Contains(res.stderr, tc.stderr) {
+				t.Errorf("stderr does not say %q:\n%s", tc.stderr, res.stderr)
+			}
+			if tc.code == exitError && res.stderr == "" {
+				t.Error("exit 2 with nothing on stderr")
+			}
+		})
+	}
+}
+
+// TestAuditText holds the report for people against a golden file, which
+// the README quotes: go test -run TestAuditText -update rewrites it.
+func TestAuditText(t *testing.T) {
+	res := runCommand(t, append([]string{"audit"}, stdioServer(t, "bad")...)...)
+	if res.code != exitFindings {
+		t.Fatalf("exit code %d, want %d; stderr:\n%s", res.code, exitFindings, res.stderr)
+	}
+	golden := filepath.Join("testdata", "badserver.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(res.stdout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.stdout != string(want) {
+		t.Errorf("report:\n%s\nwant (%s):\n%s", res.stdout, golden, want)
+	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(readme, want) {
+		t.Errorf("README.md does not quote %s", golden)
+	}
+}

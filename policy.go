@@ -1,0 +1,150 @@
+package mcpeffect
+
+import (
+	"fmt"
+	"strings"
+)
+
+// A Decision is what a host does with a call to a tool: run it, ask a
+// person first, or refuse it.
+type Decision uint8
+
+// The decisions. The zero Decision is Ask, the careful one.
+const (
+	// Ask has a person confirm the call before it is sent.
+	Ask Decision = iota
+	// Allow sends the call without asking.
+	Allow
+	// Deny refuses the call without sending it.
+	Deny
+)
+
+var decisionNames = [...]string{"ask", "allow", "deny"}
+
+// String returns "ask", "allow" or "deny": the form [ParseDecision] reads.
+func (d Decision) String() string {
+	if int(d) < len(decisionNames) {
+		return decisionNames[d]
+	}
+	return fmt.Sprintf("Decision(%d)", uint8(d))
+}
+
+// ParseDecision parses "ask", "allow" or "deny", in any case.
+func ParseDecision(text string) (Decision, error) {
+	for i, name := range decisionNames {
+		if strings.EqualFold(text, name) {
+			return Decision(i), nil
+		}
+	}
+	return 0, fmt.Errorf("mcpeffect: unknown decision %q (want ask, allow or deny)", text)
+}
+
+// MarshalText implements [encoding.TextMarshaler].
+func (d Decision) MarshalText() ([]byte, error) {
+	if d > Deny {
+		return nil, fmt.Errorf("mcpeffect: cannot marshal invalid decision %d", uint8(d))
+	}
+	return []byte(d.String()), nil
+}
+
+// UnmarshalText implements [encoding.TextUnmarshaler] with [ParseDecision].
+func (d *Decision) UnmarshalText(text []byte) error {
+	v, err := ParseDecision(string(text))
+	if err != nil {
+		return err
+	}
+	*d = v
+	return nil
+}
+
+// A Policy decides, from the hints a server declares for a tool and from
+// whether the server is trusted, whether a host sends a call to the tool
+// without asking, asks a person first, or refuses it. A hint the server
+// left out counts as its worst case, as in [Hints.Effect].
+//
+// The zero Policy is the careful default, the one hosts follow: the hints
+// of a server that is not trusted approve nothing, so every call to it is
+// asked about; with Trusted, reads run without asking and writes are asked
+// about, destructive ones always:
+//
+//	hints amount to          not trusted   trusted
+//	read                     ask           allow
+//	write                    ask           ask
+//	idempotent write         ask           ask, or allow with AllowIdempotentWrites
+//	destructive write        ask           ask
+//
+// (an idempotent write here is one that is not destructive). With
+// DenyOpenWorldWrites, a write that may reach an open world is refused,
+// trusted or not; and Tools sets the decision for the tools it names,
+// whatever their hints.
+//
+// [NewApprover] applies a Policy to the calls of a go-sdk client.
+type Policy struct {
+	// Trusted says that the server's hints are believed. The MCP
+	// specification tells clients never to decide from the annotations
+	// of a server they do not trust, so without it every call asks.
+	Trusted bool
+
+	// AllowIdempotentWrites lets writes that are idempotent and not
+	// destructive run without asking, when the server is trusted:
+	// repeating them changes nothing more, and they overwrite nothing.
+	AllowIdempotentWrites bool
+
+	// DenyOpenWorldWrites refuses every write that may reach outside the
+	// server's own data (a message sent, a post published), whether the
+	// server is trusted or not. A write without openWorldHint may.
+	DenyOpenWorldWrites bool
+
+	// Tools sets the decision for the tools it names, whatever their
+	// hints and the rules above: Allow for a tool that a person approved
+	// for good, Deny for one never to be called. A value other than Ask,
+	// Allow or Deny counts as Deny.
+	Tools map[string]Decision
+}
+
+// Decide returns what a host does with a call to the tool called name,
+// whose server declared hints h. Hints a server left out are nil, as
+// [ParseHints] and [HintsOf] give them; a tool the server did not list has
+// none at all.
+func (p Policy) Decide(name string, h Hints) Decision {
+	d, _ := p.decide(name, h)
+	return d
+}
+
+// decide is [Policy.Decide], with the reason for the decision in a few
+// words, for people: "it is destructive".
+func (p Policy) decide(name string, h Hints) (Decision, string) {
+	if d, ok := p.Tools[name]; ok {
+		if d > Deny {
+			d = Deny
+		}
+		return d, "the policy names this tool: " + d.String()
+	}
+	e := h.Effect()
+	write := e&Write != 0
+	if p.DenyOpenWorldWrites && write && e&OpenWorld != 0 {
+		return Deny, "it is a write that may reach an open world" + missing(h.OpenWorld, "openWorldHint")
+	}
+	if !p.Trusted {
+		return Ask, "the server is not trusted, so its hints cannot approve a call"
+	}
+	switch {
+	case h.Contradictory():
+		return Ask, "its hints say both read-only and destructive"
+	case e&Destructive == Destructive:
+		return Ask, "it is destructive" + missing(h.Destructive, "destructiveHint")
+	case !write:
+		return Allow, "it is a read, and the server is trusted"
+	case p.AllowIdempotentWrites && e&Idempotent == Idempotent:
+		return Allow, "it is an idempotent write that destroys nothing, and the server is trusted"
+	}
+	return Ask, "it is a write" + missing(h.ReadOnly, "readOnlyHint")
+}
+
+// missing returns a note that hint was left out, or "" if it is set.
+func missing(hint *bool, name string) string {
+	if hint != nil {
+		return ""
+	}
+	return " (" + name + " missing)"
+}
