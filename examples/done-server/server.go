@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+)
+
+const version = "0.1.0"
+
+// newServer returns the MCP server of Done over st, and the registry that
+// classifies its tools. Two layers of receiving middleware guard every
+// request: identify finds the caller's token, then the registry refuses the
+// tools its scope does not allow, before any handler runs.
+func newServer(st *store.Store, logger *slog.Logger) (*mcp.Server, *mcpeffect.Registry) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "done", Title: "Done", Version: version}, &mcp.ServerOptions{
+		Instructions: "Done keeps tasks for people and agents. Closing a task that is not auto-close asks a human to approve it. " +
+			"Deleting moves things to the Trash, from where restore_from_trash brings them back.",
+		Logger: logger,
+	})
+	registry := mcpeffect.NewRegistry()
+	d := &done{store: st, logger: logger}
+	d.addTools(server, registry)
+	server.AddReceivingMiddleware(
+		identify(st),
+		registry.Middleware(&mcpeffect.MiddlewareOptions{
+			ScopeNames: scopeNames,
+			OnDenied: func(ctx context.Context, denial *mcpeffect.Denial) {
+				logger.InfoContext(ctx, "call refused", "tool", denial.Tool, "granted", denial.Granted, "required", denial.Required)
+			},
+		}),
+	)
+	return server, registry
+}
+
+// Paths of the HTTP server.
+const (
+	mcpPath      = "/mcp"
+	metadataPath = "/.well-known/oauth-protected-resource"
+)
+
+// httpHandler serves MCP at /mcp, behind bearer tokens, and the OAuth
+// protected resource metadata (RFC 9728) that a client reads to learn
+// which scopes exist. baseURL is the server's own address, such as
+// http://127.0.0.1:8080.
+func httpHandler(st *store.Store, server *mcp.Server, logger *slog.Logger, baseURL string) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(metadataPath, auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+		Resource:               baseURL + mcpPath,
+		ScopesSupported:        scopeNames.Strings(),
+		BearerMethodsSupported: []string{"header"},
+		ResourceName:           "Done",
+	}))
+
+	// The SDK's protection against DNS rebinding (a request to a loopback
+	// address whose Host is another name is refused) is on by default, and
+	// stays on.
+	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
+		Logger:         logger,
+		SessionTimeout: 30 * time.Minute,
+	})
+	bearer := auth.RequireBearerToken(verifier(st, logger), &auth.RequireBearerTokenOptions{
+		ResourceMetadataURL: baseURL + metadataPath,
+		// Tokens made without an expiry last until revoked.
+		AllowMissingExpiration: true,
+	})
+	mux.Handle(mcpPath, bearer(streamable))
+	return mux
+}
+
+// serveHTTP serves Done over HTTP on addr until ctx is done.
+func serveHTTP(ctx context.Context, st *store.Store, logger *slog.Logger, addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	baseURL := "http://" + ln.Addr().String()
+	if host, _, err := net.SplitHostPort(addr); err == nil && host == "localhost" {
+		// Clients compare the resource of the metadata with the URL they
+		// use: keep the name they were given.
+		baseURL = fmt.Sprintf("http://localhost:%d", ln.Addr().(*net.TCPAddr).Port)
+	}
+	server, _ := newServer(st, logger)
+	srv := &http.Server{
+		Handler:           httpHandler(st, server, logger, baseURL),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	logger.Info("serving MCP over HTTP", "url", baseURL+mcpPath)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
+}
+
+// serveStdio serves Done over stdin and stdout, for the token whose secret
+// is secret, until the client goes away or ctx is done.
+func serveStdio(ctx context.Context, st *store.Store, logger *slog.Logger, secret string) error {
+	k, err := st.Authenticate(ctx, secret)
+	if err != nil {
+		return fmt.Errorf("DONE_TOKEN: %w", err)
+	}
+	logger.Info("serving MCP over stdio", "token", k.Name, "kind", k.Kind, "scope", k.Scope)
+	server, _ := newServer(st, logger)
+	// A stdio connection has no bearer token on each request: its scope is
+	// that of DONE_TOKEN for the whole connection.
+	ctx = mcpeffect.WithScope(withStdioSecret(ctx, secret), k.Scope)
+	return server.Run(ctx, &mcp.StdioTransport{})
+}
