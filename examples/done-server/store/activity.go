@@ -28,6 +28,11 @@ type change struct {
 // record appends an entry to the activity log. taskID is the task the
 // subject belongs to, if any, so that the task's history shows it.
 func (t *tx) record(action, subjectKind, subjectID, taskID string, details map[string]any) error {
+	if t.by.TokenID == "" {
+		// Every change made through the tools has someone behind it; a
+		// write without one is a bug, and must not reach the log.
+		return fmt.Errorf("store: %s without an actor", action)
+	}
 	if details == nil {
 		details = map[string]any{}
 	}
