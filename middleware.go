@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpeffect/mcpeffect/internal/testhook"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -133,7 +134,7 @@ func (r *Registry) Middleware(opts *MiddlewareOptions) mcp.Middleware {
 				}
 				return nil, d.rpcError()
 			case "tools/list":
-				if !o.HideDenied {
+				if !o.HideDenied || testhook.UnfilteredList(ctx) {
 					break
 				}
 				res, err := next(ctx, method, req)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // An Effect classifies what calling a tool does to the world. It is a set of
@@ -94,8 +95,9 @@ func (e Effect) Check() error {
 			return errors.New("no effect: it must have Read or Write")
 		}
 		return fmt.Errorf("effect %s has neither Read nor Write", e)
-	case e&Read != 0 && e&Write != 0:
-		return fmt.Errorf("Read cannot be combined with %s", writeFlagName(e))
+	case e&Read != 0 && e&(Write|destructiveBit|idempotentBit) != 0:
+		// The message starts with the flag's Go name, as users write it.
+		return fmt.Errorf("%s cannot be combined with %s", "Read", writeFlagName(e))
 	}
 	return nil
 }
@@ -355,6 +357,23 @@ func (r *Registry) Len() int {
 // iterates over the tools classified when it is called; tools added during
 // the iteration are not seen.
 func (r *Registry) All() iter.Seq2[string, Effect] {
+	tools := r.sorted()
+	return func(yield func(string, Effect) bool) {
+		for _, t := range tools {
+			if !yield(t.name, t.effect) {
+				return
+			}
+		}
+	}
+}
+
+type namedEntry struct {
+	name string
+	entry
+}
+
+// sorted returns every classified tool, sorted by name.
+func (r *Registry) sorted() []namedEntry {
 	r.mu.Lock()
 	tools := r.dirty
 	if tools == nil {
@@ -362,21 +381,13 @@ func (r *Registry) All() iter.Seq2[string, Effect] {
 			tools = snap.tools
 		}
 	}
-	names := make([]string, 0, len(tools))
-	effects := make(map[string]Effect, len(tools))
+	out := make([]namedEntry, 0, len(tools))
 	for name, e := range tools {
-		names = append(names, name)
-		effects[name] = e.effect
+		out = append(out, namedEntry{name, e})
 	}
 	r.mu.Unlock()
-	slices.Sort(names)
-	return func(yield func(string, Effect) bool) {
-		for _, name := range names {
-			if !yield(name, effects[name]) {
-				return
-			}
-		}
-	}
+	slices.SortFunc(out, func(a, b namedEntry) int { return strings.Compare(a.name, b.name) })
+	return out
 }
 
 // CheckToolName returns nil if name is a valid MCP tool name: 1 to 128
@@ -390,6 +401,9 @@ func CheckToolName(name string) error {
 		return fmt.Errorf("tool name %.20q... is %d bytes long; at most 128 are allowed", name, len(name))
 	}
 	for i, c := range name {
+		if c == utf8.RuneError && !strings.HasPrefix(name[i:], string(utf8.RuneError)) {
+			return fmt.Errorf("tool name %q: invalid UTF-8 at byte %d (want A-Z a-z 0-9 _ - .)", name, i)
+		}
 		if !validToolNameRune(c) {
 			return fmt.Errorf("tool name %q: character %q at byte %d is not allowed (want A-Z a-z 0-9 _ - .)", name, c, i)
 		}

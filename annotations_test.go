@@ -1,0 +1,179 @@
+package mcpeffect
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type hints struct{ readOnly, destructive, idempotent, openWorld bool }
+
+func hintsOf(t *testing.T, a *mcp.ToolAnnotations) hints {
+	t.Helper()
+	if a.DestructiveHint == nil || a.OpenWorldHint == nil {
+		t.Fatalf("annotations %+v leave a hint implicit", a)
+	}
+	return hints{a.ReadOnlyHint, *a.DestructiveHint, a.IdempotentHint, *a.OpenWorldHint}
+}
+
+// TestAnnotationsTable is the effect table of DESIGN.md.
+func TestAnnotationsTable(t *testing.T) {
+	tests := []struct {
+		e    Effect
+		want hints
+	}{
+		{Read, hints{true, false, true, false}},
+		{Write, hints{false, false, false, false}},
+		{Idempotent, hints{false, false, true, false}},
+		{Destructive, hints{false, true, false, false}},
+		{Destructive | Idempotent, hints{false, true, true, false}},
+		{Read | OpenWorld, hints{true, false, true, true}},
+		{Write | OpenWorld, hints{false, false, false, true}},
+		{Idempotent | OpenWorld, hints{false, false, true, true}},
+		{Destructive | OpenWorld, hints{false, true, false, true}},
+		{Destructive | Idempotent | OpenWorld, hints{false, true, true, true}},
+	}
+	r := NewRegistry()
+	for _, tt := range tests {
+		name := strings.ReplaceAll(tt.e.String(), "|", "_")
+		if err := r.AddTitled(name, "Title of "+name, tt.e); err != nil {
+			t.Fatal(err)
+		}
+		if got := hintsOf(t, tt.e.Annotations()); got != tt.want {
+			t.Errorf("%s.Annotations() = %+v, want %+v", tt.e, got, tt.want)
+		}
+		a := r.Annotations(name)
+		if got := hintsOf(t, a); got != tt.want {
+			t.Errorf("Annotations(%q) = %+v, want %+v", name, got, tt.want)
+		}
+		if a.Title != "Title of "+name {
+			t.Errorf("Annotations(%q).Title = %q", name, a.Title)
+		}
+		// The host side reads the advertised hints back into the effect.
+		if got := EffectOf(a); got != tt.e {
+			t.Errorf("EffectOf(Annotations(%s)) = %s", tt.e, got)
+		}
+	}
+	worst := hints{false, true, false, true}
+	for _, name := range []string{"unknown", ""} {
+		if got := hintsOf(t, r.Annotations(name)); got != worst {
+			t.Errorf("Annotations(%q) = %+v, want the worst case %+v", name, got, worst)
+		}
+	}
+	if got := hintsOf(t, (Read | Write).Annotations()); got != worst {
+		t.Errorf("invalid effect annotations = %+v, want the worst case", got)
+	}
+}
+
+func TestAnnotationsAreCopies(t *testing.T) {
+	r := NewRegistry()
+	if err := r.Add("get_task", Read); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"get_task", "unknown"} {
+		a := r.Annotations(name)
+		wasDestructive := *a.DestructiveHint
+		*a.DestructiveHint = !wasDestructive
+		*a.OpenWorldHint = !*a.OpenWorldHint
+		a.ReadOnlyHint = !a.ReadOnlyHint
+		a.Title = "changed"
+		b := r.Annotations(name)
+		if *b.DestructiveHint != wasDestructive || b.Title == "changed" {
+			t.Errorf("changing the annotations of %q changed the next ones: %+v", name, b)
+		}
+		if b.DestructiveHint == a.DestructiveHint || b.OpenWorldHint == a.OpenWorldHint {
+			t.Errorf("Annotations(%q) shares hint pointers between calls", name)
+		}
+	}
+}
+
+func b(v bool) *bool { return &v }
+
+func TestHintsEffect(t *testing.T) {
+	tests := []struct {
+		name string
+		h    Hints
+		want Effect
+	}{
+		{"nothing declared", Hints{}, Destructive | OpenWorld},
+		{"read-only, rest missing", Hints{ReadOnly: b(true)}, Read | OpenWorld},
+		{"closed read", Hints{ReadOnly: b(true), OpenWorld: b(false)}, Read},
+		{"read-only with destructive false", Hints{ReadOnly: b(true), Destructive: b(false), OpenWorld: b(false)}, Read},
+		{"contradiction is the write", Hints{ReadOnly: b(true), Destructive: b(true), OpenWorld: b(false)}, Destructive},
+		{"contradiction keeps idempotent", Hints{ReadOnly: b(true), Destructive: b(true), Idempotent: b(true)}, Destructive | Idempotent | OpenWorld},
+		{"write, destructive missing", Hints{ReadOnly: b(false), OpenWorld: b(false)}, Destructive},
+		{"additive write", Hints{ReadOnly: b(false), Destructive: b(false), Idempotent: b(false), OpenWorld: b(false)}, Write},
+		{"idempotent write", Hints{Destructive: b(false), Idempotent: b(true), OpenWorld: b(false)}, Idempotent},
+		{"open write", Hints{Destructive: b(false)}, Write | OpenWorld},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.h.Effect()
+			if got != tt.want {
+				t.Errorf("Effect() = %s, want %s", got, tt.want)
+			}
+			if !got.Valid() {
+				t.Errorf("Effect() = %s is not valid", got)
+			}
+		})
+	}
+	if got := EffectOf(nil); got != Destructive|OpenWorld {
+		t.Errorf("EffectOf(nil) = %s, want the worst case", got)
+	}
+}
+
+func TestHintsAssumed(t *testing.T) {
+	got := Hints{Idempotent: b(true)}.Assumed()
+	if *got.ReadOnly || !*got.Destructive || !*got.Idempotent || !*got.OpenWorld {
+		t.Errorf("Assumed() = ro %t d %t i %t o %t", *got.ReadOnly, *got.Destructive, *got.Idempotent, *got.OpenWorld)
+	}
+}
+
+func TestParseHints(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    string // the hints as r d i o with - for missing
+		wantErr string
+	}{
+		{in: "", want: "----"},
+		{in: "null", want: "----"},
+		{in: "{}", want: "----"},
+		{in: `{"title":"x"}`, want: "----"},
+		{in: `{"readOnlyHint":true}`, want: "t---"},
+		{in: `{"readOnlyHint":false,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}`, want: "fftf"},
+		{in: `{"destructiveHint":null}`, want: "----"},
+		{in: `{"ReadOnlyHint":true}`, want: "----"}, // names are case-sensitive, as in go-sdk
+		{in: `{"readOnlyHint":"true"}`, wantErr: `readOnlyHint is "true", not a boolean`},
+		{in: `{"openWorldHint":1}`, wantErr: "openWorldHint is 1, not a boolean"},
+		{in: `[]`, wantErr: "not a JSON object"},
+		{in: `{"readOnlyHint":tru`, wantErr: "not a JSON object"},
+	}
+	show := func(p *bool) byte {
+		switch {
+		case p == nil:
+			return '-'
+		case *p:
+			return 't'
+		}
+		return 'f'
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			h, err := ParseHints([]byte(tt.in))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("ParseHints = %v, want error containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := string([]byte{show(h.ReadOnly), show(h.Destructive), show(h.Idempotent), show(h.OpenWorld)})
+			if got != tt.want {
+				t.Errorf("ParseHints = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,369 @@
+package mcpeffect_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpeffect/mcpeffect"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// testTokens are the bearer tokens the test HTTP servers accept, with the
+// scope strings each carries.
+var testTokens = map[string][]string{
+	"read-token":  {"openid", "tools:read"},
+	"write-token": {"tools:write"},
+	"full-token":  {"tools:destructive"},
+	"no-scope":    {"openid"},
+}
+
+func verifyTestToken(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+	scopes, ok := testTokens[token]
+	if !ok {
+		return nil, auth.ErrInvalidToken
+	}
+	return &auth.TokenInfo{Scopes: scopes, Expiration: time.Now().Add(time.Hour)}, nil
+}
+
+const metadataPath = "/.well-known/oauth-protected-resource"
+
+// httpServer serves the test tools over Streamable HTTP at /mcp behind
+// bearer tokens, with the challenge wrapper when challenge is set.
+type httpServer struct {
+	*httptest.Server
+	calls *calls
+}
+
+func newHTTPServer(t testing.TB, challenge bool) *httpServer {
+	t.Helper()
+	s, r, c := newTestServer(t, nil)
+	mux := http.NewServeMux()
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	if challenge {
+		h = r.Challenge(&mcpeffect.ChallengeOptions{ResourceMetadataURL: ts.URL + metadataPath})(h)
+	}
+	h = auth.RequireBearerToken(verifyTestToken, &auth.RequireBearerTokenOptions{ResourceMetadataURL: ts.URL + metadataPath})(h)
+	mux.Handle("/mcp", h)
+	return &httpServer{ts, c}
+}
+
+type bearer struct {
+	token string
+	base  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set("Authorization", "Bearer "+b.token)
+	return b.base.RoundTrip(req)
+}
+
+func (s *httpServer) connect(t testing.TB, token string) *mcp.ClientSession {
+	t.Helper()
+	transport := &mcp.StreamableClientTransport{
+		Endpoint:   s.URL + "/mcp",
+		HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}},
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-client", Version: "v1"}, nil).Connect(context.Background(), transport, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// TestHTTPEveryWriteWithReadToken is a client that tries every tool that
+// is not a read with a read-only token, with and without the challenge.
+func TestHTTPEveryWriteWithReadToken(t *testing.T) {
+	ctx := context.Background()
+	for _, challenge := range []bool{false, true} {
+		s := newHTTPServer(t, challenge)
+		for token, scope := range map[string]mcpeffect.Scope{"read-token": mcpeffect.ReadOnly, "write-token": mcpeffect.NonDestructive, "full-token": mcpeffect.Full, "no-scope": 0} {
+			cs := s.connect(t, token)
+			for _, tool := range testTools {
+				before := s.calls.count(tool.name)
+				_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool.name, Arguments: taskArgs{ID: "7"}})
+				ran := s.calls.count(tool.name) > before
+				if scope.Allows(tool.effect) {
+					if err != nil || !ran {
+						t.Errorf("challenge %t, %s, %s: err %v, ran %t; want the call to run", challenge, token, tool.name, err, ran)
+					}
+					continue
+				}
+				d, ok := mcpeffect.AsDenial(err)
+				if ran || !ok || d.Tool != tool.name || d.Granted != scope {
+					t.Errorf("challenge %t, %s, %s: err %v, ran %t; want a denial without running", challenge, token, tool.name, err, ran)
+				}
+			}
+			// The session survives refusals.
+			if err := cs.Ping(ctx, nil); err != nil {
+				t.Errorf("challenge %t, %s: ping after refusals: %v", challenge, token, err)
+			}
+		}
+	}
+}
+
+func postJSON(t *testing.T, url, token, body string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+func callBody(id any, tool string) string {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": map[string]any{"name": tool, "arguments": map[string]any{}}})
+	return string(b)
+}
+
+func TestHTTPChallengeResponse(t *testing.T) {
+	s := newHTTPServer(t, true)
+	resp := postJSON(t, s.URL+"/mcp", "read-token", callBody(42, "delete_task"))
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("status %d, want 403", resp.StatusCode)
+	}
+	want := `Bearer error="insufficient_scope", scope="openid tools:read tools:destructive", resource_metadata="` + s.URL + metadataPath +
+		`", error_description="a wider scope is needed to call delete_task"`
+	if got := resp.Header.Get("WWW-Authenticate"); got != want {
+		t.Errorf("WWW-Authenticate:\n got %s\nwant %s", got, want)
+	}
+	var body struct {
+		JSONRPC string `json:"jsonrpc"`
+		ID      int    `json:"id"`
+		Error   struct {
+			Code    int              `json:"code"`
+			Message string           `json:"message"`
+			Data    mcpeffect.Denial `json:"data"`
+		} `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	if body.JSONRPC != "2.0" || body.ID != 42 || body.Error.Code != mcpeffect.CodeDenied ||
+		body.Error.Data.Tool != "delete_task" || body.Error.Data.RequiredScope != "tools:destructive" ||
+		!strings.Contains(body.Error.Message, "needs the full scope") {
+		t.Errorf("body %+v", body)
+	}
+	if s.calls.total() != 0 {
+		t.Errorf("a handler ran")
+	}
+}
+
+func TestHTTPChallengeBatch(t *testing.T) {
+	s := newHTTPServer(t, true)
+	batch := "[" + callBody(1, "get_task") + "," + callBody("two", "delete_task") + `,{"jsonrpc":"2.0","method":"notifications/progress","params":{}}` + "," + callBody(3, "rotate_link") + "]"
+	resp := postJSON(t, s.URL+"/mcp", "write-token", batch)
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("status %d, want 403", resp.StatusCode)
+	}
+	if got := resp.Header.Get("WWW-Authenticate"); !strings.Contains(got, `scope="tools:write tools:destructive"`) ||
+		!strings.Contains(got, "delete_task, rotate_link") {
+		t.Errorf("WWW-Authenticate %s", got)
+	}
+	var out []struct {
+		ID    json.RawMessage `json:"id"`
+		Error struct {
+			Code int              `json:"code"`
+			Data mcpeffect.Denial `json:"data"`
+		} `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 3 || string(out[0].ID) != "1" || out[0].Error.Data.Tool != "" ||
+		string(out[1].ID) != `"two"` || out[1].Error.Data.Tool != "delete_task" || out[2].Error.Data.Tool != "rotate_link" {
+		t.Errorf("batch answer %+v", out)
+	}
+	if s.calls.total() != 0 {
+		t.Errorf("a handler ran")
+	}
+}
+
+// TestHTTPChallengePassesOn feeds the wrapper bodies it must not answer,
+// and checks that the next handler gets them byte for byte.
+func TestHTTPChallengePassesOn(t *testing.T) {
+	r := mcpeffect.NewRegistry()
+	for _, tool := range testTools {
+		if err := r.Add(tool.name, tool.effect); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []byte
+	next := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		got, _ = io.ReadAll(req.Body)
+		w.WriteHeader(http.StatusTeapot)
+	})
+	withToken := auth.RequireBearerToken(verifyTestToken, nil)
+	small := withToken(r.Challenge(&mcpeffect.ChallengeOptions{MaxBodyBytes: 200})(next))
+	ts := httptest.NewServer(small)
+	defer ts.Close()
+	noAuth := httptest.NewServer(r.Challenge(nil)(next))
+	defer noAuth.Close()
+
+	refused := callBody(1, "delete_task")
+	tests := []struct {
+		name  string
+		url   string
+		token string
+		body  string
+	}{
+		{"allowed tool", ts.URL, "full-token", refused},
+		{"unclassified tool", ts.URL, "read-token", callBody(1, "no_such_tool")},
+		{"other method", ts.URL, "read-token", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`},
+		{"not JSON", ts.URL, "read-token", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_task"`},
+		{"duplicate method", ts.URL, "read-token", `{"jsonrpc":"2.0","id":1,"method":"tools/call","method":"ping","params":{"name":"delete_task"}}`},
+		{"duplicate name", ts.URL, "read-token", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_task","name":"get_task"}}`},
+		{"method not a string", ts.URL, "read-token", "[" + refused + `,{"jsonrpc":"2.0","id":2,"method":{}}]`},
+		{"name not a string", ts.URL, "read-token", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7}}`},
+		{"no id", ts.URL, "read-token", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"delete_task"}}`},
+		{"null id", ts.URL, "read-token", `{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"delete_task"}}`},
+		{"wrong version", ts.URL, "read-token", `{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"delete_task"}}`},
+		{"method in other case", ts.URL, "read-token", `{"jsonrpc":"2.0","id":1,"Method":"tools/call","params":{"name":"delete_task"}}`},
+		{"trailing data", ts.URL, "read-token", refused + `{}`},
+		{"empty batch", ts.URL, "read-token", `[]`},
+		{"batch with a bad member", ts.URL, "read-token", "[" + refused + `,{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","name":"y"}}]`},
+		{"too long", ts.URL, "read-token", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_task","arguments":{"pad":"` + strings.Repeat("x", 300) + `"}}}`},
+		{"no token", noAuth.URL, "", refused},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got = nil
+			resp := postJSON(t, tt.url, tt.token, tt.body)
+			if resp.StatusCode != http.StatusTeapot {
+				t.Fatalf("status %d (%s), want the next handler's", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+			}
+			if string(got) != tt.body {
+				t.Errorf("next handler read %q, want the body unchanged", got)
+			}
+		})
+	}
+	// A refused call with a small body is answered early.
+	if resp := postJSON(t, ts.URL, "read-token", refused); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("refused call: status %d, want 403", resp.StatusCode)
+	}
+}
+
+func TestHTTPChallengeCustomScope(t *testing.T) {
+	r := mcpeffect.NewRegistry()
+	r.Add("delete_task", mcpeffect.Destructive)
+	names := mcpeffect.ScopeNames{ReadOnly: "done:read", NonDestructive: "done:write", Full: "done:admin"}
+	h := r.Challenge(&mcpeffect.ChallengeOptions{
+		ScopeNames: names,
+		Scope: func(req *http.Request) (mcpeffect.Scope, []string, bool) {
+			return mcpeffect.NonDestructive, []string{"done:write", `bad"scope`}, true
+		},
+	})(http.NotFoundHandler())
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	resp := postJSON(t, ts.URL, "", callBody(1, "delete_task"))
+	want := `Bearer error="insufficient_scope", scope="done:write done:admin", error_description="a wider scope is needed to call delete_task"`
+	if got := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != http.StatusForbidden || got != want {
+		t.Errorf("status %d, WWW-Authenticate %s; want 403 and %s", resp.StatusCode, got, want)
+	}
+}
+
+// FuzzChallenge checks that whatever the body, the wrapper either passes it
+// on unchanged or answers 403 with a well-formed challenge, and that it
+// answers only bodies holding a refused call.
+func FuzzChallenge(f *testing.F) {
+	for _, s := range []string{
+		callBody(1, "delete_task"),
+		callBody(1, "get_task"),
+		"[" + callBody(1, "get_task") + "," + callBody(2, "create_task") + "]",
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","method":"tools/call","params":{"name":"delete_task"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_task","name":"delete_task"}}`,
+		`{"jsonrpc":"2.0","id":{},"method":"tools\/call","params":{"name":"delete\u005ftask"}}`,
+		`[[]]`, `{`, "", "null", `"tools/call"`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_task","arguments":{"a":"` + strings.Repeat("y", 5000) + `"}}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	r := mcpeffect.NewRegistry()
+	for _, tool := range testTools {
+		r.Add(tool.name, tool.effect)
+	}
+	var seen []byte
+	var reached bool
+	h := r.Challenge(&mcpeffect.ChallengeOptions{
+		MaxBodyBytes: 4096,
+		Scope: func(*http.Request) (mcpeffect.Scope, []string, bool) {
+			return mcpeffect.ReadOnly, []string{"tools:read"}, true
+		},
+	})(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		reached = true
+		seen, _ = io.ReadAll(req.Body)
+	}))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		seen, reached = nil, false
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(body)))
+		if reached {
+			if !bytes.Equal(seen, body) {
+				t.Fatalf("passed on %q, want %q", seen, body)
+			}
+			if rec.Code != http.StatusOK {
+				t.Fatalf("passed on but answered %d", rec.Code)
+			}
+			return
+		}
+		if rec.Code != http.StatusForbidden {
+			t.Fatalf("not passed on, status %d", rec.Code)
+		}
+		if ch := rec.Header().Get("WWW-Authenticate"); !strings.HasPrefix(ch, `Bearer error="insufficient_scope", scope="tools:read `) {
+			t.Fatalf("challenge %q", ch)
+		}
+		// A challenged body is JSON holding a tools/call of a tool that a
+		// read-only scope may not call.
+		if len(body) > 4096 || !json.Valid(body) || !refusesSome(r, body) {
+			t.Fatalf("challenged a body that holds no refused call: %q", body)
+		}
+		if !json.Valid(rec.Body.Bytes()) {
+			t.Fatalf("answer is not JSON: %q", rec.Body.Bytes())
+		}
+	})
+}
+
+// refusesSome reports whether body, decoded generously, holds a tools/call
+// to a tool that r refuses to a read-only scope.
+func refusesSome(r *mcpeffect.Registry, body []byte) bool {
+	type msg struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	var raws []json.RawMessage
+	if json.Unmarshal(body, &raws) != nil {
+		raws = []json.RawMessage{body}
+	}
+	for _, raw := range raws {
+		var m msg
+		if json.Unmarshal(raw, &m) == nil && m.Method == "tools/call" {
+			if _, ok := r.Required(m.Params.Name); ok && !r.Allowed(m.Params.Name, mcpeffect.ReadOnly) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,161 @@
+// Package mcpeffecttest helps the tests of MCP servers built with
+// mcpeffect prove that what a server advertises and what it enforces agree.
+//
+// A server's test calls [Check] once with the server and its registry:
+//
+//	func TestEffects(t *testing.T) {
+//		server, registry := newServer()
+//		mcpeffecttest.Check(t, server, registry)
+//	}
+package mcpeffecttest
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/internal/testhook"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Check connects to server in-process, over [mcp.NewInMemoryTransports],
+// and fails t on any disagreement between the server and r:
+//
+//   - a tool on the server that r does not classify;
+//   - a tool classified in r that is not on the server;
+//   - an advertised annotation, among the four hints, that is missing or
+//     differs from the one r derives from the tool's effect.
+//
+// It then connects again with a read-only scope (see [mcpeffect.WithScope])
+// and calls every listed tool that is not a read, with empty arguments. It
+// fails unless each call is refused by the middleware of [mcpeffect.Registry]
+// with a [mcpeffect.Denial] for that tool: that refusal is made before the
+// tool's handler would run, so a passing Check also shows that no handler
+// ran. A server without the middleware fails here, and its write handlers
+// are called with empty arguments, so give Check a server whose storage
+// the test can throw away.
+//
+// Check lists the tools as the server holds them, even when the middleware
+// hides them from callers (HideDenied).
+func Check(t testing.TB, server *mcp.Server, r *mcpeffect.Registry) {
+	t.Helper()
+	ctx := context.Background()
+
+	listed := listTools(t, testhook.WithUnfilteredList(mcpeffect.WithScope(ctx, mcpeffect.Full)), server)
+	if listed == nil {
+		return
+	}
+	for _, name := range slices.Sorted(maps.Keys(listed)) {
+		tool := listed[name]
+		e, ok := r.Effect(name)
+		if !ok {
+			t.Errorf("tool %q is on the server but has no effect classification: no scope may call it", name)
+			continue
+		}
+		for _, d := range annotationDiffs(tool.Annotations, r.Annotations(name)) {
+			t.Errorf("tool %q, classified %s: %s", name, e, d)
+		}
+	}
+	for name, e := range r.All() {
+		if _, ok := listed[name]; !ok {
+			t.Errorf("tool %q is classified %s but is not on the server", name, e)
+		}
+	}
+
+	cs := connect(t, mcpeffect.WithScope(ctx, mcpeffect.ReadOnly), server)
+	if cs == nil {
+		return
+	}
+	defer cs.Close()
+	for _, name := range slices.Sorted(maps.Keys(listed)) {
+		if r.Allowed(name, mcpeffect.ReadOnly) {
+			continue // a read; calling it would run its handler
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
+		d, denied := mcpeffect.AsDenial(err)
+		switch {
+		case denied && d.Tool == name:
+			// Refused before the handler, as it must be.
+		case denied:
+			t.Errorf("tool %q with a read-only scope: refused, but the refusal names tool %q", name, d.Tool)
+		case err != nil:
+			t.Errorf("tool %q with a read-only scope: want a refusal by the mcpeffect middleware, got another error, so its handler may have run: %v", name, err)
+		default:
+			t.Errorf("tool %q with a read-only scope: want a refusal, but the call returned a result (isError %t): its handler ran", name, res.IsError)
+		}
+	}
+}
+
+// connect opens an in-process session to server, whose requests see ctx.
+func connect(t testing.TB, ctx context.Context, server *mcp.Server) *mcp.ClientSession {
+	t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		t.Errorf("mcpeffecttest: connecting to the server: %v", err)
+		return nil
+	}
+	t.Cleanup(func() { ss.Close() })
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcpeffecttest", Version: "v1"}, nil)
+	cs, err := client.Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Errorf("mcpeffecttest: connecting a client: %v", err)
+		return nil
+	}
+	return cs
+}
+
+// listTools returns every tool of server by name, following pagination.
+func listTools(t testing.TB, ctx context.Context, server *mcp.Server) map[string]*mcp.Tool {
+	t.Helper()
+	cs := connect(t, ctx, server)
+	if cs == nil {
+		return nil
+	}
+	defer cs.Close()
+	tools := make(map[string]*mcp.Tool)
+	for tool, err := range cs.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Errorf("mcpeffecttest: listing tools: %v", err)
+			return nil
+		}
+		if _, dup := tools[tool.Name]; dup {
+			t.Errorf("tool %q is listed twice", tool.Name)
+		}
+		tools[tool.Name] = tool
+	}
+	return tools
+}
+
+// annotationDiffs describes each hint of got that is missing or differs
+// from want, whose hints are all explicit.
+func annotationDiffs(got, want *mcp.ToolAnnotations) []string {
+	if got == nil {
+		return []string{"the server advertises no annotations; hosts will assume the worst"}
+	}
+	var diffs []string
+	if got.ReadOnlyHint != want.ReadOnlyHint {
+		diffs = append(diffs, fmt.Sprintf("readOnlyHint is %t, want %t", got.ReadOnlyHint, want.ReadOnlyHint))
+	}
+	if got.IdempotentHint != want.IdempotentHint {
+		diffs = append(diffs, fmt.Sprintf("idempotentHint is %t, want %t", got.IdempotentHint, want.IdempotentHint))
+	}
+	for _, h := range []struct {
+		name      string
+		got, want *bool
+	}{
+		{"destructiveHint", got.DestructiveHint, want.DestructiveHint},
+		{"openWorldHint", got.OpenWorldHint, want.OpenWorldHint},
+	} {
+		switch {
+		case h.got == nil:
+			diffs = append(diffs, fmt.Sprintf("%s is missing (hosts assume true), want %t", h.name, *h.want))
+		case *h.got != *h.want:
+			diffs = append(diffs, fmt.Sprintf("%s is %t, want %t", h.name, *h.got, *h.want))
+		}
+	}
+	return diffs
+}

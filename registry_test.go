@@ -1,0 +1,366 @@
+package mcpeffect
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// validEffects are all the effects a tool can have: a read or one of the
+// four kinds of write, each with and without OpenWorld.
+var validEffects = []Effect{
+	Read, Write, Idempotent, Destructive, Destructive | Idempotent,
+	Read | OpenWorld, Write | OpenWorld, Idempotent | OpenWorld,
+	Destructive | OpenWorld, Destructive | Idempotent | OpenWorld,
+}
+
+func TestEffectValidity(t *testing.T) {
+	// Every one of the 256 values of an Effect is either in validEffects
+	// or refused with an error that names the rule.
+	for i := range 256 {
+		e := Effect(i)
+		err := e.Check()
+		if want := slices.Contains(validEffects, e); (err == nil) != want {
+			t.Errorf("Effect(%#x) = %s: Check() = %v, want valid = %t", i, e, err, want)
+		}
+	}
+}
+
+func TestEffectCheckErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		e    Effect
+		want string
+	}{
+		{"zero", 0, "must have Read or Write"},
+		{"open world alone", OpenWorld, "neither Read nor Write"},
+		{"read and write", Read | Write, "Read cannot be combined with Write"},
+		{"read and destructive", Read | Destructive, "Read cannot be combined with Destructive"},
+		{"read and idempotent", Read | Idempotent, "Read cannot be combined with Idempotent"},
+		{"read, destructive, idempotent", Read | Destructive | Idempotent, "Read cannot be combined with Destructive"},
+		{"unknown bit", Read | 1<<6, "unknown effect bits 0x40"},
+		{"high bit", 1 << 7, "unknown effect bits 0x80"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.e.Check()
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Check(%s) = %v, want an error containing %q", tt.e, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestEffectString(t *testing.T) {
+	tests := []struct {
+		e    Effect
+		want string
+	}{
+		{Read, "read"},
+		{Write, "write"},
+		{Destructive, "write|destructive"},
+		{Idempotent, "write|idempotent"},
+		{Destructive | Idempotent, "write|destructive|idempotent"},
+		{Read | OpenWorld, "read|openworld"},
+		{Destructive | Idempotent | OpenWorld, "write|destructive|idempotent|openworld"},
+		{0, "none"},
+		{Read | 1<<6, "read|0x40"},
+	}
+	for _, tt := range tests {
+		if got := tt.e.String(); got != tt.want {
+			t.Errorf("Effect(%#x).String() = %q, want %q", uint8(tt.e), got, tt.want)
+		}
+	}
+}
+
+func TestEffectTextRoundTrip(t *testing.T) {
+	for _, e := range validEffects {
+		text, err := e.MarshalText()
+		if err != nil {
+			t.Fatalf("MarshalText(%s): %v", e, err)
+		}
+		var got Effect
+		if err := got.UnmarshalText(text); err != nil || got != e {
+			t.Errorf("UnmarshalText(%q) = %s, %v; want %s", text, got, err, e)
+		}
+	}
+	for _, e := range []Effect{0, OpenWorld, Read | Write, 1 << 7} {
+		if text, err := e.MarshalText(); err == nil {
+			t.Errorf("MarshalText(%s) = %q, want an error for an invalid effect", e, text)
+		}
+	}
+}
+
+func TestParseEffect(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    Effect
+		wantErr string
+	}{
+		{in: "read", want: Read},
+		{in: "destructive", want: Destructive},
+		{in: "idempotent", want: Idempotent},
+		{in: " Write | Destructive | IDEMPOTENT ", want: Destructive | Idempotent},
+		{in: "openworld|read", want: Read | OpenWorld},
+		{in: "write|write", want: Write},
+		{in: "", wantErr: "empty effect"},
+		{in: "  ", wantErr: "empty effect"},
+		{in: "read|", wantErr: `unknown flag ""`},
+		{in: "delete", wantErr: `unknown flag "delete"`},
+		{in: "read|destructive", wantErr: "Read cannot be combined with Destructive"},
+		{in: "openworld", wantErr: "neither Read nor Write"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseEffect(tt.in)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("ParseEffect(%q) = %s, %v; want error containing %q", tt.in, got, err, tt.wantErr)
+				}
+				if !strings.Contains(err.Error(), fmt.Sprintf("%q", tt.in)) && tt.in != "" && strings.TrimSpace(tt.in) != "" {
+					t.Errorf("error %q does not quote the input", err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("ParseEffect(%q) = %s, %v; want %s", tt.in, got, err, tt.want)
+			}
+		})
+	}
+	// A failed UnmarshalText leaves the destination alone.
+	e := Write
+	if err := e.UnmarshalText([]byte("bogus")); err == nil || e != Write {
+		t.Errorf("UnmarshalText(bogus) = %v and left %s, want an error and write", err, e)
+	}
+}
+
+func TestAddRefuses(t *testing.T) {
+	tests := []struct {
+		name    string
+		tool    string
+		e       Effect
+		wantErr string
+	}{
+		{"empty name", "", Read, "empty tool name"},
+		{"space in name", "get task", Read, `character ' ' at byte 3`},
+		{"slash in name", "tasks/get", Read, `character '/' at byte 5`},
+		{"non-ASCII name", "tâche", Read, `character 'â'`},
+		{"invalid UTF-8", "bad\xffname", Read, "invalid UTF-8 at byte 3"},
+		{"name too long", strings.Repeat("a", 129), Read, "at most 128"},
+		{"no read or write", "t", OpenWorld, `tool "t": effect openworld has neither Read nor Write`},
+		{"zero effect", "t", 0, `tool "t": no effect`},
+		{"read with write", "t", Read | Write, `tool "t": Read cannot be combined with Write`},
+		{"read with destructive", "delete_task", Read | Destructive, `mcpeffect: tool "delete_task": Read cannot be combined with Destructive`},
+		{"read with idempotent", "t", Read | Idempotent, "Read cannot be combined with Idempotent"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewRegistry()
+			err := r.Add(tt.tool, tt.e)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Add(%q, %s) = %v, want error containing %q", tt.tool, tt.e, err, tt.wantErr)
+			}
+			if r.Len() != 0 {
+				t.Errorf("registry has %d tools after a refused Add", r.Len())
+			}
+		})
+	}
+}
+
+func TestAddAcceptsNameEdges(t *testing.T) {
+	r := NewRegistry()
+	for _, name := range []string{"a", strings.Repeat("z", 128), "A-Z_a.z-09"} {
+		if err := r.Add(name, Read); err != nil {
+			t.Errorf("Add(%q): %v", name, err)
+		}
+	}
+}
+
+func TestAddDuplicateKeepsFirst(t *testing.T) {
+	r := NewRegistry()
+	if err := r.AddTitled("delete_task", "Delete a task", Destructive); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []Effect{Destructive, Read} {
+		err := r.Add("delete_task", e)
+		if err == nil || !strings.Contains(err.Error(), `tool "delete_task" is already classified as write|destructive`) {
+			t.Errorf("second Add(%s) = %v, want a duplicate error", e, err)
+		}
+	}
+	if e, ok := r.Effect("delete_task"); !ok || e != Destructive {
+		t.Errorf("Effect = %s, %t; want the first classification", e, ok)
+	}
+	if got := r.Title("delete_task"); got != "Delete a task" {
+		t.Errorf("Title = %q, want the first title", got)
+	}
+}
+
+// TestAllowedTable checks every effect against every scope, as in the table
+// of DESIGN.md.
+func TestAllowedTable(t *testing.T) {
+	type row struct{ none, readOnly, nonDestructive, full bool }
+	want := map[Effect]row{
+		Read:                     {false, true, true, true},
+		Write:                    {false, false, true, true},
+		Idempotent:               {false, false, true, true},
+		Destructive:              {false, false, false, true},
+		Destructive | Idempotent: {false, false, false, true},
+	}
+	r := NewRegistry()
+	name := func(e Effect) string { return strings.ReplaceAll(e.String(), "|", ".") }
+	for _, e := range validEffects {
+		if err := r.Add(name(e), e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, e := range validEffects {
+		w := want[e&^OpenWorld] // OpenWorld changes no scope
+		for s, allowed := range map[Scope]bool{0: w.none, ReadOnly: w.readOnly, NonDestructive: w.nonDestructive, Full: w.full, Full + 1: false, 255: false} {
+			if got := r.Allowed(name(e), s); got != allowed {
+				t.Errorf("Allowed(%s, %s) = %t, want %t", e, s, got, allowed)
+			}
+			if got := s.Allows(e); got != allowed {
+				t.Errorf("%s.Allows(%s) = %t, want %t", s, e, got, allowed)
+			}
+		}
+	}
+	for _, s := range []Scope{0, ReadOnly, NonDestructive, Full} {
+		if r.Allowed("unknown", s) {
+			t.Errorf("Allowed(unknown, %s) = true, want false", s)
+		}
+	}
+}
+
+func TestRequired(t *testing.T) {
+	r := NewRegistry()
+	for name, e := range map[string]Effect{"r": Read | OpenWorld, "w": Write, "i": Idempotent, "d": Destructive, "di": Destructive | Idempotent} {
+		if err := r.Add(name, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, want := range map[string]Scope{"r": ReadOnly, "w": NonDestructive, "i": NonDestructive, "d": Full, "di": Full} {
+		if got, ok := r.Required(name); !ok || got != want {
+			t.Errorf("Required(%q) = %s, %t; want %s", name, got, ok, want)
+		}
+	}
+	if s, ok := r.Required("nope"); ok || s != 0 {
+		t.Errorf("Required(unknown) = %s, %t; want none, false", s, ok)
+	}
+}
+
+func TestAllSorted(t *testing.T) {
+	r := NewRegistry()
+	in := map[string]Effect{"b": Write, "a": Read, "c": Destructive, "a.b": Read | OpenWorld}
+	for n, e := range in {
+		if err := r.Add(n, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var names []string
+	got := map[string]Effect{}
+	for n, e := range r.All() {
+		names = append(names, n)
+		got[n] = e
+	}
+	if want := []string{"a", "a.b", "b", "c"}; !slices.Equal(names, want) {
+		t.Errorf("All() names = %v, want %v", names, want)
+	}
+	if !maps.Equal(got, in) {
+		t.Errorf("All() = %v, want %v", got, in)
+	}
+	// Stopping early stops.
+	n := 0
+	for range r.All() {
+		n++
+		break
+	}
+	if n != 1 {
+		t.Errorf("break after one: iterated %d", n)
+	}
+}
+
+// TestSnapshotPromotion checks lookups before and after the added tools
+// move into the lock-free snapshot, and that additions after it are seen.
+func TestSnapshotPromotion(t *testing.T) {
+	r := NewRegistry()
+	if r.Allowed("x", Full) || r.Len() != 0 {
+		t.Fatal("empty registry allows or has tools")
+	}
+	for i := range 10 {
+		if err := r.Add(fmt.Sprint("t", i), Write); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for round := range 3 {
+		for i := range 10 {
+			if !r.Allowed(fmt.Sprint("t", i), NonDestructive) {
+				t.Fatalf("round %d: t%d not allowed", round, i)
+			}
+		}
+		if r.Allowed("missing", Full) {
+			t.Fatalf("round %d: missing tool allowed", round)
+		}
+	}
+	if snap := r.read.Load(); snap.pending || len(snap.tools) != 10 {
+		t.Fatalf("after 30 lookups the snapshot has %d tools, pending %t; want 10 and promoted", len(snap.tools), snap.pending)
+	}
+	if err := r.Add("late", Destructive); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Allowed("late", Full) || r.Allowed("late", NonDestructive) || r.Len() != 11 {
+		t.Error("a tool added after promotion is not seen correctly")
+	}
+}
+
+// TestConcurrentAddAndAllowed runs additions and lookups at once; run it
+// with -race.
+func TestConcurrentAddAndAllowed(t *testing.T) {
+	r := NewRegistry()
+	const writers, perWriter = 4, 200
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range perWriter {
+				name := fmt.Sprintf("w%d_t%d", w, i)
+				if err := r.Add(name, Destructive); err != nil {
+					t.Error(err)
+					return
+				}
+				// Once Add has returned, the tool is seen by everyone.
+				if !r.Allowed(name, Full) {
+					t.Errorf("%s not allowed right after Add", name)
+				}
+			}
+		})
+	}
+	for range 4 {
+		wg.Go(func() {
+			for i := range writers * perWriter {
+				name := fmt.Sprintf("w%d_t%d", i%writers, i/writers)
+				if r.Allowed(name, NonDestructive) {
+					t.Errorf("%s allowed with non-destructive", name)
+				}
+				r.Annotations(name)
+				for range r.All() {
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if r.Len() != writers*perWriter {
+		t.Errorf("Len = %d, want %d", r.Len(), writers*perWriter)
+	}
+}
+
+func TestCheckToolNameMatchesSDK(t *testing.T) {
+	// The characters MCP allows in a tool name, and no others.
+	for c := range rune(256) {
+		want := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.'
+		if err := CheckToolName(string(c)); (err == nil) != want {
+			t.Errorf("CheckToolName(%q) = %v, want allowed %t", c, err, want)
+		}
+	}
+}
