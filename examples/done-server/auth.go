@@ -58,13 +58,18 @@ func withStdioSecret(ctx context.Context, secret string) context.Context {
 type callerKey struct{}
 
 // identify returns receiving middleware that finds the token behind each
-// request and puts it in the request's context for the handlers (see
+// tools/call and puts it in the request's context for the handler (see
 // [caller]). Over HTTP, [verifier] has just checked the token; over stdio,
-// identify checks the connection's token again on every request, so that
+// identify checks the connection's token again on every call, so that
 // revoking it takes effect on the next call there too.
 func identify(st *store.Store) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "tools/call" {
+				// Nothing else touches the data, and over HTTP the bearer
+				// token was checked before the request got here.
+				return next(ctx, method, req)
+			}
 			var k store.Token
 			if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
 				var ok bool

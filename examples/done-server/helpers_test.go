@@ -111,7 +111,7 @@ func (e *env) serveHTTP() string {
 		// metadata: start the listener first.
 		srv := httptest.NewUnstartedServer(nil)
 		base := "http://" + srv.Listener.Addr().String()
-		srv.Config.Handler = httpHandler(e.store, e.server, e.logger, base)
+		srv.Config.Handler = httpHandler(e.store, e.server, e.registry, e.logger, base)
 		srv.Start()
 		e.t.Cleanup(srv.Close)
 		e.httpURL = base
@@ -267,4 +267,11 @@ func (e *env) newSeed(cs *mcp.ClientSession) seed {
 
 func splitLines(s string) []string {
 	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
+
+func callParams(tool string, a any) *mcp.CallToolParams {
+	if a == nil {
+		a = args{}
+	}
+	return &mcp.CallToolParams{Name: tool, Arguments: a}
 }

@@ -20,8 +20,8 @@ const version = "0.1.0"
 
 // newServer returns the MCP server of Done over st, and the registry that
 // classifies its tools. Two layers of receiving middleware guard every
-// request: identify finds the caller's token, then the registry refuses the
-// tools its scope does not allow, before any handler runs.
+// tool call: the registry's refuses the tools that the caller's scope does
+// not allow, then identify finds the caller's token for the handler.
 func newServer(st *store.Store, logger *slog.Logger) (*mcp.Server, *mcpeffect.Registry) {
 	server := mcp.NewServer(&mcp.Implementation{Name: "done", Title: "Done", Version: version}, &mcp.ServerOptions{
 		Instructions: "Done keeps tasks for people and agents. Closing a task that is not auto-close asks a human to approve it. " +
@@ -32,13 +32,13 @@ func newServer(st *store.Store, logger *slog.Logger) (*mcp.Server, *mcpeffect.Re
 	d := &done{store: st, logger: logger}
 	d.addTools(server, registry)
 	server.AddReceivingMiddleware(
-		identify(st),
 		registry.Middleware(&mcpeffect.MiddlewareOptions{
 			ScopeNames: scopeNames,
 			OnDenied: func(ctx context.Context, denial *mcpeffect.Denial) {
 				logger.InfoContext(ctx, "call refused", "tool", denial.Tool, "granted", denial.Granted, "required", denial.Required)
 			},
 		}),
+		identify(st),
 	)
 	return server, registry
 }
@@ -53,7 +53,13 @@ const (
 // protected resource metadata (RFC 9728) that a client reads to learn
 // which scopes exist. baseURL is the server's own address, such as
 // http://127.0.0.1:8080.
-func httpHandler(st *store.Store, server *mcp.Server, logger *slog.Logger, baseURL string) http.Handler {
+//
+// A request to /mcp goes through three layers: the bearer token is checked
+// (401 without a valid one), then a tool call that the token's scope does
+// not allow is answered early with the step-up challenge (403 and the
+// scope it needs, so that a client can ask for it), then the MCP server,
+// whose middleware makes the check that counts.
+func httpHandler(st *store.Store, server *mcp.Server, registry *mcpeffect.Registry, logger *slog.Logger, baseURL string) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(metadataPath, auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
 		Resource:               baseURL + mcpPath,
@@ -74,7 +80,11 @@ func httpHandler(st *store.Store, server *mcp.Server, logger *slog.Logger, baseU
 		// Tokens made without an expiry last until revoked.
 		AllowMissingExpiration: true,
 	})
-	mux.Handle(mcpPath, bearer(streamable))
+	challenge := registry.Challenge(&mcpeffect.ChallengeOptions{
+		ResourceMetadataURL: baseURL + metadataPath,
+		ScopeNames:          scopeNames,
+	})
+	mux.Handle(mcpPath, bearer(challenge(streamable)))
 	return mux
 }
 
@@ -90,9 +100,9 @@ func serveHTTP(ctx context.Context, st *store.Store, logger *slog.Logger, addr s
 		// use: keep the name they were given.
 		baseURL = fmt.Sprintf("http://localhost:%d", ln.Addr().(*net.TCPAddr).Port)
 	}
-	server, _ := newServer(st, logger)
+	server, registry := newServer(st, logger)
 	srv := &http.Server{
-		Handler:           httpHandler(st, server, logger, baseURL),
+		Handler:           httpHandler(st, server, registry, logger, baseURL),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	logger.Info("serving MCP over HTTP", "url", baseURL+mcpPath)

@@ -110,7 +110,8 @@ func (s *Store) CreateToken(ctx context.Context, by Actor, n NewToken) (Token, s
 		if n.Scope > caller.Scope {
 			return minted{}, forbiddenf("scope %s is wider than your token's (%s): a token can mint only scopes up to its own", n.Scope, caller.Scope)
 		}
-		if n.Name != by.Name && (by.Kind == Agent || n.Kind == Human) {
+		self := n.Kind == by.Kind && n.Name == by.Name
+		if !self && !(by.Kind == Human && n.Kind == Agent) {
 			return minted{}, forbiddenf("you may mint tokens for yourself (%s)%s, not for %s %s",
 				quote(by.Name), map[Kind]string{Human: " or for an agent", Agent: ""}[by.Kind], n.Kind, quote(n.Name))
 		}
