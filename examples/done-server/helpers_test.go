@@ -34,8 +34,14 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return openEnv(t, t.TempDir())
+}
+
+// openEnv opens the database in dir, which may already hold one.
+func openEnv(t *testing.T, dir string) *env {
+	t.Helper()
 	c := &clock{now: time.Date(2025, 6, 2, 9, 0, 0, 0, time.UTC)}
-	st, _, err := store.Open(t.Context(), t.TempDir(), &store.Options{Now: c.Now})
+	st, _, err := store.Open(t.Context(), dir, &store.Options{Now: c.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
@@ -85,17 +88,67 @@ type owned struct {
 }
 
 func newScopeEnv(t *testing.T, scope mcpeffect.Scope) *scopeEnv {
-	e := newEnv(t)
-	se := &scopeEnv{env: e}
-	se.seed = e.newSeed(e.connect(e.mint("alice", store.Human, mcpeffect.Full)))
-	se.bob = e.mint("bob", store.Human, scope)
-	k, spare, err := e.store.MintToken(t.Context(), store.NewToken{Name: "bob", Kind: store.Human, Scope: mcpeffect.Full})
+	t.Helper()
+	f := loadFixture(t)
+	dir := t.TempDir()
+	db, err := os.ReadFile(filepath.Join(f.dir, store.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	se.own.token = k.ID
-	se.own.comment = must[store.Comment](t, e.connect(spare), "comment_on_task", args{"task_id": se.seed.task, "body": "I can help."}).ID
-	return se
+	if err := os.WriteFile(filepath.Join(dir, store.FileName), db, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return &scopeEnv{env: openEnv(t, dir), seed: f.seed, own: f.own, bob: f.bob[scope]}
+}
+
+// fixtureData is the workspace of a scopeEnv, made once in dir and copied
+// for each test: those tests make one change each on a fresh copy, and
+// building the workspace through the tools each time would cost most of
+// their time.
+type fixtureData struct {
+	dir  string
+	seed seed
+	own  owned
+	bob  map[mcpeffect.Scope]string // bob's secret for each scope
+}
+
+var fixture struct {
+	once  sync.Once
+	data  *fixtureData // nil if making it failed
+	clean func()       // removes dir; called by TestMain
+}
+
+func loadFixture(t *testing.T) *fixtureData {
+	t.Helper()
+	fixture.once.Do(func() {
+		dir, err := os.MkdirTemp("", "done-fixture-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fixture.clean = func() { os.RemoveAll(dir) }
+		f := &fixtureData{dir: dir, bob: map[mcpeffect.Scope]string{}}
+		e := openEnv(t, dir)
+		f.seed = e.newSeed(e.connect(e.mint("alice", store.Human, mcpeffect.Full)))
+		for _, s := range []mcpeffect.Scope{mcpeffect.ReadOnly, mcpeffect.NonDestructive, mcpeffect.Full} {
+			f.bob[s] = e.mint("bob", store.Human, s)
+		}
+		k, spare, err := e.store.MintToken(t.Context(), store.NewToken{Name: "bob", Kind: store.Human, Scope: mcpeffect.Full})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.own.token = k.ID
+		f.own.comment = must[store.Comment](t, e.connect(spare), "comment_on_task", args{"task_id": f.seed.task, "body": "I can help."}).ID
+		// Closing the store folds the write-ahead log into the database
+		// file, which is then the whole database.
+		if err := e.store.Close(); err != nil {
+			t.Fatal(err)
+		}
+		fixture.data = f
+	})
+	if fixture.data == nil {
+		t.Fatal("making the fixture failed")
+	}
+	return fixture.data
 }
 
 // TestReadOnlySweep has a read-only token call every write tool over

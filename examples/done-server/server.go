@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
@@ -94,12 +95,19 @@ func serveHTTP(ctx context.Context, st *store.Store, logger *slog.Logger, addr s
 	if err != nil {
 		return err
 	}
-	baseURL := "http://" + ln.Addr().String()
-	if host, _, err := net.SplitHostPort(addr); err == nil && host == "localhost" {
-		// Clients compare the resource of the metadata with the URL they
-		// use: keep the name they were given.
-		baseURL = fmt.Sprintf("http://localhost:%d", ln.Addr().(*net.TCPAddr).Port)
+	// Clients compare the resource in the metadata with the URL they use:
+	// name the host as the person did, with the port actually bound (for
+	// -http 127.0.0.1:0), and localhost when listening on every address.
+	tcp := ln.Addr().(*net.TCPAddr)
+	host, _, _ := net.SplitHostPort(addr)
+	switch {
+	case host == "localhost":
+	case tcp.IP.IsUnspecified():
+		host = "localhost"
+	default:
+		host = tcp.IP.String()
 	}
+	baseURL := "http://" + net.JoinHostPort(host, strconv.Itoa(tcp.Port))
 	server, registry := newServer(st, logger)
 	srv := &http.Server{
 		Handler:           httpHandler(st, server, registry, logger, baseURL),
