@@ -70,26 +70,32 @@ func identify(st *store.Store) mcp.Middleware {
 				// token was checked before the request got here.
 				return next(ctx, method, req)
 			}
-			var k store.Token
-			if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
-				var ok bool
-				if k, ok = extra.TokenInfo.Extra[tokenInfoKey].(store.Token); !ok {
-					return nil, errUnauthenticated
-				}
-			} else if secret, ok := ctx.Value(stdioSecretKey{}).(string); ok {
-				var err error
-				if k, err = st.Authenticate(ctx, secret); err != nil {
-					if errors.Is(err, store.ErrBadToken) {
-						return nil, errUnauthenticated
-					}
-					return nil, err
-				}
-			} else {
-				return nil, errUnauthenticated
+			k, err := tokenOf(ctx, st, req)
+			if err != nil {
+				return nil, err
 			}
 			return next(context.WithValue(ctx, callerKey{}, k), method, req)
 		}
 	}
+}
+
+// tokenOf returns the live token behind req.
+func tokenOf(ctx context.Context, st *store.Store, req mcp.Request) (store.Token, error) {
+	if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
+		if k, ok := extra.TokenInfo.Extra[tokenInfoKey].(store.Token); ok {
+			return k, nil
+		}
+		return store.Token{}, errUnauthenticated
+	}
+	secret, ok := ctx.Value(stdioSecretKey{}).(string)
+	if !ok {
+		return store.Token{}, errUnauthenticated
+	}
+	k, err := st.Authenticate(ctx, secret)
+	if errors.Is(err, store.ErrBadToken) {
+		return k, errUnauthenticated
+	}
+	return k, err
 }
 
 var errUnauthenticated = &jsonrpc.Error{

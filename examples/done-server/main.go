@@ -7,6 +7,8 @@
 //
 //	done-server [serve] [-data DIR] [-http ADDR]
 //	done-server token create [-data DIR] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]
+//	done-server token list [-data DIR]
+//	done-server token revoke [-data DIR] ID
 //
 // Without -http, Done serves one client over stdin and stdout, with the
 // token whose secret is in the environment variable DONE_TOKEN. With
@@ -25,6 +27,7 @@ import (
 	"os/signal"
 	"os/user"
 	"syscall"
+	"text/tabwriter"
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
@@ -57,12 +60,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "serve":
 		return serve(ctx, args, getenv, stderr)
 	case "token":
-		if len(args) == 0 || args[0] != "create" {
-			return errors.New("usage: done-server token create -scope read-only|non-destructive|full -kind human|agent [-name NAME]")
+		sub := ""
+		if len(args) > 0 {
+			sub, args = args[0], args[1:]
 		}
-		return createToken(ctx, args[1:], getenv, stdout, stderr)
+		switch sub {
+		case "create":
+			return createToken(ctx, args, getenv, stdout, stderr)
+		case "list":
+			return listTokens(ctx, args, stdout, stderr)
+		case "revoke":
+			return revokeToken(ctx, args, stdout, stderr)
+		}
+		return errors.New("usage: done-server token create|list|revoke (-h for each one's flags)")
 	}
-	return fmt.Errorf("unknown command %q (want serve or token create)", cmd)
+	return fmt.Errorf("unknown command %q (want serve or token)", cmd)
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
@@ -160,4 +172,59 @@ func defaultName(k store.Kind, getenv func(string) string) string {
 		return u.Username
 	}
 	return "me"
+}
+
+func listTokens(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("token list", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dataDir := fs.String("data", defaultDataDir, "the data `directory`")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	st, _, err := store.Open(ctx, *dataDir, nil)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	tokens, err := st.AllTokens(ctx)
+	if err != nil {
+		return err
+	}
+	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tNAME\tKIND\tSCOPE\tCREATED\tEXPIRES\tREVOKED\tLAST USED")
+	for _, k := range tokens {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Kind, k.Scope,
+			k.CreatedAt, orDash(k.ExpiresAt), orDash(k.RevokedAt), orDash(k.LastUsedAt))
+	}
+	return w.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func revokeToken(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("token revoke", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dataDir := fs.String("data", defaultDataDir, "the data `directory`")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New("usage: done-server token revoke [-data DIR] ID (token list shows the ids)")
+	}
+	st, _, err := store.Open(ctx, *dataDir, nil)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	k, err := st.RevokeAnyToken(ctx, fs.Arg(0))
+	if err != nil {
+		return fmt.Errorf("token revoke: %w", err)
+	}
+	_, err = fmt.Fprintf(stdout, "token %s of %s %q revoked at %s\n", k.ID, k.Kind, k.Name, k.RevokedAt)
+	return err
 }

@@ -53,6 +53,8 @@ func TestTokenCreateCommand(t *testing.T) {
 		{"no scope", []string{"token", "create", "-data", dir, "-kind", "human"}, "-scope must be"},
 		{"bad kind", []string{"token", "create", "-data", dir, "-scope", "full", "-kind", "robot"}, "-kind must be"},
 		{"no subcommand", []string{"token"}, "usage"},
+		{"revoke without id", []string{"token", "revoke", "-data", dir}, "usage"},
+		{"revoke unknown", []string{"token", "revoke", "-data", dir, "01977a2b-3c4d-7e5f-8a9b-0c1d2e3f4a5b"}, "does not exist"},
 		{"unknown command", []string{"frobnicate"}, "unknown command"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -89,5 +91,35 @@ func TestServeFirstStart(t *testing.T) {
 	}
 	if strings.Contains(stderr.String(), "token create") {
 		t.Errorf("the first-start message again on the second start:\n%s", &stderr)
+	}
+}
+
+// TestTokenListRevokeCommands lists the tokens and revokes one from the
+// command line: it stops working at once.
+func TestTokenListRevokeCommands(t *testing.T) {
+	dir := t.TempDir()
+	st, _, err := store.Open(t.Context(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	k, secret, err := st.MintToken(t.Context(), store.NewToken{Name: "leaky", Kind: store.Agent, Scope: mcpeffect.Full})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var stdout bytes.Buffer
+	if err := run(t.Context(), []string{"token", "list", "-data", dir}, getenv(nil), &stdout, new(bytes.Buffer)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), k.ID) || !strings.Contains(stdout.String(), "leaky") || strings.Contains(stdout.String(), secret) {
+		t.Errorf("token list:\n%s", &stdout)
+	}
+	stdout.Reset()
+	if err := run(t.Context(), []string{"token", "revoke", "-data", dir, k.ID}, getenv(nil), &stdout, new(bytes.Buffer)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Authenticate(t.Context(), secret); err != store.ErrBadToken {
+		t.Errorf("a revoked token authenticates: %v", err)
 	}
 }

@@ -270,3 +270,30 @@ func (s *Store) RevokeToken(ctx context.Context, by Actor, id string) (Token, er
 		return t.token(id)
 	})
 }
+
+// AllTokens returns every token, for the command line, which holds the
+// database itself and so has authority over all of them.
+func (s *Store) AllTokens(ctx context.Context) ([]Token, error) {
+	return read(ctx, s, Actor{}, func(t *tx) ([]Token, error) {
+		return collect(t, scanToken, `SELECT `+tokenColumns+tokenFrom+` ORDER BY k.id`)
+	})
+}
+
+// RevokeAnyToken revokes any token, on the command line's authority: the
+// way out when a token leaks and no other token may revoke it. Revoking a
+// revoked token changes nothing.
+func (s *Store) RevokeAnyToken(ctx context.Context, id string) (Token, error) {
+	return write(ctx, s, Actor{}, func(t *tx) (Token, error) {
+		if err := checkID("token id", id); err != nil {
+			return Token{}, err
+		}
+		k, err := t.token(id)
+		if err != nil || k.RevokedAt != "" {
+			return k, err
+		}
+		if _, err := t.exec(`UPDATE tokens SET revoked_at = ? WHERE id = ?`, t.nowText(), id); err != nil {
+			return Token{}, err
+		}
+		return t.token(id)
+	})
+}
