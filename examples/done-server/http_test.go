@@ -48,6 +48,7 @@ func TestHTTPEdges(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.clock.Advance(2 * time.Hour)
+	writer := e.mint("alice", store.Human, mcpeffect.Full)
 	metadataURL := base + metadataPath
 	createTask := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_task","arguments":{"title":"x"}}}`
 
@@ -63,6 +64,8 @@ func TestHTTPEdges(t *testing.T) {
 		{"read-only token writes", reader, "", createTask, http.StatusForbidden,
 			[]string{`error="insufficient_scope"`, `scope="tools:read tools:write"`, `resource_metadata="` + metadataURL + `"`}},
 		{"DNS rebinding", reader, "evil.example:80", initialize, http.StatusForbidden, nil},
+		{"huge body", writer, "", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"create_task","arguments":{"title":"` +
+			strings.Repeat("x", 5<<20) + `"}}}`, http.StatusRequestEntityTooLarge, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			resp := post(t, base+mcpPath, c.secret, c.host, c.body)
