@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// scopeNames are the OAuth scope strings of Done's tokens: the defaults,
+// "tools:read", "tools:write" and "tools:destructive".
+var scopeNames mcpeffect.ScopeNames
+
+// tokenInfoKey is the key of the caller's [store.Token] in
+// [auth.TokenInfo.Extra].
+const tokenInfoKey = "done.token"
+
+// verifier checks the bearer tokens of HTTP requests against the store, on
+// every request, so that a revoked token stops working at once.
+func verifier(st *store.Store, logger *slog.Logger) auth.TokenVerifier {
+	return func(ctx context.Context, secret string, _ *http.Request) (*auth.TokenInfo, error) {
+		k, err := st.Authenticate(ctx, secret)
+		if errors.Is(err, store.ErrBadToken) {
+			return nil, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
+		}
+		if err != nil {
+			// RequireBearerToken writes the error in the answer: keep the
+			// details in the log.
+			logger.ErrorContext(ctx, "verifying a token", "err", err)
+			return nil, errors.New("internal error")
+		}
+		return &auth.TokenInfo{
+			Scopes:     []string{scopeNames.Name(k.Scope)},
+			Expiration: k.Expiry(),
+			// go-sdk binds a session to its UserID: another token cannot
+			// take over a session it did not start.
+			UserID: k.ID,
+			Extra:  map[string]any{tokenInfoKey: k},
+		}, nil
+	}
+}
+
+type stdioSecretKey struct{}
+
+// withStdioSecret returns a copy of ctx carrying the secret of the token
+// of a stdio connection, for [identify] to check on every request.
+func withStdioSecret(ctx context.Context, secret string) context.Context {
+	return context.WithValue(ctx, stdioSecretKey{}, secret)
+}
+
+type callerKey struct{}
+
+// identify returns receiving middleware that finds the token behind each
+// tools/call and puts it in the request's context for the handler (see
+// [caller]). Over HTTP, [verifier] has just checked the token; over stdio,
+// identify checks the connection's token again on every call, so that
+// revoking it takes effect on the next call there too.
+func identify(st *store.Store) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "tools/call" {
+				// Nothing else touches the data, and over HTTP the bearer
+				// token was checked before the request got here.
+				return next(ctx, method, req)
+			}
+			k, err := tokenOf(ctx, st, req)
+			if err != nil {
+				return nil, err
+			}
+			return next(context.WithValue(ctx, callerKey{}, k), method, req)
+		}
+	}
+}
+
+// tokenOf returns the live token behind req.
+func tokenOf(ctx context.Context, st *store.Store, req mcp.Request) (store.Token, error) {
+	if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
+		if k, ok := extra.TokenInfo.Extra[tokenInfoKey].(store.Token); ok {
+			return k, nil
+		}
+		return store.Token{}, errUnauthenticated
+	}
+	secret, ok := ctx.Value(stdioSecretKey{}).(string)
+	if !ok {
+		return store.Token{}, errUnauthenticated
+	}
+	k, err := st.Authenticate(ctx, secret)
+	if errors.Is(err, store.ErrBadToken) {
+		return k, errUnauthenticated
+	}
+	return k, err
+}
+
+var errUnauthenticated = &jsonrpc.Error{
+	Code:    jsonrpc.CodeInvalidRequest,
+	Message: "done: the token is unknown, revoked or expired",
+}
+
+// callerToken returns the token of the caller of the request ctx belongs
+// to. [identify] sees to it that every request has one.
+func callerToken(ctx context.Context) store.Token {
+	k, _ := ctx.Value(callerKey{}).(store.Token)
+	return k
+}
+
+// caller returns who the request ctx belongs to runs for.
+func caller(ctx context.Context) store.Actor {
+	return callerToken(ctx).Actor()
+}

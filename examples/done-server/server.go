@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+)
+
+const version = "0.1.0"
+
+// newServer returns the MCP server of Done over st, and the registry that
+// classifies its tools. Two layers of receiving middleware guard every
+// tool call: the registry's refuses the tools that the caller's scope does
+// not allow, then identify finds the caller's token for the handler.
+func newServer(st *store.Store, logger *slog.Logger) (*mcp.Server, *mcpeffect.Registry) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "done", Title: "Done", Version: version}, &mcp.ServerOptions{
+		Instructions: "Done keeps tasks for people and agents. Closing a task that is not auto-close asks a human to approve it. " +
+			"Deleting moves things to the Trash, from where restore_from_trash brings them back.",
+		Logger: logger,
+	})
+	registry := mcpeffect.NewRegistry()
+	d := &done{store: st, logger: logger}
+	d.addTools(server, registry)
+	server.AddReceivingMiddleware(
+		registry.Middleware(&mcpeffect.MiddlewareOptions{
+			ScopeNames: scopeNames,
+			OnDenied: func(ctx context.Context, denial *mcpeffect.Denial) {
+				logger.InfoContext(ctx, "call refused", "tool", denial.Tool, "granted", denial.Granted, "required", denial.Required)
+			},
+		}),
+		identify(st),
+	)
+	return server, registry
+}
+
+// Paths of the HTTP server.
+const (
+	mcpPath      = "/mcp"
+	metadataPath = "/.well-known/oauth-protected-resource"
+)
+
+// httpHandler serves MCP at /mcp, behind bearer tokens, and the OAuth
+// protected resource metadata (RFC 9728) that a client reads to learn
+// which scopes exist. baseURL is the server's own address, such as
+// http://127.0.0.1:8080.
+//
+// A request to /mcp goes through three layers: the bearer token is checked
+// (401 without a valid one), then a tool call that the token's scope does
+// not allow is answered early with the step-up challenge (403 and the
+// scope it needs, so that a client can ask for it), then the MCP server,
+// whose middleware makes the check that counts.
+func httpHandler(st *store.Store, server *mcp.Server, registry *mcpeffect.Registry, logger *slog.Logger, baseURL string) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(metadataPath, auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+		Resource:               baseURL + mcpPath,
+		ScopesSupported:        scopeNames.Strings(),
+		BearerMethodsSupported: []string{"header"},
+		ResourceName:           "Done",
+	}))
+
+	// The SDK's protection against DNS rebinding (a request to a loopback
+	// address whose Host is another name is refused) is on by default, and
+	// stays on.
+	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
+		Logger:         logger,
+		SessionTimeout: 30 * time.Minute,
+	})
+	bearer := auth.RequireBearerToken(verifier(st, logger), &auth.RequireBearerTokenOptions{
+		ResourceMetadataURL: baseURL + metadataPath,
+		// Tokens made without an expiry last until revoked.
+		AllowMissingExpiration: true,
+	})
+	challenge := registry.Challenge(&mcpeffect.ChallengeOptions{
+		ResourceMetadataURL: baseURL + metadataPath,
+		ScopeNames:          scopeNames,
+	})
+	mux.Handle(mcpPath, bearer(challenge(streamable)))
+	return mux
+}
+
+// serveHTTP serves Done over HTTP on addr until ctx is done.
+func serveHTTP(ctx context.Context, st *store.Store, logger *slog.Logger, addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	// Clients compare the resource in the metadata with the URL they use:
+	// name the host as the person did, with the port actually bound (for
+	// -http 127.0.0.1:0), and localhost when listening on every address.
+	tcp := ln.Addr().(*net.TCPAddr)
+	host, _, _ := net.SplitHostPort(addr)
+	switch {
+	case host == "localhost":
+	case tcp.IP.IsUnspecified():
+		host = "localhost"
+	default:
+		host = tcp.IP.String()
+	}
+	baseURL := "http://" + net.JoinHostPort(host, strconv.Itoa(tcp.Port))
+	server, registry := newServer(st, logger)
+	srv := &http.Server{
+		Handler:           httpHandler(st, server, registry, logger, baseURL),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	logger.Info("serving MCP over HTTP", "url", baseURL+mcpPath)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
+}
+
+// serveStdio serves Done over stdin and stdout, for the token whose secret
+// is secret, until the client goes away or ctx is done.
+func serveStdio(ctx context.Context, st *store.Store, logger *slog.Logger, secret string) error {
+	k, err := st.Authenticate(ctx, secret)
+	if err != nil {
+		return fmt.Errorf("DONE_TOKEN: %w", err)
+	}
+	logger.Info("serving MCP over stdio", "token", k.Name, "kind", k.Kind, "scope", k.Scope)
+	server, _ := newServer(st, logger)
+	// A stdio connection has no bearer token on each request: its scope is
+	// that of DONE_TOKEN for the whole connection.
+	ctx = mcpeffect.WithScope(withStdioSecret(ctx, secret), k.Scope)
+	return server.Run(ctx, &mcp.StdioTransport{})
+}

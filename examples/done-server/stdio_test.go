@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestMain lets the test binary stand in for done-server: run with
+// DONE_SERVER_MAIN=1, it is the command itself, so that tests can start
+// it as a real process.
+func TestMain(m *testing.M) {
+	if os.Getenv("DONE_SERVER_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	code := m.Run()
+	if fixture.clean != nil {
+		fixture.clean()
+	}
+	os.Exit(code)
+}
+
+// TestStdioProcess runs done-server as a process over stdio, as a host
+// does, with a read-only DONE_TOKEN: reads work, writes are refused, and
+// the data survives a restart of the process.
+func TestStdioProcess(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	st, _, err := store.Open(t.Context(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, writer, err := st.MintToken(t.Context(), store.NewToken{Name: "alice", Kind: store.Human, Scope: mcpeffect.Full})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, reader, err := st.MintToken(t.Context(), store.NewToken{Name: "rita", Kind: store.Human, Scope: mcpeffect.ReadOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	start := func(secret string) *mcp.ClientSession {
+		cmd := exec.Command(os.Args[0], "serve", "-data", dir)
+		cmd.Env = append(os.Environ(), "DONE_SERVER_MAIN=1", "DONE_TOKEN="+secret)
+		client := mcp.NewClient(&mcp.Implementation{Name: "done-test", Version: "1"}, nil)
+		cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+
+	cs := start(writer)
+	task := must[store.Task](t, cs, "create_task", args{"title": "Survive a restart"})
+	if err := cs.Close(); err != nil {
+		t.Logf("closing the first process: %v", err)
+	}
+
+	cs = start(reader)
+	defer cs.Close()
+	if got := must[store.TaskDetail](t, cs, "get_task", args{"task_id": task.ID}); got.Title != task.Title {
+		t.Errorf("after a restart: %+v", got)
+	}
+	if me := must[whoamiResult](t, cs, "whoami", nil); me.Name != "rita" || me.Scope != mcpeffect.ReadOnly {
+		t.Errorf("whoami over stdio: %+v", me)
+	}
+	_, err = cs.CallTool(t.Context(), callParams("delete_task", args{"task_id": task.ID}))
+	if d, ok := mcpeffect.AsDenial(err); !ok || d.Granted != mcpeffect.ReadOnly {
+		t.Errorf("delete_task with a read-only DONE_TOKEN: err = %v, want a refusal", err)
+	}
+}
+
+// TestHTTPProcess runs done-server -http as a process on a loopback port
+// chosen by the system, calls it with a bearer token, and stops it with
+// SIGTERM: it shuts down cleanly.
+func TestHTTPProcess(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	st, _, err := store.Open(t.Context(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, secret, err := st.MintToken(t.Context(), store.NewToken{Name: "alice", Kind: store.Human, Scope: mcpeffect.NonDestructive})
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	cmd := exec.Command(os.Args[0], "serve", "-data", dir, "-http", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "DONE_SERVER_MAIN=1")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+
+	// The server logs its URL once it listens.
+	var url string
+	lines := bufio.NewScanner(stderr)
+	for url == "" && lines.Scan() {
+		if _, after, ok := strings.Cut(lines.Text(), `msg="serving MCP over HTTP" url=`); ok {
+			url = after
+		}
+	}
+	if url == "" {
+		t.Fatal("the server never said where it listens")
+	}
+	go io.Copy(io.Discard, stderr)
+
+	client := mcp.NewClient(&mcp.Implementation{Name: "done-test", Version: "1"}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{
+		Endpoint:             url,
+		HTTPClient:           &http.Client{Transport: bearerTransport{secret}},
+		DisableStandaloneSSE: true,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if me := must[whoamiResult](t, cs, "whoami", nil); me.Name != "alice" || me.Scope != mcpeffect.NonDestructive {
+		t.Errorf("whoami: %+v", me)
+	}
+	cs.Close()
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("after SIGTERM: %v, want a clean exit", err)
+	}
+}

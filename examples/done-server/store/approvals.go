@@ -1,0 +1,202 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+)
+
+// An Approval asks a human to validate something: closing a task that is
+// not auto-close (kind "close"), or anything else an agent wants a human to
+// decide first (kind "other").
+type Approval struct {
+	ID              string `json:"id"`
+	TaskID          string `json:"task_id"`
+	StepID          string `json:"step_id,omitempty"`
+	Kind            string `json:"kind"`
+	Reason          string `json:"reason,omitempty"`
+	Status          string `json:"status"`
+	RequestedBy     string `json:"requested_by"`
+	RequestedByKind Kind   `json:"requested_by_kind"`
+	RequestedAt     string `json:"requested_at"`
+	DecidedBy       string `json:"decided_by,omitempty"`
+	DecidedAt       string `json:"decided_at,omitempty"`
+	DecisionNote    string `json:"decision_note,omitempty"`
+}
+
+const approvalColumns = `a.id, a.task_id, COALESCE(a.step_id, ''), a.kind, a.reason, a.status, a.requested_by,
+	a.requested_by_kind, a.requested_at, a.decided_by, COALESCE(a.decided_at, ''), a.decision_note`
+
+func scanApproval(row scanner) (Approval, error) {
+	var a Approval
+	err := row.Scan(&a.ID, &a.TaskID, &a.StepID, &a.Kind, &a.Reason, &a.Status, &a.RequestedBy,
+		&a.RequestedByKind, &a.RequestedAt, &a.DecidedBy, &a.DecidedAt, &a.DecisionNote)
+	return a, err
+}
+
+func (t *tx) insertApproval(taskID, stepID, kind, reason string) (Approval, error) {
+	id := newID()
+	_, err := t.exec(`INSERT INTO approvals (id, task_id, step_id, kind, reason, status, requested_by, requested_by_kind, requested_at)
+		VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
+		id, taskID, nullable(stepID), kind, reason, t.by.Name, string(t.by.Kind), t.nowText())
+	if err != nil {
+		return Approval{}, err
+	}
+	return t.approval(id)
+}
+
+func (t *tx) approval(id string) (Approval, error) {
+	a, err := scanApproval(t.queryRow(`SELECT `+approvalColumns+` FROM approvals a WHERE a.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, notFoundf("approval %q does not exist", id)
+	}
+	return a, err
+}
+
+// RequestApproval asks a human to validate something about a task, such
+// as a risky step, before the caller goes on. Each call makes a new
+// request.
+func (s *Store) RequestApproval(ctx context.Context, by Actor, taskID, stepID, reason string) (Approval, error) {
+	return write(ctx, s, by, func(t *tx) (Approval, error) {
+		if _, err := t.writableTask("task_id", taskID); err != nil {
+			return Approval{}, err
+		}
+		if stepID != "" {
+			st, err := t.writableStep(stepID)
+			if err != nil {
+				return Approval{}, err
+			}
+			if st.TaskID != taskID {
+				return Approval{}, invalidf("step %q belongs to task %q, not to task %q", stepID, st.TaskID, taskID)
+			}
+		}
+		if err := checkText("reason", reason, MaxText); err != nil {
+			return Approval{}, err
+		}
+		if strings.TrimSpace(reason) == "" {
+			return Approval{}, invalidf("reason is required: say what the human should validate")
+		}
+		a, err := t.insertApproval(taskID, stepID, "other", reason)
+		if err != nil {
+			return Approval{}, err
+		}
+		return a, t.record("request_approval", "approval", a.ID, taskID, map[string]any{"reason": reason, "step_id": stepID})
+	})
+}
+
+// A Decision is the outcome of [Store.ApproveTask] or [Store.RejectTask].
+type Decision struct {
+	Approval Approval `json:"approval"`
+	Task     Task     `json:"task"`
+}
+
+// ApproveTask records a human's approval. With an empty approvalID it
+// decides the task's pending close request, and the task becomes done;
+// otherwise it decides that request of the task. Approving what is already
+// approved changes nothing.
+//
+// Only a human may approve, whatever the scope of an agent's token: the
+// approval gate exists so that agents cannot finish work alone.
+func (s *Store) ApproveTask(ctx context.Context, by Actor, taskID, approvalID, note string) (Decision, error) {
+	return s.decide(ctx, by, taskID, approvalID, note, "approved")
+}
+
+// RejectTask records a human's refusal, with a reason. For a close request
+// the task goes back to open. Rejecting what is already rejected changes
+// nothing. Only a human may reject.
+func (s *Store) RejectTask(ctx context.Context, by Actor, taskID, approvalID, reason string) (Decision, error) {
+	if strings.TrimSpace(reason) == "" {
+		return Decision{}, invalidf("reason is required: say why the task is refused")
+	}
+	return s.decide(ctx, by, taskID, approvalID, reason, "rejected")
+}
+
+func (s *Store) decide(ctx context.Context, by Actor, taskID, approvalID, note, outcome string) (Decision, error) {
+	return write(ctx, s, by, func(t *tx) (Decision, error) {
+		verb := map[string]string{"approved": "approve", "rejected": "reject"}[outcome]
+		if t.by.Kind != Human {
+			return Decision{}, forbiddenf("only a human may %s: %s is an agent, and agents cannot decide approvals whatever their token's scope", verb, quote(t.by.Name))
+		}
+		r, err := t.writableTask("task_id", taskID)
+		if err != nil {
+			return Decision{}, err
+		}
+		if err := checkOptionalID("approval_id", approvalID); err != nil {
+			return Decision{}, err
+		}
+		if err := checkText("note", note, MaxText); err != nil {
+			return Decision{}, err
+		}
+		var a Approval
+		if approvalID != "" {
+			if a, err = t.approval(approvalID); err != nil {
+				return Decision{}, err
+			}
+			if a.TaskID != taskID {
+				return Decision{}, invalidf("approval %q is about task %q, not task %q", approvalID, a.TaskID, taskID)
+			}
+		} else {
+			// The pending close request, or else the last one decided, so
+			// that repeating a decision finds what it decided.
+			a, err = scanApproval(t.queryRow(`SELECT `+approvalColumns+` FROM approvals a WHERE a.task_id = ? AND a.kind = 'close'
+				ORDER BY a.status = 'pending' DESC, a.id DESC LIMIT 1`, taskID))
+			if errors.Is(err, sql.ErrNoRows) || err == nil && a.Status == "withdrawn" {
+				return Decision{}, conflictf("task %q is %s: it awaits no approval (close_task asks for one)", taskID, r.Status)
+			}
+			if err != nil {
+				return Decision{}, err
+			}
+		}
+		switch a.Status {
+		case outcome:
+			return Decision{a, r.Task}, nil
+		case "pending":
+		default:
+			return Decision{}, conflictf("approval %q is already %s", a.ID, a.Status)
+		}
+		now := t.nowText()
+		if _, err := t.exec(`UPDATE approvals SET status = ?, decided_by = ?, decided_at = ?, decision_note = ? WHERE id = ?`,
+			outcome, t.by.Name, now, note, a.ID); err != nil {
+			return Decision{}, err
+		}
+		details := map[string]any{"approval_id": a.ID, "note": note}
+		if a.Kind == "close" {
+			status, closedAt := StatusDone, any(now)
+			if outcome == "rejected" {
+				status, closedAt = StatusOpen, nil
+			}
+			if _, err := t.exec(`UPDATE tasks SET status = ?, closed_at = ?, updated_at = ? WHERE id = ?`, string(status), closedAt, now, taskID); err != nil {
+				return Decision{}, err
+			}
+			details["status"] = change{r.Status, status}
+		}
+		if err := t.record(verb+"_task", "approval", a.ID, taskID, details); err != nil {
+			return Decision{}, err
+		}
+		if a, err = t.approval(a.ID); err != nil {
+			return Decision{}, err
+		}
+		r, err = t.taskRow(taskID)
+		return Decision{a, r.Task}, err
+	})
+}
+
+// ListPendingApprovals returns the requests that wait for a human, oldest
+// first, leaving out those of tasks in the Trash.
+func (s *Store) ListPendingApprovals(ctx context.Context) ([]Approval, error) {
+	return read(ctx, s, Actor{}, func(t *tx) ([]Approval, error) {
+		return collect(t, scanApproval, `SELECT `+approvalColumns+` FROM approvals a JOIN tasks t ON t.id = a.task_id
+			WHERE a.status = 'pending' AND t.trash_id IS NULL ORDER BY a.id`)
+	})
+}
+
+// GetApproval returns one approval request, decided or not.
+func (s *Store) GetApproval(ctx context.Context, id string) (Approval, error) {
+	return read(ctx, s, Actor{}, func(t *tx) (Approval, error) {
+		if err := checkID("approval_id", id); err != nil {
+			return Approval{}, err
+		}
+		return t.approval(id)
+	})
+}

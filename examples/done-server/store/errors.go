@@ -1,0 +1,134 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// An Error is a request that the domain refuses. Its message names the
+// problem in words meant for the caller, such as
+// `task "0199..." is in the Trash: restore it first`.
+type Error struct {
+	Code    Code
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// A Code classifies an [Error].
+type Code int
+
+// The codes of an [Error].
+const (
+	// Invalid is an argument that is malformed or out of bounds.
+	Invalid Code = iota + 1
+	// NotFound is a reference to something that does not exist.
+	NotFound
+	// Conflict is a change that the current state forbids, such as closing
+	// a blocked task.
+	Conflict
+	// Forbidden is a change that the caller may not make, whatever its
+	// scope, such as an agent approving a task.
+	Forbidden
+)
+
+// ErrorCode returns the code of err if it is or wraps an [*Error], and 0
+// otherwise.
+func ErrorCode(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return 0
+}
+
+func invalidf(format string, args ...any) error {
+	return &Error{Invalid, fmt.Sprintf(format, args...)}
+}
+
+func notFoundf(format string, args ...any) error {
+	return &Error{NotFound, fmt.Sprintf(format, args...)}
+}
+
+func conflictf(format string, args ...any) error {
+	return &Error{Conflict, fmt.Sprintf(format, args...)}
+}
+
+func forbiddenf(format string, args ...any) error {
+	return &Error{Forbidden, fmt.Sprintf(format, args...)}
+}
+
+// Limits on text, in characters.
+const (
+	MaxName = 200   // titles, names, labels
+	MaxText = 20000 // descriptions, notes, comments, reasons
+)
+
+// checkID returns an error unless id, the argument called field, is an id
+// this store could have made.
+func checkID(field, id string) error {
+	if id == "" {
+		return invalidf("%s is required", field)
+	}
+	if _, err := uuid.Parse(id); err != nil || len(id) != 36 {
+		return invalidf("%s %s is not a valid id (ids look like 0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b)", field, quote(id))
+	}
+	return nil
+}
+
+// checkOptionalID is checkID for a reference that may be left empty.
+func checkOptionalID(field, id string) error {
+	if id == "" {
+		return nil
+	}
+	return checkID(field, id)
+}
+
+// checkName returns an error unless s, the argument called field, is a
+// one-line name of 1 to MaxName characters.
+func checkName(field, s string) error {
+	if err := checkText(field, s, MaxName); err != nil {
+		return err
+	}
+	if strings.TrimSpace(s) == "" {
+		return invalidf("%s must not be empty", field)
+	}
+	if i := strings.IndexFunc(s, unicode.IsControl); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		return invalidf("%s must be one line without control characters (found %q at byte %d)", field, r, i)
+	}
+	return nil
+}
+
+// checkText returns an error unless s, the argument called field, is valid
+// text of at most max characters.
+//
+// JSON decoders replace invalid UTF-8 with U+FFFD, the replacement
+// character, before the store sees it; refusing that character is how a
+// request with invalid UTF-8 gets an error instead of silently mangled text.
+func checkText(field, s string, max int) error {
+	if !utf8.ValidString(s) || strings.ContainsRune(s, utf8.RuneError) {
+		return invalidf("%s is not valid UTF-8 text", field)
+	}
+	if strings.ContainsRune(s, 0) {
+		return invalidf("%s must not contain NUL characters", field)
+	}
+	if n := utf8.RuneCountInString(s); n > max {
+		return invalidf("%s is %d characters long; at most %d are allowed", field, n, max)
+	}
+	return nil
+}
+
+// quote quotes s for an error message, cut short if it is long.
+func quote(s string) string {
+	const max = 60
+	if len(s) > max {
+		return fmt.Sprintf("%q...", s[:max])
+	}
+	return fmt.Sprintf("%q", s)
+}

@@ -1,0 +1,296 @@
+// Package store keeps the data of the Done server in SQLite and holds its
+// domain rules: the approval gate, the Trash, the activity log.
+//
+// Every exported method of [Store] runs in exactly one transaction, so a tool
+// call that makes one call into the store either happens whole or not at
+// all. Methods that change something take the [Actor] on whose behalf they
+// run, and record what they did in the activity log in the same transaction.
+// Writes that converge (setting a status, adding a label) check first
+// whether anything would change: when nothing would, they write nothing,
+// not even an activity entry.
+//
+// Requests the domain refuses (a bad id, a missing row, a forbidden state
+// change) are returned as an [*Error] whose message is meant for the caller.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+)
+
+// A Store is the database of one Done workspace. It is safe for concurrent
+// use.
+type Store struct {
+	// SQLite allows one writer at a time. Funnelling writes through a pool of
+	// one connection queues them in Go rather than in SQLite's busy loop,
+	// while reads run in parallel on their own pool, each in a snapshot of
+	// the write-ahead log.
+	writer *sql.DB
+	reader *sql.DB
+	now    func() time.Time
+}
+
+// Options configure [Open]. A nil *Options is the zero value.
+type Options struct {
+	// Now returns the current time. If nil, time.Now is used. Tests set it
+	// to get timestamps they can predict.
+	Now func() time.Time
+}
+
+// FileName is the name of the database file inside a data directory.
+const FileName = "done.db"
+
+// Open opens the database in the directory dir, creating the directory and
+// the database if they do not exist, and applies the migrations the
+// database lacks. created reports whether the database is new.
+func Open(ctx context.Context, dir string, opts *Options) (s *Store, created bool, err error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, false, fmt.Errorf("store: %w", err)
+	}
+	path := filepath.Join(dir, FileName)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		created = true
+	}
+
+	// synchronous=NORMAL is safe in WAL mode against a crash of the
+	// process: only a power cut can lose the last commits.
+	params := url.Values{}
+	params.Set("_journal_mode", "WAL")
+	params.Set("_synchronous", "NORMAL")
+	params.Set("_foreign_keys", "on")
+	params.Set("_busy_timeout", "10000")
+	// BEGIN IMMEDIATE takes the write lock at the start of a write
+	// transaction, so that another process writing at the same time (the
+	// token command) makes it wait instead of failing halfway.
+	params.Set("_txlock", "immediate")
+	dsn := "file:" + path + "?" + params.Encode()
+
+	writer, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, false, fmt.Errorf("store: %w", err)
+	}
+	writer.SetMaxOpenConns(1)
+
+	params.Set("_query_only", "on")
+	params.Del("_txlock")
+	reader, err := sql.Open("sqlite", "file:"+path+"?"+params.Encode())
+	if err != nil {
+		writer.Close()
+		return nil, false, fmt.Errorf("store: %w", err)
+	}
+
+	s = &Store{writer: writer, reader: reader, now: time.Now}
+	if opts != nil && opts.Now != nil {
+		s.now = opts.Now
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, false, err
+	}
+	return s, created, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error {
+	return errors.Join(s.reader.Close(), s.writer.Close())
+}
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// migrate applies, in order, each migration whose number is above the
+// database's user_version, each in its own transaction together with the
+// new user_version, so that a failed migration leaves no trace.
+func (s *Store) migrate(ctx context.Context) error {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	slices.Sort(names)
+	var version int
+	if err := s.writer.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return fmt.Errorf("store: reading schema version: %w", err)
+	}
+	for _, name := range names {
+		base := filepath.Base(name)
+		n, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
+		if err != nil {
+			return fmt.Errorf("store: migration %s: name must start with its number", base)
+		}
+		if n <= version {
+			continue
+		}
+		script, err := migrations.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		tx, err := s.writer.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("store: migration %s: %w", base, err)
+		}
+		if _, err := tx.ExecContext(ctx, string(script)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("store: migration %s: %w", base, err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", n)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("store: migration %s: %w", base, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("store: migration %s: %w", base, err)
+		}
+		version = n
+	}
+	return nil
+}
+
+// An Actor is who a call runs on behalf of: the token that authenticated
+// it. Writes record it in the activity log.
+type Actor struct {
+	TokenID string
+	Name    string
+	Kind    Kind
+}
+
+// Kind says whether a token belongs to a person or to an agent.
+type Kind string
+
+// The kinds of token.
+const (
+	Human Kind = "human"
+	Agent Kind = "agent"
+)
+
+// ParseKind parses "human" or "agent".
+func ParseKind(s string) (Kind, error) {
+	switch k := Kind(s); k {
+	case Human, Agent:
+		return k, nil
+	}
+	return "", invalidf("kind %q is not valid: want human or agent", s)
+}
+
+// tx is one transaction, with the time it runs at and the actor it runs for.
+type tx struct {
+	ctx context.Context
+	sql *sql.Tx
+	now time.Time
+	by  Actor
+}
+
+// timeFormat is how times are stored: fixed width, so that text order is
+// time order.
+const timeFormat = "2006-01-02T15:04:05.000Z"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
+
+func (t *tx) nowText() string { return formatTime(t.now) }
+
+// write runs fn in a write transaction for by and commits it if fn returns
+// nil. Anything fn wrote is rolled back otherwise.
+func write[T any](ctx context.Context, s *Store, by Actor, fn func(*tx) (T, error)) (T, error) {
+	var zero T
+	sqlTx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return zero, fmt.Errorf("store: %w", err)
+	}
+	defer sqlTx.Rollback() // a no-op once committed
+	v, err := fn(&tx{ctx: ctx, sql: sqlTx, now: s.now(), by: by})
+	if err != nil {
+		return zero, err
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return zero, fmt.Errorf("store: %w", err)
+	}
+	return v, nil
+}
+
+// read runs fn in a read-only transaction: it sees one snapshot of the
+// database, however many queries it makes.
+func read[T any](ctx context.Context, s *Store, by Actor, fn func(*tx) (T, error)) (T, error) {
+	var zero T
+	sqlTx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return zero, fmt.Errorf("store: %w", err)
+	}
+	defer sqlTx.Rollback()
+	v, err := fn(&tx{ctx: ctx, sql: sqlTx, now: s.now(), by: by})
+	if err != nil {
+		return zero, err
+	}
+	return v, sqlTx.Commit()
+}
+
+func (t *tx) exec(query string, args ...any) (sql.Result, error) {
+	return t.sql.ExecContext(t.ctx, query, args...)
+}
+
+func (t *tx) query(query string, args ...any) (*sql.Rows, error) {
+	return t.sql.QueryContext(t.ctx, query, args...)
+}
+
+func (t *tx) queryRow(query string, args ...any) *sql.Row {
+	return t.sql.QueryRowContext(t.ctx, query, args...)
+}
+
+// exists reports whether query returns a row.
+func (t *tx) exists(query string, args ...any) (bool, error) {
+	var one int
+	err := t.queryRow(query, args...).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// collect runs query and scans each row with scan.
+func collect[T any](t *tx, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := t.query(query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// scanner is what *sql.Row and *sql.Rows have in common.
+type scanner interface {
+	Scan(dest ...any) error
+}
+
+// newID returns a new id. Version 7 UUIDs begin with their creation time,
+// so that ordering rows by id orders them by creation, which keyset
+// pagination relies on.
+func newID() string {
+	return uuid.Must(uuid.NewV7()).String()
+}
+
+// nullable turns "" into SQL NULL, for optional references.
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

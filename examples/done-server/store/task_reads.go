@@ -1,0 +1,258 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+)
+
+// A TaskDetail is a task with what get_task shows around it.
+type TaskDetail struct {
+	Task
+	Steps  []Step  `json:"steps"`
+	Labels []Label `json:"labels"`
+	// DependsOn lists the tasks this one waits for, done or not.
+	DependsOn []TaskRef `json:"depends_on"`
+	// Ready is true for an open task whose dependencies are all done.
+	Ready bool `json:"ready"`
+	// Approval is the pending approval request of the task, if any.
+	Approval *Approval `json:"approval,omitempty"`
+	Subtasks int       `json:"subtasks"`
+}
+
+// A TaskRef names a task and gives its status.
+type TaskRef struct {
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	Status Status `json:"status"`
+}
+
+// GetTask returns a task with its steps, labels, dependencies and pending
+// approval.
+func (s *Store) GetTask(ctx context.Context, id string) (TaskDetail, error) {
+	return read(ctx, s, Actor{}, func(t *tx) (TaskDetail, error) {
+		r, err := t.liveTask("task_id", id)
+		if err != nil {
+			return TaskDetail{}, err
+		}
+		d := TaskDetail{Task: r.Task}
+		if d.Steps, err = t.steps(id); err != nil {
+			return d, err
+		}
+		if d.Labels, err = t.taskLabels(id); err != nil {
+			return d, err
+		}
+		d.DependsOn, err = collect(t, func(row scanner) (TaskRef, error) {
+			var ref TaskRef
+			return ref, row.Scan(&ref.ID, &ref.Title, &ref.Status)
+		}, `SELECT d.id, d.title, d.status FROM task_dependencies td JOIN tasks d ON d.id = td.depends_on
+			WHERE td.task_id = ? AND d.trash_id IS NULL ORDER BY d.id`, id)
+		if err != nil {
+			return d, err
+		}
+		d.Ready = r.Status == StatusOpen
+		for _, dep := range d.DependsOn {
+			if dep.Status != StatusDone {
+				d.Ready = false
+			}
+		}
+		a, err := scanApproval(t.queryRow(`SELECT `+approvalColumns+` FROM approvals a
+			WHERE a.task_id = ? AND a.status = 'pending' ORDER BY a.id LIMIT 1`, id))
+		switch {
+		case err == nil:
+			d.Approval = &a
+		case !errors.Is(err, sql.ErrNoRows):
+			return d, err
+		}
+		err = t.queryRow(`SELECT count(*) FROM tasks WHERE parent_id = ? AND trash_id IS NULL`, id).Scan(&d.Subtasks)
+		return d, err
+	})
+}
+
+// TaskFilter selects tasks for [Store.ListTasks] and [Store.ListMyTasks].
+// Empty fields select everything.
+type TaskFilter struct {
+	ProjectID string
+	Assignee  string
+	Status    Status
+	// DueBefore keeps tasks due on or before that date.
+	DueBefore string
+	// After is the cursor of a page: the last id of the page before.
+	After string
+	// Limit caps the number of tasks; 0 means DefaultLimit.
+	Limit int
+}
+
+// Limits of one page of a list.
+const (
+	DefaultLimit = 50
+	MaxLimit     = 200
+)
+
+// A TaskPage is one page of tasks. NextCursor, when not empty, is the
+// cursor of the next page.
+type TaskPage struct {
+	Tasks      []Task `json:"tasks"`
+	NextCursor string `json:"next_cursor,omitempty"`
+}
+
+// ListTasks returns tasks that match f, oldest first, one page at a time.
+// Unless f names a project, tasks of archived projects are left out.
+func (s *Store) ListTasks(ctx context.Context, f TaskFilter) (TaskPage, error) {
+	return read(ctx, s, Actor{}, func(t *tx) (TaskPage, error) {
+		return t.listTasks(f, false)
+	})
+}
+
+// ListMyTasks returns the tasks assigned to the caller that match f. Done
+// tasks are left out unless f asks for them by status.
+func (s *Store) ListMyTasks(ctx context.Context, by Actor, f TaskFilter) (TaskPage, error) {
+	return read(ctx, s, by, func(t *tx) (TaskPage, error) {
+		f.Assignee = by.Name
+		return t.listTasks(f, f.Status == "")
+	})
+}
+
+func (t *tx) listTasks(f TaskFilter, notDone bool) (TaskPage, error) {
+	if err := checkOptionalID("project_id", f.ProjectID); err != nil {
+		return TaskPage{}, err
+	}
+	if err := checkOptionalID("cursor", f.After); err != nil {
+		return TaskPage{}, err
+	}
+	if f.Status != "" {
+		if err := checkStatus(f.Status); err != nil {
+			return TaskPage{}, err
+		}
+	}
+	if err := checkDue(f.DueBefore); err != nil {
+		return TaskPage{}, err
+	}
+	limit, err := checkLimit(f.Limit)
+	if err != nil {
+		return TaskPage{}, err
+	}
+	if f.ProjectID != "" {
+		if _, err := t.liveProject("project_id", f.ProjectID); err != nil {
+			return TaskPage{}, err
+		}
+	}
+
+	var where []string
+	var args []any
+	where = append(where, "t.trash_id IS NULL")
+	if f.ProjectID != "" {
+		where, args = append(where, "t.project_id = ?"), append(args, f.ProjectID)
+	} else {
+		where = append(where, "(p.id IS NULL OR p.archived_at IS NULL)")
+	}
+	if f.Assignee != "" {
+		where, args = append(where, "t.assignee = ?"), append(args, f.Assignee)
+	}
+	if f.Status != "" {
+		where, args = append(where, "t.status = ?"), append(args, string(f.Status))
+	} else if notDone {
+		where = append(where, "t.status <> 'done'")
+	}
+	if f.DueBefore != "" {
+		where, args = append(where, "t.due <> '' AND t.due <= ?"), append(args, f.DueBefore)
+	}
+	if f.After != "" {
+		where, args = append(where, "t.id > ?"), append(args, f.After)
+	}
+	// One more than the page holds tells whether there is a next page.
+	args = append(args, limit+1)
+	tasks, err := collect(t, scanTask, `SELECT `+taskColumns+` FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
+		WHERE `+strings.Join(where, " AND ")+` ORDER BY t.id LIMIT ?`, args...)
+	if err != nil {
+		return TaskPage{}, err
+	}
+	page := TaskPage{Tasks: tasks}
+	if len(tasks) > limit {
+		page.Tasks = tasks[:limit]
+		page.NextCursor = tasks[limit-1].ID
+	}
+	return page, nil
+}
+
+func checkStatus(s Status) error {
+	for _, v := range Statuses {
+		if s == v {
+			return nil
+		}
+	}
+	return invalidf("status %s is not valid: want open, blocked, awaiting_approval or done", quote(string(s)))
+}
+
+func checkLimit(n int) (int, error) {
+	switch {
+	case n == 0:
+		return DefaultLimit, nil
+	case n < 0 || n > MaxLimit:
+		return 0, invalidf("limit %d is out of range: want 1 to %d", n, MaxLimit)
+	}
+	return n, nil
+}
+
+// SearchTasks returns the live tasks whose title, description or comments
+// contain query, ignoring case for ASCII letters.
+func (s *Store) SearchTasks(ctx context.Context, query string, limit int) ([]Task, error) {
+	return read(ctx, s, Actor{}, func(t *tx) ([]Task, error) {
+		if err := checkName("query", query); err != nil {
+			return nil, err
+		}
+		limit, err := checkLimit(limit)
+		if err != nil {
+			return nil, err
+		}
+		pattern := "%" + likeEscaper.Replace(query) + "%"
+		return collect(t, scanTask, `SELECT `+taskColumns+` FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
+			WHERE t.trash_id IS NULL AND (p.id IS NULL OR p.archived_at IS NULL)
+			AND (t.title LIKE ?1 ESCAPE '\' OR t.description LIKE ?1 ESCAPE '\'
+				OR EXISTS (SELECT 1 FROM comments c WHERE c.task_id = t.id AND c.trash_id IS NULL AND c.body LIKE ?1 ESCAPE '\'))
+			ORDER BY t.id LIMIT ?2`, pattern, limit)
+	})
+}
+
+// likeEscaper escapes the wildcards of LIKE, so that a query matches
+// literally.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// ListSubtasks returns the live child tasks of a task.
+func (s *Store) ListSubtasks(ctx context.Context, id string) ([]Task, error) {
+	return read(ctx, s, Actor{}, func(t *tx) ([]Task, error) {
+		if _, err := t.liveTask("task_id", id); err != nil {
+			return nil, err
+		}
+		return collect(t, scanTask, `SELECT `+taskColumns+` FROM tasks t WHERE t.parent_id = ? AND t.trash_id IS NULL ORDER BY t.id`, id)
+	})
+}
+
+// NextTask returns the next task for the caller to work on, without
+// claiming it: an open task, assigned to the caller or to no one, whose
+// dependencies are all done, in a project that is not archived. The
+// caller's own tasks come first, then the most urgent, then the earliest
+// due, then the oldest. ok is false when there is none.
+func (s *Store) NextTask(ctx context.Context, by Actor) (task Task, ok bool, err error) {
+	type result struct {
+		task Task
+		ok   bool
+	}
+	r, err := read(ctx, s, by, func(t *tx) (result, error) {
+		task, err := scanTask(t.queryRow(`SELECT `+taskColumns+` FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
+			WHERE t.trash_id IS NULL AND t.status = 'open' AND (t.assignee = ?1 OR t.assignee = '')
+			AND (p.id IS NULL OR p.archived_at IS NULL)
+			AND NOT EXISTS (SELECT 1 FROM task_dependencies td JOIN tasks d ON d.id = td.depends_on
+				WHERE td.task_id = t.id AND d.status <> 'done' AND d.trash_id IS NULL)
+			ORDER BY t.assignee = ?1 DESC,
+				CASE t.priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 WHEN 'normal' THEN 2 ELSE 3 END,
+				t.due = '', t.due, t.id
+			LIMIT 1`, by.Name))
+		if errors.Is(err, sql.ErrNoRows) {
+			return result{}, nil
+		}
+		return result{task, err == nil}, err
+	})
+	return r.task, r.ok, err
+}

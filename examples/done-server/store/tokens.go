@@ -1,0 +1,299 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"database/sql"
+	"encoding/base64"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/mcpeffect/mcpeffect"
+)
+
+// A Token is a credential of a person or an agent, without its secret,
+// which Done never keeps: it stores only a hash of it.
+type Token struct {
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Kind  Kind            `json:"kind"`
+	Scope mcpeffect.Scope `json:"scope"`
+	// CreatedBy is the name of whoever minted the token with create_token;
+	// empty for a token made with the command line.
+	CreatedBy  string `json:"created_by,omitempty"`
+	CreatedAt  string `json:"created_at"`
+	ExpiresAt  string `json:"expires_at,omitempty"`
+	RevokedAt  string `json:"revoked_at,omitempty"`
+	LastUsedAt string `json:"last_used_at,omitempty"`
+}
+
+// Actor returns the actor that calls made with the token run as.
+func (k Token) Actor() Actor {
+	return Actor{TokenID: k.ID, Name: k.Name, Kind: k.Kind}
+}
+
+// Expiry returns when the token expires, or the zero Time if it does not.
+func (k Token) Expiry() time.Time {
+	t, _ := time.Parse(timeFormat, k.ExpiresAt)
+	return t
+}
+
+// SecretPrefix begins every secret, so that a leaked one is easy to
+// recognise (by a person, or by a secret scanner).
+const SecretPrefix = "done_"
+
+// secretBytes is the entropy of a secret: 256 bits, beyond guessing.
+const secretBytes = 32
+
+const tokenColumns = `k.id, k.name, k.kind, k.scope, COALESCE(c.name, ''), k.created_at,
+	COALESCE(k.expires_at, ''), COALESCE(k.revoked_at, ''), COALESCE(k.last_used_at, '')`
+
+const tokenFrom = ` FROM tokens k LEFT JOIN tokens c ON c.id = k.created_by`
+
+func scanToken(row scanner) (Token, error) {
+	var k Token
+	var scope string
+	err := row.Scan(&k.ID, &k.Name, &k.Kind, &scope, &k.CreatedBy, &k.CreatedAt, &k.ExpiresAt, &k.RevokedAt, &k.LastUsedAt)
+	if err != nil {
+		return k, err
+	}
+	k.Scope, err = mcpeffect.ParseScope(scope)
+	return k, err
+}
+
+func hashSecret(secret string) []byte {
+	h := sha256.Sum256([]byte(secret))
+	return h[:]
+}
+
+// NewToken holds what a new token is.
+type NewToken struct {
+	Name  string
+	Kind  Kind
+	Scope mcpeffect.Scope
+	// TTL, if not zero, is how long the token lasts.
+	TTL time.Duration
+}
+
+// MintToken creates a token on the command line's authority, and returns
+// it with its secret. The secret is shown this once: only its hash is
+// stored.
+func (s *Store) MintToken(ctx context.Context, n NewToken) (Token, string, error) {
+	type minted struct {
+		token  Token
+		secret string
+	}
+	m, err := write(ctx, s, Actor{}, func(t *tx) (minted, error) {
+		k, secret, err := t.mint(n, "")
+		return minted{k, secret}, err
+	})
+	return m.token, m.secret, err
+}
+
+// CreateToken mints a token on the authority of the caller's token, and
+// returns it with its secret. Its scope can be no wider than the caller's.
+// An agent may mint tokens only for itself; a person may mint them for
+// themself or for any agent, never for another person.
+func (s *Store) CreateToken(ctx context.Context, by Actor, n NewToken) (Token, string, error) {
+	type minted struct {
+		token  Token
+		secret string
+	}
+	m, err := write(ctx, s, by, func(t *tx) (minted, error) {
+		caller, err := t.token(by.TokenID)
+		if err != nil {
+			return minted{}, err
+		}
+		if n.Scope > caller.Scope {
+			return minted{}, forbiddenf("scope %s is wider than your token's (%s): a token can mint only scopes up to its own", n.Scope, caller.Scope)
+		}
+		self := n.Kind == by.Kind && n.Name == by.Name
+		if !self && !(by.Kind == Human && n.Kind == Agent) {
+			return minted{}, forbiddenf("you may mint tokens for yourself (%s)%s, not for %s %s",
+				quote(by.Name), map[Kind]string{Human: " or for an agent", Agent: ""}[by.Kind], n.Kind, quote(n.Name))
+		}
+		k, secret, err := t.mint(n, by.TokenID)
+		if err != nil {
+			return minted{}, err
+		}
+		return minted{k, secret}, t.record("create_token", "token", k.ID, "", map[string]any{"name": k.Name, "kind": k.Kind, "scope": k.Scope})
+	})
+	return m.token, m.secret, err
+}
+
+func (t *tx) mint(n NewToken, createdBy string) (Token, string, error) {
+	if err := checkName("name", n.Name); err != nil {
+		return Token{}, "", err
+	}
+	if _, err := ParseKind(string(n.Kind)); err != nil {
+		return Token{}, "", err
+	}
+	if n.Scope < mcpeffect.ReadOnly || n.Scope > mcpeffect.Full {
+		return Token{}, "", invalidf("scope %s is not valid: want read-only, non-destructive or full", n.Scope)
+	}
+	if n.TTL < 0 {
+		return Token{}, "", invalidf("a token cannot expire in the past")
+	}
+	// A name is one person or one agent, so that assignees and authors,
+	// which are names, are never ambiguous.
+	var other Kind
+	err := t.queryRow(`SELECT kind FROM tokens WHERE name = ? AND kind <> ? LIMIT 1`, n.Name, string(n.Kind)).Scan(&other)
+	switch {
+	case err == nil:
+		return Token{}, "", conflictf("the name %s belongs to %s %s: pick another name", quote(n.Name), article(other), other)
+	case !errors.Is(err, sql.ErrNoRows):
+		return Token{}, "", err
+	}
+
+	raw := make([]byte, secretBytes)
+	rand.Read(raw) // never fails; see crypto/rand.Read
+	secret := SecretPrefix + base64.RawURLEncoding.EncodeToString(raw)
+	var expires any
+	if n.TTL > 0 {
+		expires = formatTime(t.now.Add(n.TTL))
+	}
+	id := newID()
+	_, err = t.exec(`INSERT INTO tokens (id, secret_hash, name, kind, scope, created_at, created_by, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, hashSecret(secret), n.Name, string(n.Kind), n.Scope.String(), t.nowText(), nullable(createdBy), expires)
+	if err != nil {
+		return Token{}, "", err
+	}
+	k, err := t.token(id)
+	return k, secret, err
+}
+
+func article(k Kind) string {
+	if k == Agent {
+		return "an"
+	}
+	return "a"
+}
+
+func (t *tx) token(id string) (Token, error) {
+	k, err := scanToken(t.queryRow(`SELECT `+tokenColumns+tokenFrom+` WHERE k.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return k, notFoundf("token %q does not exist", id)
+	}
+	return k, err
+}
+
+// ErrBadToken is the error of [Store.Authenticate] for a secret that is
+// unknown, revoked or expired. It does not say which: a caller holding a
+// bad secret learns nothing from the answer.
+var ErrBadToken = errors.New("the token is unknown, revoked or expired")
+
+// lastUseGranularity is how precisely a token's last use is recorded.
+// Writing it on every request would turn each read into a write; to the
+// minute is enough to tell a live token from a forgotten one.
+const lastUseGranularity = time.Minute
+
+// Authenticate returns the live token whose secret is secret, or
+// [ErrBadToken].
+func (s *Store) Authenticate(ctx context.Context, secret string) (Token, error) {
+	if !strings.HasPrefix(secret, SecretPrefix) {
+		return Token{}, ErrBadToken
+	}
+	hash := hashSecret(secret)
+	k, err := read(ctx, s, Actor{}, func(t *tx) (Token, error) {
+		var stored []byte
+		k, err := scanToken(scanExtra(t.queryRow(`SELECT `+tokenColumns+`, k.secret_hash`+tokenFrom+` WHERE k.secret_hash = ?`, hash), &stored))
+		if errors.Is(err, sql.ErrNoRows) {
+			return k, ErrBadToken
+		}
+		if err != nil {
+			return k, err
+		}
+		// The lookup by hash already matched; comparing again in constant
+		// time keeps that property should the lookup ever change (to a
+		// prefix index, say).
+		if subtle.ConstantTimeCompare(stored, hash) != 1 {
+			return k, ErrBadToken
+		}
+		return k, nil
+	})
+	if err != nil {
+		return Token{}, err
+	}
+	now := s.now()
+	if k.RevokedAt != "" || !k.Expiry().IsZero() && !now.Before(k.Expiry()) {
+		return Token{}, ErrBadToken
+	}
+	used := formatTime(now.Truncate(lastUseGranularity))
+	if k.LastUsedAt != used {
+		if _, err := s.writer.ExecContext(ctx, `UPDATE tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`, used, k.ID, used); err != nil {
+			return Token{}, err
+		}
+		k.LastUsedAt = used
+	}
+	return k, nil
+}
+
+// ListTokens returns the tokens of the caller: those with the caller's
+// name, and those the caller's tokens minted. Secrets are never kept, so
+// they are never shown.
+func (s *Store) ListTokens(ctx context.Context, by Actor) ([]Token, error) {
+	return read(ctx, s, by, func(t *tx) ([]Token, error) {
+		return collect(t, scanToken, `SELECT `+tokenColumns+tokenFrom+`
+			WHERE k.name = ?1 OR c.name = ?1 ORDER BY k.id`, by.Name)
+	})
+}
+
+// RevokeToken revokes a token of the caller (see [Store.ListTokens]) for
+// good. Calls made with it fail from the next one on. Revoking a revoked
+// token changes nothing.
+func (s *Store) RevokeToken(ctx context.Context, by Actor, id string) (Token, error) {
+	return write(ctx, s, by, func(t *tx) (Token, error) {
+		if err := checkID("token_id", id); err != nil {
+			return Token{}, err
+		}
+		k, err := t.token(id)
+		if err != nil {
+			return Token{}, err
+		}
+		if k.Name != by.Name && k.CreatedBy != by.Name {
+			// The same answer as for a token that does not exist: the
+			// caller learns nothing about the tokens of others.
+			return Token{}, notFoundf("token %q does not exist", id)
+		}
+		if k.RevokedAt != "" {
+			return k, nil
+		}
+		if _, err := t.exec(`UPDATE tokens SET revoked_at = ? WHERE id = ?`, t.nowText(), id); err != nil {
+			return Token{}, err
+		}
+		if err := t.record("revoke_token", "token", id, "", map[string]any{"name": k.Name}); err != nil {
+			return Token{}, err
+		}
+		return t.token(id)
+	})
+}
+
+// AllTokens returns every token, for the command line, which holds the
+// database itself and so has authority over all of them.
+func (s *Store) AllTokens(ctx context.Context) ([]Token, error) {
+	return read(ctx, s, Actor{}, func(t *tx) ([]Token, error) {
+		return collect(t, scanToken, `SELECT `+tokenColumns+tokenFrom+` ORDER BY k.id`)
+	})
+}
+
+// RevokeAnyToken revokes any token, on the command line's authority: the
+// way out when a token leaks and no other token may revoke it. Revoking a
+// revoked token changes nothing.
+func (s *Store) RevokeAnyToken(ctx context.Context, id string) (Token, error) {
+	return write(ctx, s, Actor{}, func(t *tx) (Token, error) {
+		if err := checkID("token id", id); err != nil {
+			return Token{}, err
+		}
+		k, err := t.token(id)
+		if err != nil || k.RevokedAt != "" {
+			return k, err
+		}
+		if _, err := t.exec(`UPDATE tokens SET revoked_at = ? WHERE id = ?`, t.nowText(), id); err != nil {
+			return Token{}, err
+		}
+		return t.token(id)
+	})
+}

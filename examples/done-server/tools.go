@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"reflect"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// done holds what the tool handlers share. The handlers are methods, one
+// file per group of tools (tools_tasks.go, tools_steps.go...); each group
+// has an add function that adds its tools to the server, each with its
+// effect, right where the tool is defined.
+type done struct {
+	store  *store.Store
+	logger *slog.Logger
+}
+
+// addTools adds every tool of Done to server, classifying each in
+// registry.
+func (d *done) addTools(server *mcp.Server, registry *mcpeffect.Registry) {
+	d.addTaskTools(server, registry)
+	d.addStepTools(server, registry)
+	d.addCommentTools(server, registry)
+	d.addProjectTools(server, registry)
+	d.addLabelTools(server, registry)
+	d.addApprovalTools(server, registry)
+	d.addTrashTools(server, registry)
+	d.addAccountTools(server, registry)
+}
+
+// check turns an error of the store into the error a tool call reports.
+// A refusal of the domain ([store.Error]) goes to the caller as it is: its
+// message says what is wrong. Anything else is a fault of the server,
+// whose details belong in its log, not in the answer.
+func (d *done) check(ctx context.Context, err error) error {
+	if err == nil || store.ErrorCode(err) != 0 || errors.Is(err, context.Canceled) {
+		return err
+	}
+	d.logger.ErrorContext(ctx, "tool call failed", "err", err)
+	return errors.New("internal error: nothing was changed; the server log has the details")
+}
+
+// schemaFor infers the JSON Schema of T as go-sdk would, except that the
+// store's enumerated types list the values they allow. Hosts then show the
+// allowed values, and go-sdk refuses any other before a handler runs.
+func schemaFor[T any]() *jsonschema.Schema {
+	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: enumSchemas})
+	if err != nil {
+		panic(err) // a bug in the types of this package
+	}
+	return s
+}
+
+var enumSchemas = map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[store.Status]():     enum(store.Statuses...),
+	reflect.TypeFor[store.Priority]():   enum(store.Priorities...),
+	reflect.TypeFor[store.StepStatus](): enum(store.StepStatuses...),
+	reflect.TypeFor[store.Kind]():       enum(store.Human, store.Agent),
+	reflect.TypeFor[mcpeffect.Scope]():  enum(mcpeffect.ReadOnly.String(), mcpeffect.NonDestructive.String(), mcpeffect.Full.String()),
+}
+
+func enum[T ~string](values ...T) *jsonschema.Schema {
+	s := &jsonschema.Schema{Type: "string"}
+	for _, v := range values {
+		s.Enum = append(s.Enum, string(v))
+	}
+	return s
+}
+
+// tool returns the definition of a tool whose arguments are In and whose
+// result is Out, for [mcpeffect.AddTool].
+func tool[In, Out any](name, description string) *mcp.Tool {
+	return &mcp.Tool{
+		Name:         name,
+		Description:  description,
+		InputSchema:  schemaFor[In](),
+		OutputSchema: schemaFor[Out](),
+	}
+}
+
+// noArgs are the arguments of a tool that takes none.
+type noArgs struct{}
+
+// taskArg is the argument of the tools that act on one task.
+type taskArg struct {
+	TaskID string `json:"task_id" jsonschema:"the id of the task"`
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func (d *done) addAccountTools(s *mcp.Server, r *mcpeffect.Registry) {
+	mcpeffect.AddTool(s, r, tool[noArgs, whoamiResult]("whoami",
+		"Who is behind the token: a person or an agent, its name, and its scope (whether it may write, and delete)."),
+		mcpeffect.Read, d.whoami)
+	mcpeffect.AddTool(s, r, tool[noArgs, tokensResult]("list_tokens",
+		"The caller's tokens and those it minted: id, scope, expiry, last use. Never their secrets, which Done does not keep."),
+		mcpeffect.Read, d.listTokens)
+
+	mcpeffect.AddTool(s, r, tool[createTokenArgs, createTokenResult]("create_token",
+		"Mint an API token, for the caller or for an agent, with a scope no wider than the caller's. The secret is in the answer, once."),
+		mcpeffect.Write, d.createToken)
+	mcpeffect.AddTool(s, r, tool[tokenArg, store.Token]("revoke_token",
+		"Revoke one of the caller's tokens for good: calls made with it fail from the next one on."),
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.revokeToken)
+}
+
+type whoamiResult struct {
+	TokenID string          `json:"token_id"`
+	Name    string          `json:"name"`
+	Kind    store.Kind      `json:"kind"`
+	Scope   mcpeffect.Scope `json:"scope"`
+	// ScopeString is the OAuth scope that grants Scope.
+	ScopeString string `json:"scope_string"`
+	ReadOnly    bool   `json:"read_only"`
+	ExpiresAt   string `json:"expires_at,omitempty"`
+}
+
+func (d *done) whoami(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, whoamiResult, error) {
+	k := callerToken(ctx)
+	return nil, whoamiResult{
+		TokenID:     k.ID,
+		Name:        k.Name,
+		Kind:        k.Kind,
+		Scope:       k.Scope,
+		ScopeString: scopeNames.Name(k.Scope),
+		ReadOnly:    k.Scope == mcpeffect.ReadOnly,
+		ExpiresAt:   k.ExpiresAt,
+	}, nil
+}
+
+type tokensResult struct {
+	Tokens []store.Token `json:"tokens"`
+}
+
+func (d *done) listTokens(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, tokensResult, error) {
+	tokens, err := d.store.ListTokens(ctx, caller(ctx))
+	return nil, tokensResult{tokens}, d.check(ctx, err)
+}
+
+type createTokenArgs struct {
+	Name          string          `json:"name" jsonschema:"whose token it is: the caller's own name, or the name of an agent"`
+	Kind          store.Kind      `json:"kind"`
+	Scope         mcpeffect.Scope `json:"scope" jsonschema:"at most the caller's scope"`
+	ExpiresInDays int             `json:"expires_in_days,omitempty" jsonschema:"how many days the token lasts (1 to 3650); left out, it lasts until revoked"`
+}
+
+type createTokenResult struct {
+	Token store.Token `json:"token"`
+	// Secret is the bearer token, shown this once.
+	Secret string `json:"secret"`
+}
+
+func (d *done) createToken(ctx context.Context, _ *mcp.CallToolRequest, in createTokenArgs) (*mcp.CallToolResult, createTokenResult, error) {
+	if in.ExpiresInDays < 0 || in.ExpiresInDays > 3650 {
+		return nil, createTokenResult{}, &store.Error{Code: store.Invalid, Message: "expires_in_days must be between 1 and 3650"}
+	}
+	k, secret, err := d.store.CreateToken(ctx, caller(ctx), store.NewToken{
+		Name: in.Name, Kind: in.Kind, Scope: in.Scope, TTL: time.Duration(in.ExpiresInDays) * 24 * time.Hour,
+	})
+	return nil, createTokenResult{k, secret}, d.check(ctx, err)
+}
+
+type tokenArg struct {
+	TokenID string `json:"token_id" jsonschema:"the id of the token (from list_tokens)"`
+}
+
+func (d *done) revokeToken(ctx context.Context, _ *mcp.CallToolRequest, in tokenArg) (*mcp.CallToolResult, store.Token, error) {
+	k, err := d.store.RevokeToken(ctx, caller(ctx), in.TokenID)
+	return nil, k, d.check(ctx, err)
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+
+	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// approve_task and reject_task are writes that a non-destructive token may
+// call; that only a human may decide is a rule of the domain, checked by
+// the store on the caller's kind, because a scope says what a token may
+// do, not whose it is.
+func (d *done) addApprovalTools(s *mcp.Server, r *mcpeffect.Registry) {
+	mcpeffect.AddTool(s, r, tool[noArgs, approvalsResult]("list_pending_approvals",
+		"Approval requests waiting for a human: tasks to close, and what agents asked to have validated."),
+		mcpeffect.Read, d.listPendingApprovals)
+	mcpeffect.AddTool(s, r, tool[approvalArg, store.Approval]("get_approval",
+		"One approval request: who asked, why, and the decision if there is one."),
+		mcpeffect.Read, d.getApproval)
+
+	mcpeffect.AddTool(s, r, tool[requestApprovalArgs, store.Approval]("request_approval",
+		"Ask a human to validate something other than closing, such as a risky step, before going on. Each call makes a new request."),
+		mcpeffect.Write, d.requestApproval)
+	mcpeffect.AddTool(s, r, tool[approveTaskArgs, store.Decision]("approve_task",
+		"A human validates: a task awaiting approval becomes done (or the approval named by approval_id is granted). Human tokens only: agents are refused whatever their scope."),
+		mcpeffect.Idempotent, d.approveTask)
+	mcpeffect.AddTool(s, r, tool[rejectTaskArgs, store.Decision]("reject_task",
+		"A human refuses, with a reason: a task awaiting approval goes back to open. Human tokens only: agents are refused whatever their scope."),
+		mcpeffect.Idempotent, d.rejectTask)
+}
+
+type approvalArg struct {
+	ApprovalID string `json:"approval_id" jsonschema:"the id of the approval request"`
+}
+
+type approvalsResult struct {
+	Approvals []store.Approval `json:"approvals"`
+}
+
+func (d *done) listPendingApprovals(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, approvalsResult, error) {
+	approvals, err := d.store.ListPendingApprovals(ctx)
+	return nil, approvalsResult{approvals}, d.check(ctx, err)
+}
+
+func (d *done) getApproval(ctx context.Context, _ *mcp.CallToolRequest, in approvalArg) (*mcp.CallToolResult, store.Approval, error) {
+	a, err := d.store.GetApproval(ctx, in.ApprovalID)
+	return nil, a, d.check(ctx, err)
+}
+
+type requestApprovalArgs struct {
+	TaskID string `json:"task_id" jsonschema:"the id of the task"`
+	StepID string `json:"step_id,omitempty" jsonschema:"the step of the task the request is about, if any"`
+	Reason string `json:"reason" jsonschema:"what the human should validate, and the evidence for it"`
+}
+
+func (d *done) requestApproval(ctx context.Context, _ *mcp.CallToolRequest, in requestApprovalArgs) (*mcp.CallToolResult, store.Approval, error) {
+	a, err := d.store.RequestApproval(ctx, caller(ctx), in.TaskID, in.StepID, in.Reason)
+	return nil, a, d.check(ctx, err)
+}
+
+type approveTaskArgs struct {
+	TaskID     string `json:"task_id" jsonschema:"the id of the task"`
+	ApprovalID string `json:"approval_id,omitempty" jsonschema:"the request to grant; left out, the task's pending close request"`
+	Note       string `json:"note,omitempty"`
+}
+
+func (d *done) approveTask(ctx context.Context, _ *mcp.CallToolRequest, in approveTaskArgs) (*mcp.CallToolResult, store.Decision, error) {
+	dec, err := d.store.ApproveTask(ctx, caller(ctx), in.TaskID, in.ApprovalID, in.Note)
+	return nil, dec, d.check(ctx, err)
+}
+
+type rejectTaskArgs struct {
+	TaskID     string `json:"task_id" jsonschema:"the id of the task"`
+	ApprovalID string `json:"approval_id,omitempty" jsonschema:"the request to refuse; left out, the task's pending close request"`
+	Reason     string `json:"reason" jsonschema:"why the task is refused"`
+}
+
+func (d *done) rejectTask(ctx context.Context, _ *mcp.CallToolRequest, in rejectTaskArgs) (*mcp.CallToolResult, store.Decision, error) {
+	dec, err := d.store.RejectTask(ctx, caller(ctx), in.TaskID, in.ApprovalID, in.Reason)
+	return nil, dec, d.check(ctx, err)
+}
