@@ -71,7 +71,7 @@ func notesServer(pageSize int) (*mcp.Server, *recorder) {
 }
 
 // connect connects a client that applies a to server s, in memory.
-func connect(t *testing.T, s *mcp.Server, a *mcpeffect.Approver, opts *mcp.ClientOptions) *mcp.ClientSession {
+func connectApprover(t *testing.T, s *mcp.Server, a *mcpeffect.Approver, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	ctx := t.Context()
 	st, ct := mcp.NewInMemoryTransports()
@@ -153,7 +153,7 @@ func TestApprover(t *testing.T) {
 				p = tc.person()
 				confirm = p.confirm
 			}
-			cs := connect(t, s, mcpeffect.NewApprover(tc.policy, confirm), nil)
+			cs := connectApprover(t, s, mcpeffect.NewApprover(tc.policy, confirm), nil)
 
 			_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tc.tool})
 
@@ -186,7 +186,7 @@ func TestApprover(t *testing.T) {
 	t.Run("confirmation fails", func(t *testing.T) {
 		s, rec := notesServer(0)
 		p := broken()
-		cs := connect(t, s, mcpeffect.NewApprover(trusted, p.confirm), nil)
+		cs := connectApprover(t, s, mcpeffect.NewApprover(trusted, p.confirm), nil)
 		_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_note"})
 		if !errors.Is(err, errNoTerminal) {
 			t.Errorf("CallTool error %v, want one wrapping %v", err, errNoTerminal)
@@ -200,7 +200,7 @@ func TestApprover(t *testing.T) {
 func TestApproverConfirmation(t *testing.T) {
 	s, _ := notesServer(0)
 	p := &person{answer: true}
-	cs := connect(t, s, mcpeffect.NewApprover(mcpeffect.Policy{Trusted: true}, p.confirm), nil)
+	cs := connectApprover(t, s, mcpeffect.NewApprover(mcpeffect.Policy{Trusted: true}, p.confirm), nil)
 	args := map[string]any{"id": "n1"}
 	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_note", Arguments: args}); err != nil {
 		t.Fatal(err)
@@ -234,7 +234,7 @@ func TestApproverPagination(t *testing.T) {
 	// One tool a page, in order of name: search_web is on the fifth of
 	// seven.
 	s, rec := notesServer(1)
-	cs := connect(t, s, mcpeffect.NewApprover(mcpeffect.Policy{Trusted: true}, nil), nil)
+	cs := connectApprover(t, s, mcpeffect.NewApprover(mcpeffect.Policy{Trusted: true}, nil), nil)
 	ctx := t.Context()
 
 	// Had the approver not found the read on its page, it would have
@@ -269,7 +269,7 @@ func TestApproverPagination(t *testing.T) {
 func TestApproverRemembersHostListing(t *testing.T) {
 	// Four tools a page, in order of name: get_note is on the first.
 	s, rec := notesServer(4)
-	cs := connect(t, s, mcpeffect.NewApprover(mcpeffect.Policy{Trusted: true}, nil), nil)
+	cs := connectApprover(t, s, mcpeffect.NewApprover(mcpeffect.Policy{Trusted: true}, nil), nil)
 	ctx := t.Context()
 
 	// The host lists the first page itself.
@@ -296,7 +296,7 @@ func TestApproverToolListChanged(t *testing.T) {
 	s, rec := notesServer(0)
 	a := mcpeffect.NewApprover(mcpeffect.Policy{Trusted: true}, nil)
 	changed := make(chan struct{}, 10)
-	cs := connect(t, s, a, &mcp.ClientOptions{
+	cs := connectApprover(t, s, a, &mcp.ClientOptions{
 		ToolListChangedHandler: func(ctx context.Context, req *mcp.ToolListChangedRequest) {
 			a.ToolListChanged(ctx, req)
 			changed <- struct{}{}
@@ -344,8 +344,8 @@ func TestApproverSessions(t *testing.T) {
 	mcpeffect.AddTool(writeServer, mcpeffect.NewRegistry(), &mcp.Tool{Name: "get_note"}, mcpeffect.Destructive, noop)
 
 	a := mcpeffect.NewApprover(mcpeffect.Policy{Trusted: true}, nil)
-	readSession := connect(t, readServer, a, nil)
-	writeSession := connect(t, writeServer, a, nil)
+	readSession := connectApprover(t, readServer, a, nil)
+	writeSession := connectApprover(t, writeServer, a, nil)
 	ctx := t.Context()
 
 	for range 2 {
