@@ -54,4 +54,30 @@
 //
 // A [Registry] is safe for concurrent use, and [Registry.Allowed], which
 // sits on every call, takes no lock and allocates nothing.
+//
+// # Servers built with go-sdk
+//
+// [AddTool] classifies a tool, sets its annotations from the effect and adds
+// it to an [mcp.Server]; [Registry.Middleware] enforces the effects on
+// every tools/call, whatever the transport, before any handler runs:
+//
+//	mcpeffect.AddTool(server, r, &mcp.Tool{Name: "delete_task"}, mcpeffect.Destructive, deleteTask)
+//	server.AddReceivingMiddleware(r.Middleware(nil))
+//
+// The caller's scope comes from the scope strings of its bearer token, or,
+// over stdio, from the connection: see [WithScope]. Over Streamable HTTP,
+// [Registry.Challenge] also answers a refused call early with the step-up
+// challenge of the MCP authorization specification (403,
+// error="insufficient_scope"), so that a client can ask for the scope it
+// lacks. Package mcpeffecttest proves in a server's own tests that what it
+// advertises and what it enforces agree, and [Registry.Manifest] lists
+// every tool with its effect for a README or a review.
+//
+// # Hosts
+//
+// A host decides before a call whether to run it, ask the person first or
+// refuse it. [Policy] makes that decision from a tool's hints and whether
+// the server is trusted, with missing hints taken as the worst case, and
+// [Approver] applies it to the calls of a go-sdk client: a call it denies,
+// or that the person declines, never reaches the server.
 package mcpeffect
