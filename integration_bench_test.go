@@ -1,8 +1,10 @@
 package mcpeffect_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -100,6 +102,38 @@ func BenchmarkCallHTTP(b *testing.B) {
 				if _, err := cs.CallTool(ctx, params); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkChallengeHandler measures the challenge wrapper alone on an
+// allowed tools/call, without the network: the baseline is the next
+// handler by itself, which reads the body as go-sdk's does.
+func BenchmarkChallengeHandler(b *testing.B) {
+	r := mcpeffect.NewRegistry()
+	r.Add("tool_04", mcpeffect.Write)
+	body := []byte(`{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"tool_04","arguments":{"id":"1"},"_meta":{"progressToken":3}}}`)
+	next := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if _, err := io.Copy(io.Discard, req.Body); err != nil {
+			b.Fatal(err)
+		}
+	})
+	scope := func(*http.Request) (mcpeffect.Scope, []string, bool) {
+		return mcpeffect.NonDestructive, []string{"tools:write"}, true
+	}
+	for _, bench := range []struct {
+		name string
+		h    http.Handler
+	}{
+		{"baseline=next-only", next},
+		{"challenge", r.Challenge(&mcpeffect.ChallengeOptions{Scope: scope})(next)},
+	} {
+		b.Run(bench.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				req := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(body))
+				bench.h.ServeHTTP(httptest.NewRecorder(), req)
 			}
 		})
 	}
