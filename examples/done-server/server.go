@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -129,17 +128,16 @@ func serveHTTP(ctx context.Context, st *store.Store, logger *slog.Logger, addr s
 	return nil
 }
 
-// serveStdio serves Done over stdin and stdout, for the token whose secret
-// is secret, until the client goes away or ctx is done.
-func serveStdio(ctx context.Context, st *store.Store, logger *slog.Logger, secret string) error {
-	k, err := st.Authenticate(ctx, secret)
-	if err != nil {
-		return fmt.Errorf("DONE_TOKEN: %w", err)
-	}
-	logger.Info("serving MCP over stdio", "token", k.Name, "kind", k.Kind, "scope", k.Scope)
+// serveStdio serves Done over stdin and stdout for the token k, until the
+// client goes away or ctx is done. cred is how each call authenticates
+// again, so that revoking k takes effect on the next call; the connection
+// may call at most maxScope, whatever k allows.
+func serveStdio(ctx context.Context, st *store.Store, logger *slog.Logger, k store.Token, cred stdioCredential, maxScope mcpeffect.Scope) error {
+	scope := min(k.Scope, maxScope)
+	logger.Info("serving MCP over stdio", "token", k.Name, "kind", k.Kind, "owner", k.Owner, "scope", scope)
 	server, _ := newServer(st, logger)
 	// A stdio connection has no bearer token on each request: its scope is
-	// that of DONE_TOKEN for the whole connection.
-	ctx = mcpeffect.WithScope(withStdioSecret(ctx, secret), k.Scope)
+	// set once, for the whole connection.
+	ctx = mcpeffect.WithScope(withStdioCredential(ctx, cred), scope)
 	return server.Run(ctx, &mcp.StdioTransport{})
 }
