@@ -243,10 +243,16 @@ type seed struct {
 	trashed  string // a step of task, in the Trash
 	comment  string
 	label    string
+
+	run        string // running: the agent "runner" works on runTask
+	runTask    string
+	failedRun  string // failed, on failedTask: retry_run may retry it
+	failedTask string
 }
 
 // newSeed fills e with a small workspace, through the tools, as a human
-// with full scope.
+// with full scope and as the agent "runner". The agent "idle-bot" is
+// paused.
 func (e *env) newSeed(cs *mcp.ClientSession) seed {
 	t := e.t
 	t.Helper()
@@ -268,6 +274,17 @@ func (e *env) newSeed(cs *mcp.ClientSession) seed {
 	s.comment = must[store.Comment](t, cs, "comment_on_task", args{"task_id": s.task, "body": "Keep it short."}).ID
 	s.label = must[store.Label](t, cs, "create_label", args{"name": "docs", "color": "#336699"}).ID
 	must[labelsResult](t, cs, "add_label_to_task", args{"task_id": s.task, "label_id": s.label})
+
+	runner := e.connect(e.mint("runner", store.Agent, mcpeffect.Full))
+	e.mint("idle-bot", store.Agent, mcpeffect.NonDestructive)
+	must[store.AgentInfo](t, cs, "pause_agent", args{"agent": "idle-bot", "reason": "out of credits"})
+	s.failedTask = must[store.Task](t, cs, "create_task", args{"title": "Try the migration"}).ID
+	s.failedRun = must[store.Run](t, cs, "start_run", args{"task_id": s.failedTask, "agent": "runner", "instructions": "Use a copy of the database."}).ID
+	must[store.Task](t, runner, "claim_task", args{"task_id": s.failedTask})
+	must[store.Run](t, runner, "complete_run", args{"run_id": s.failedRun, "outcome": "failed", "summary": "the copy is locked"})
+	s.runTask = must[store.Task](t, cs, "create_task", args{"title": "Run the benchmarks"}).ID
+	s.run = must[store.Run](t, cs, "start_run", args{"task_id": s.runTask, "agent": "runner"}).ID
+	must[store.Task](t, runner, "claim_task", args{"task_id": s.runTask})
 	return s
 }
 

@@ -52,8 +52,20 @@ func writeCalls(s seed, own owned) map[string]args {
 		"restore_from_trash":     {"item_id": s.trashed},
 		"create_token":           {"name": "helper", "kind": "agent", "scope": "read-only"},
 		"revoke_token":           {"token_id": own.token},
+		"start_run":              {"task_id": s.task, "agent": "runner", "instructions": "Proofread it."},
+		"retry_run":              {"run_id": s.failedRun},
+		"cancel_run":             {"run_id": s.run, "reason": "wrong branch"},
+		"report_run_progress":    {"run_id": s.run, "message": "half way", "progress": 50},
+		"complete_run": {"run_id": s.run, "outcome": "succeeded", "summary": "all green",
+			"artifacts": []args{{"kind": "pull_request", "uri": "https://example.com/pr/1"}}},
+		"pause_agent":  {"agent": "runner", "reason": "maintenance"},
+		"resume_agent": {"agent": "idle-bot"},
 	}
 }
+
+// byAgent are the write tools that only the agent of a run may call on it:
+// the tests call them as the agent "runner" instead of bob.
+var byAgent = map[string]bool{"report_run_progress": true, "complete_run": true}
 
 // writeTools returns the names of the tools the registry classifies as
 // writes, with their effects.
@@ -71,13 +83,23 @@ func writeTools(t *testing.T, e *env) map[string]mcpeffect.Effect {
 	return writes
 }
 
-// scopeEnv is an env with a seeded workspace and a caller, the human
-// "bob", whose token has the scope under test.
+// scopeEnv is an env with a seeded workspace and callers, the human "bob"
+// and the agent "runner", whose tokens have the scope under test.
 type scopeEnv struct {
 	*env
-	seed seed
-	own  owned
-	bob  string // bob's secret
+	seed   seed
+	own    owned
+	bob    string // bob's secret
+	runner string // runner's secret
+}
+
+// caller returns the secret that calls the write tool name: runner's for
+// the tools in byAgent, bob's for the others.
+func (e *scopeEnv) caller(name string) string {
+	if byAgent[name] {
+		return e.runner
+	}
+	return e.bob
 }
 
 // owned holds the ids of what belongs to bob: only its owner may edit a
@@ -98,7 +120,7 @@ func newScopeEnv(t *testing.T, scope mcpeffect.Scope) *scopeEnv {
 	if err := os.WriteFile(filepath.Join(dir, store.FileName), db, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return &scopeEnv{env: openEnv(t, dir), seed: f.seed, own: f.own, bob: f.bob[scope]}
+	return &scopeEnv{env: openEnv(t, dir), seed: f.seed, own: f.own, bob: f.bob[scope], runner: f.runner[scope]}
 }
 
 // fixtureData is the workspace of a scopeEnv, made once in dir and copied
@@ -106,10 +128,11 @@ func newScopeEnv(t *testing.T, scope mcpeffect.Scope) *scopeEnv {
 // building the workspace through the tools each time would cost most of
 // their time.
 type fixtureData struct {
-	dir  string
-	seed seed
-	own  owned
-	bob  map[mcpeffect.Scope]string // bob's secret for each scope
+	dir    string
+	seed   seed
+	own    owned
+	bob    map[mcpeffect.Scope]string // bob's secret for each scope
+	runner map[mcpeffect.Scope]string // runner's secret for each scope
 }
 
 var fixture struct {
@@ -126,11 +149,12 @@ func loadFixture(t *testing.T) *fixtureData {
 			t.Fatal(err)
 		}
 		fixture.clean = func() { os.RemoveAll(dir) }
-		f := &fixtureData{dir: dir, bob: map[mcpeffect.Scope]string{}}
+		f := &fixtureData{dir: dir, bob: map[mcpeffect.Scope]string{}, runner: map[mcpeffect.Scope]string{}}
 		e := openEnv(t, dir)
 		f.seed = e.newSeed(e.connect(e.mint("alice", store.Human, mcpeffect.Full)))
 		for _, s := range []mcpeffect.Scope{mcpeffect.ReadOnly, mcpeffect.NonDestructive, mcpeffect.Full} {
 			f.bob[s] = e.mint("bob", store.Human, s)
+			f.runner[s] = e.mint("runner", store.Agent, s)
 		}
 		k, spare, err := e.store.MintToken(t.Context(), store.NewToken{Name: "bob", Kind: store.Human, Scope: mcpeffect.Full})
 		if err != nil {
@@ -156,7 +180,7 @@ func loadFixture(t *testing.T) *fixtureData {
 // same, byte for byte, afterwards.
 func TestReadOnlySweep(t *testing.T) {
 	e := newScopeEnv(t, mcpeffect.ReadOnly)
-	cs := e.connectHTTP(e.bob)
+	sessions := map[string]*mcp.ClientSession{e.bob: e.connectHTTP(e.bob), e.runner: e.connectHTTP(e.runner)}
 	calls := writeCalls(e.seed, e.own)
 	before := e.dump()
 	for name := range writeTools(t, e.env) {
@@ -165,7 +189,7 @@ func TestReadOnlySweep(t *testing.T) {
 			if !ok {
 				t.Fatalf("no arguments for write tool %s in writeCalls", name)
 			}
-			_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: a})
+			_, err := sessions[e.caller(name)].CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: a})
 			d, ok := mcpeffect.AsDenial(err)
 			if !ok {
 				t.Fatalf("%s by a read-only token: err = %v, want a refusal by the scope check", name, err)
@@ -193,7 +217,7 @@ func TestWritesByScope(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					t.Parallel()
 					e := newScopeEnv(t, scope)
-					cs := e.connect(e.bob)
+					cs := e.connect(e.caller(name))
 					a, ok := writeCalls(e.seed, e.own)[name]
 					if !ok {
 						t.Fatalf("no arguments for write tool %s in writeCalls", name)
