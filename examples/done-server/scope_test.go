@@ -58,8 +58,9 @@ func writeCalls(s seed, own owned) map[string]args {
 		"report_run_progress":    {"run_id": s.run, "message": "half way", "progress": 50},
 		"complete_run": {"run_id": s.run, "outcome": "succeeded", "summary": "all green",
 			"artifacts": []args{{"kind": "pull_request", "uri": "https://example.com/pr/1"}}},
-		"pause_agent":  {"agent": "runner", "reason": "maintenance"},
-		"resume_agent": {"agent": "idle-bot"},
+		"pause_agent":      {"agent": "runner", "reason": "maintenance"},
+		"resume_agent":     {"agent": "idle-bot"},
+		"mark_digest_read": {"digest_id": "day-2025-06-02"},
 	}
 }
 

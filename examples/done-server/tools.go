@@ -33,6 +33,7 @@ func (d *done) addTools(server *mcp.Server, registry *mcpeffect.Registry) {
 	d.addTrashTools(server, registry)
 	d.addAccountTools(server, registry)
 	d.addFleetTools(server, registry)
+	d.addDigestTools(server, registry)
 }
 
 // check turns an error of the store into the error a tool call reports.
@@ -64,6 +65,7 @@ var enumSchemas = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[store.StepStatus](): enum(store.StepStatuses...),
 	reflect.TypeFor[store.Kind]():       enum(store.Human, store.Agent),
 	reflect.TypeFor[store.RunStatus]():  enum(store.RunStatuses...),
+	reflect.TypeFor[store.Period]():     enum(store.Periods...),
 	reflect.TypeFor[runOutcome]():       enum(store.Outcomes...),
 	reflect.TypeFor[artifactKind]():     enum(store.ArtifactKinds...),
 	reflect.TypeFor[mcpeffect.Scope]():  enum(mcpeffect.ReadOnly.String(), mcpeffect.NonDestructive.String(), mcpeffect.Full.String()),

@@ -219,11 +219,7 @@ func (s *Store) FleetStatus(ctx context.Context) (Fleet, error) {
 				f.QueuedForPaused += a.QueuedRuns
 			}
 		}
-		f.FailingRuns, err = collect(t, scanRun, `SELECT `+runColumns+runFrom+`
-			WHERE r.status = 'failed' AND t.trash_id IS NULL AND t.status <> 'done'
-			AND NOT EXISTS (SELECT 1 FROM runs n WHERE n.task_id = r.task_id AND n.id > r.id)
-			ORDER BY r.id DESC LIMIT ?`, MaxLimit)
-		if err != nil {
+		if f.FailingRuns, err = t.failingRuns(); err != nil {
 			return f, err
 		}
 		stalled := formatTime(t.now.Add(-StallAfter))
@@ -232,6 +228,15 @@ func (s *Store) FleetStatus(ctx context.Context) (Fleet, error) {
 			ORDER BY r.id LIMIT ?`, stalled, MaxLimit)
 		return f, err
 	})
+}
+
+// failingRuns returns the failed runs that are the last run of a task
+// still to do, newest first: nobody retried them, and the task is not done.
+func (t *tx) failingRuns() ([]Run, error) {
+	return collect(t, scanRun, `SELECT `+runColumns+runFrom+`
+		WHERE r.status = 'failed' AND t.trash_id IS NULL AND t.status <> 'done'
+		AND NOT EXISTS (SELECT 1 FROM runs n WHERE n.task_id = r.task_id AND n.id > r.id)
+		ORDER BY r.id DESC LIMIT ?`, MaxLimit)
 }
 
 // RunFilter selects runs for [Store.ListRuns]. Empty fields select
