@@ -22,12 +22,16 @@ import (
 // with a clock that moves only when a test says so.
 type env struct {
 	t        *testing.T
+	dir      string
 	store    *store.Store
 	server   *mcp.Server
 	registry *mcpeffect.Registry
 	clock    *clock
 	logger   *slog.Logger
 
+	// http serves e over HTTP once serveHTTP starts it. Its address is
+	// known from the start: the tools need it for the calendar feeds.
+	http     *httptest.Server
 	httpOnce sync.Once
 	httpURL  string
 }
@@ -47,8 +51,11 @@ func openEnv(t *testing.T, dir string) *env {
 	}
 	t.Cleanup(func() { st.Close() })
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	server, registry := newServer(st, logger)
-	return &env{t: t, store: st, server: server, registry: registry, clock: c, logger: logger}
+	srv := httptest.NewUnstartedServer(nil)
+	t.Cleanup(srv.Close)
+	base := "http://" + srv.Listener.Addr().String()
+	server, registry := newServer(st, logger, config{baseURL: base})
+	return &env{t: t, dir: dir, store: st, server: server, registry: registry, clock: c, logger: logger, http: srv, httpURL: base}
 }
 
 // clock is a time source that tests move by hand.
@@ -113,14 +120,8 @@ func (e *env) clientConnect(t mcp.Transport) *mcp.ClientSession {
 // returns its base URL.
 func (e *env) serveHTTP() string {
 	e.httpOnce.Do(func() {
-		// The handler must know its own URL before it serves, for the
-		// metadata: start the listener first.
-		srv := httptest.NewUnstartedServer(nil)
-		base := "http://" + srv.Listener.Addr().String()
-		srv.Config.Handler = httpHandler(e.store, e.server, e.registry, e.logger, base)
-		srv.Start()
-		e.t.Cleanup(srv.Close)
-		e.httpURL = base
+		e.http.Config.Handler = httpHandler(e.store, e.server, e.registry, e.logger, e.httpURL)
+		e.http.Start()
 	})
 	return e.httpURL
 }

@@ -58,9 +58,13 @@ func writeCalls(s seed, own owned) map[string]args {
 		"report_run_progress":    {"run_id": s.run, "message": "half way", "progress": 50},
 		"complete_run": {"run_id": s.run, "outcome": "succeeded", "summary": "all green",
 			"artifacts": []args{{"kind": "pull_request", "uri": "https://example.com/pr/1"}}},
-		"pause_agent":      {"agent": "runner", "reason": "maintenance"},
-		"resume_agent":     {"agent": "idle-bot"},
-		"mark_digest_read": {"digest_id": "day-2025-06-02"},
+		"pause_agent":          {"agent": "runner", "reason": "maintenance"},
+		"resume_agent":         {"agent": "idle-bot"},
+		"mark_digest_read":     {"digest_id": "day-2025-06-02"},
+		"create_calendar_link": {"project_id": s.project},
+		"rotate_calendar_link": {"link_id": own.calendarLink},
+		"revoke_calendar_link": {"link_id": own.calendarLink},
+		"schedule_task":        {"task_id": s.task, "start": "2025-06-03T14:00:00+02:00", "end": "2025-06-03T16:00:00+02:00"},
 	}
 }
 
@@ -104,10 +108,11 @@ func (e *scopeEnv) caller(name string) string {
 }
 
 // owned holds the ids of what belongs to bob: only its owner may edit a
-// comment or revoke a token.
+// comment, revoke a token, or rotate or revoke a calendar link.
 type owned struct {
-	token   string // another token of bob's
-	comment string
+	token        string // another token of bob's
+	comment      string
+	calendarLink string
 }
 
 func newScopeEnv(t *testing.T, scope mcpeffect.Scope) *scopeEnv {
@@ -162,7 +167,9 @@ func loadFixture(t *testing.T) *fixtureData {
 			t.Fatal(err)
 		}
 		f.own.token = k.ID
-		f.own.comment = must[store.Comment](t, e.connect(spare), "comment_on_task", args{"task_id": f.seed.task, "body": "I can help."}).ID
+		bob := e.connect(spare)
+		f.own.comment = must[store.Comment](t, bob, "comment_on_task", args{"task_id": f.seed.task, "body": "I can help."}).ID
+		f.own.calendarLink = must[calendarLinkResult](t, bob, "create_calendar_link", nil).Link.ID
 		// Closing the store folds the write-ahead log into the database
 		// file, which is then the whole database.
 		if err := e.store.Close(); err != nil {

@@ -19,6 +19,9 @@ import (
 type done struct {
 	store  *store.Store
 	logger *slog.Logger
+	// baseURL is the address of the HTTP server of this process, which
+	// serves the calendar feeds, or empty (see [config]).
+	baseURL string
 }
 
 // addTools adds every tool of Done to server, classifying each in
@@ -34,6 +37,7 @@ func (d *done) addTools(server *mcp.Server, registry *mcpeffect.Registry) {
 	d.addAccountTools(server, registry)
 	d.addFleetTools(server, registry)
 	d.addDigestTools(server, registry)
+	d.addCalendarTools(server, registry)
 }
 
 // check turns an error of the store into the error a tool call reports.

@@ -53,21 +53,25 @@ type Task struct {
 	Due           string `json:"due,omitempty"`
 	BlockedReason string `json:"blocked_reason,omitempty"`
 	BlockedBy     string `json:"blocked_by,omitempty"`
-	CreatedAt     string `json:"created_at"`
-	CreatedBy     string `json:"created_by"`
-	UpdatedAt     string `json:"updated_at"`
-	ClosedAt      string `json:"closed_at,omitempty"`
+	// ScheduledStart and ScheduledEnd are when the task is planned: both
+	// dates (the end included) or both times; empty if it is not.
+	ScheduledStart string `json:"scheduled_start,omitempty"`
+	ScheduledEnd   string `json:"scheduled_end,omitempty"`
+	CreatedAt      string `json:"created_at"`
+	CreatedBy      string `json:"created_by"`
+	UpdatedAt      string `json:"updated_at"`
+	ClosedAt       string `json:"closed_at,omitempty"`
 }
 
 const taskColumns = `t.id, COALESCE(t.project_id, ''), COALESCE(t.parent_id, ''), t.title, t.description,
 	t.status, t.priority, t.assignee, t.auto_close, t.due, t.blocked_reason, COALESCE(t.blocked_by, ''),
-	t.created_at, t.created_by, t.updated_at, COALESCE(t.closed_at, '')`
+	t.scheduled_start, t.scheduled_end, t.created_at, t.created_by, t.updated_at, COALESCE(t.closed_at, '')`
 
 func scanTask(row scanner) (Task, error) {
 	var x Task
 	err := row.Scan(&x.ID, &x.ProjectID, &x.ParentID, &x.Title, &x.Description,
 		&x.Status, &x.Priority, &x.Assignee, &x.AutoClose, &x.Due, &x.BlockedReason, &x.BlockedBy,
-		&x.CreatedAt, &x.CreatedBy, &x.UpdatedAt, &x.ClosedAt)
+		&x.ScheduledStart, &x.ScheduledEnd, &x.CreatedAt, &x.CreatedBy, &x.UpdatedAt, &x.ClosedAt)
 	return x, err
 }
 
