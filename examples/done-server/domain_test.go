@@ -155,49 +155,6 @@ func TestDeleteRestore(t *testing.T) {
 	}
 }
 
-// TestIdempotentToolsConverge calls each idempotent write twice with the
-// same arguments: the second call changes nothing, not even the activity
-// log.
-func TestIdempotentToolsConverge(t *testing.T) {
-	n := 0
-	for name, effect := range writeTools(t, newEnv(t)) {
-		if effect&mcpeffect.Idempotent != mcpeffect.Idempotent {
-			continue
-		}
-		n++
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			e := newScopeEnv(t, mcpeffect.Full)
-			cs := e.connect(e.caller(name))
-			a := writeCalls(e.seed, e.own)[name]
-			if a == nil {
-				t.Fatalf("no arguments for write tool %s in writeCalls", name)
-			}
-			first, err := call[map[string]any](t, cs, name, a)
-			if err != nil {
-				t.Fatal(err)
-			}
-			before := e.dump()
-			// Within the same minute, so that the token's last use stays;
-			// any timestamp a second call wrote would differ.
-			e.clock.Advance(time.Second)
-			second, err := call[map[string]any](t, cs, name, a)
-			if err != nil {
-				t.Fatalf("second call: %v", err)
-			}
-			if after := e.dump(); after != before {
-				t.Errorf("the second call changed the database:\n%s", lineDiff(before, after))
-			}
-			if a, b := mustJSON(t, first), mustJSON(t, second); a != b && name != "restore_from_trash" {
-				t.Errorf("the two calls answered differently:\n%s\n%s", a, b)
-			}
-		})
-	}
-	if n == 0 {
-		t.Fatal("no idempotent tool")
-	}
-}
-
 func mustJSON(t *testing.T, v any) string {
 	t.Helper()
 	js, err := json.Marshal(v)

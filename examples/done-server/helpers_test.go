@@ -2,18 +2,24 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -54,7 +60,11 @@ func openEnv(t *testing.T, dir string) *env {
 	srv := httptest.NewUnstartedServer(nil)
 	t.Cleanup(srv.Close)
 	base := "http://" + srv.Listener.Addr().String()
-	server, registry := newServer(st, logger, config{baseURL: base})
+	folder, err := connector.NewFolder("local", filepath.Join(dir, "context"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, registry := newServer(st, logger, config{baseURL: base, connectors: []connector.Connector{folder}})
 	return &env{t: t, dir: dir, store: st, server: server, registry: registry, clock: c, logger: logger, http: srv, httpURL: base}
 }
 
@@ -133,25 +143,50 @@ func (e *env) connectHTTP(secret string) *mcp.ClientSession {
 	base := e.serveHTTP()
 	return e.clientConnect(&mcp.StreamableClientTransport{
 		Endpoint:             base + mcpPath,
-		HTTPClient:           &http.Client{Transport: bearerTransport{secret}},
+		HTTPClient:           &http.Client{Transport: bearerTransport{secret: secret}},
 		MaxRetries:           -1,
 		DisableStandaloneSSE: true,
 	})
 }
 
-type bearerTransport struct{ secret string }
+// bearerTransport sends each request with the bearer token secret, through
+// base, or http.DefaultTransport if base is nil.
+type bearerTransport struct {
+	secret string
+	base   http.RoundTripper
+}
 
 func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.secret)
-	return http.DefaultTransport.RoundTrip(r)
+	if b.base == nil {
+		return http.DefaultTransport.RoundTrip(r)
+	}
+	return b.base.RoundTrip(r)
 }
 
-// dump returns the content of the whole database.
+// dump returns the content of the whole database, and the files of the
+// context folder with the SHA-256 of each: all that a write may change.
 func (e *env) dump() string {
 	e.t.Helper()
 	var b bytes.Buffer
 	if err := e.store.Dump(e.t.Context(), &b); err != nil {
+		e.t.Fatal(err)
+	}
+	b.WriteString("-- context folder\n")
+	root := filepath.Join(e.dir, "context")
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %x\n", strings.TrimPrefix(p, root), sha256.Sum256(data))
+		return nil
+	})
+	if err != nil {
 		e.t.Fatal(err)
 	}
 	return b.String()
@@ -167,7 +202,7 @@ func (e *env) dumpData() string {
 	for line := range strings.Lines(e.dump()) {
 		if strings.HasPrefix(line, "-- ") {
 			table := strings.Fields(line)[1]
-			skip = table == "activity" || table == "trash" || table == "tokens"
+			skip = table == "activity" || table == "trash" || table == "tokens" || table == "context"
 		}
 		if !skip {
 			keep = append(keep, line)
@@ -249,6 +284,8 @@ type seed struct {
 	runTask    string
 	failedRun  string // failed, on failedTask: retry_run may retry it
 	failedTask string
+
+	contextRef string // attached to task
 }
 
 // newSeed fills e with a small workspace, through the tools, as a human
@@ -275,6 +312,8 @@ func (e *env) newSeed(cs *mcp.ClientSession) seed {
 	s.comment = must[store.Comment](t, cs, "comment_on_task", args{"task_id": s.task, "body": "Keep it short."}).ID
 	s.label = must[store.Label](t, cs, "create_label", args{"name": "docs", "color": "#336699"}).ID
 	must[labelsResult](t, cs, "add_label_to_task", args{"task_id": s.task, "label_id": s.label})
+	s.contextRef = "local:notes/plan.md"
+	must[taskContextResult](t, cs, "attach_context_to_task", args{"task_id": s.task, "ref": s.contextRef, "title": "Plan"})
 
 	runner := e.connect(e.mint("runner", store.Agent, mcpeffect.Full))
 	e.mint("idle-bot", store.Agent, mcpeffect.NonDestructive)

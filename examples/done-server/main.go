@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 )
 
@@ -105,6 +106,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return err
 	}
 	defer st.Close()
+	// The default source of documents of the connector tools: Markdown
+	// and text files next to the database.
+	folder, err := connector.NewFolder("local", filepath.Join(*dataDir, "context"))
+	if err != nil {
+		return err
+	}
+	cfg := config{connectors: []connector.Connector{folder}}
 
 	if *httpAddr != "" {
 		if created {
@@ -116,7 +124,7 @@ It prints the token's secret, for the header "Authorization: Bearer <secret>".
 
 `, *dataDir, *dataDir)
 		}
-		return serveHTTP(ctx, st, logger, *httpAddr)
+		return serveHTTP(ctx, st, logger, cfg, *httpAddr)
 	}
 
 	if secret := getenv("DONE_TOKEN"); secret != "" {
@@ -124,7 +132,7 @@ It prints the token's secret, for the header "Authorization: Bearer <secret>".
 		if err != nil {
 			return fmt.Errorf("DONE_TOKEN: %w", err)
 		}
-		return serveStdio(ctx, st, logger, k, stdioCredential{secret: secret}, maxScope)
+		return serveStdio(ctx, st, logger, cfg, k, stdioCredential{secret: secret}, maxScope)
 	}
 
 	// Without DONE_TOKEN, the person who runs the process on the data
@@ -155,7 +163,7 @@ token create prints the secret: set it as DONE_TOKEN, or send it as "Authorizati
 
 `, where, k.Name, *dataDir, *dataDir)
 	}
-	return serveStdio(ctx, st, logger, k, stdioCredential{owner: true}, maxScope)
+	return serveStdio(ctx, st, logger, cfg, k, stdioCredential{owner: true}, maxScope)
 }
 
 // ownerName is the name of the owner token: the person running the

@@ -20,12 +20,11 @@ import (
 func ownerCommand(dir, secret string, args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Dir = dir
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "DONE_TOKEN=") && !strings.HasPrefix(kv, "USER=") {
+	for _, kv := range serverEnv("USER=alice") {
+		if !strings.HasPrefix(kv, "DONE_TOKEN=") {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, "DONE_SERVER_MAIN=1", "USER=alice")
 	if secret != "" {
 		cmd.Env = append(cmd.Env, "DONE_TOKEN="+secret)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -24,6 +25,9 @@ type config struct {
 	// http://127.0.0.1:8080, which serves the calendar feeds; empty when
 	// it serves stdio and no HTTP.
 	baseURL string
+	// connectors are the sources of documents of the open-world tools;
+	// the first is where save_context writes by default.
+	connectors []connector.Connector
 }
 
 // newServer returns the MCP server of Done over st, and the registry that
@@ -50,13 +54,22 @@ func newToolServer(st *store.Store, logger *slog.Logger, cfg config) (*mcp.Serve
 	server := mcp.NewServer(&mcp.Implementation{Name: "done", Title: "Done", Version: version}, &mcp.ServerOptions{
 		Instructions: "Done keeps tasks for people and agents. Closing a task that is not auto-close asks a human to approve it. " +
 			"Deleting moves things to the Trash, from where restore_from_trash brings them back.",
-		Logger: logger,
+		Logger:      logger,
+		SchemaCache: resolvedSchemas,
 	})
 	registry := mcpeffect.NewRegistry()
 	d := &done{store: st, logger: logger, baseURL: cfg.baseURL}
+	for _, c := range cfg.connectors {
+		d.sources = append(d.sources, &source{Connector: c})
+	}
 	d.addTools(server, registry)
 	return server, registry
 }
+
+// resolvedSchemas holds the schemas of the tools as go-sdk resolves them
+// to validate arguments and results: the same for every server of the
+// process, since their schemas are (see schemaFor).
+var resolvedSchemas = mcp.NewSchemaCache()
 
 // Paths of the HTTP server.
 const (
@@ -114,8 +127,9 @@ func bearer(st *store.Store, logger *slog.Logger, baseURL string) func(http.Hand
 	})
 }
 
-// serveHTTP serves Done over HTTP on addr until ctx is done.
-func serveHTTP(ctx context.Context, st *store.Store, logger *slog.Logger, addr string) error {
+// serveHTTP serves Done over HTTP on addr until ctx is done, with cfg
+// and the address it listens on as its base URL.
+func serveHTTP(ctx context.Context, st *store.Store, logger *slog.Logger, cfg config, addr string) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -133,7 +147,8 @@ func serveHTTP(ctx context.Context, st *store.Store, logger *slog.Logger, addr s
 		host = tcp.IP.String()
 	}
 	baseURL := "http://" + net.JoinHostPort(host, strconv.Itoa(tcp.Port))
-	server, registry := newServer(st, logger, config{baseURL: baseURL})
+	cfg.baseURL = baseURL
+	server, registry := newServer(st, logger, cfg)
 	srv := &http.Server{
 		Handler:           httpHandler(st, server, registry, logger, baseURL),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -158,10 +173,11 @@ func serveHTTP(ctx context.Context, st *store.Store, logger *slog.Logger, addr s
 // client goes away or ctx is done. cred is how each call authenticates
 // again, so that revoking k takes effect on the next call; the connection
 // may call at most maxScope, whatever k allows.
-func serveStdio(ctx context.Context, st *store.Store, logger *slog.Logger, k store.Token, cred stdioCredential, maxScope mcpeffect.Scope) error {
+func serveStdio(ctx context.Context, st *store.Store, logger *slog.Logger, cfg config, k store.Token, cred stdioCredential, maxScope mcpeffect.Scope) error {
 	scope := min(k.Scope, maxScope)
 	logger.Info("serving MCP over stdio", "token", k.Name, "kind", k.Kind, "owner", k.Owner, "scope", scope)
-	server, _ := newServer(st, logger, config{})
+	cfg.baseURL = "" // this process serves no HTTP
+	server, _ := newServer(st, logger, cfg)
 	// A stdio connection has no bearer token on each request: its scope is
 	// set once, for the whole connection.
 	ctx = mcpeffect.WithScope(withStdioCredential(ctx, cred), scope)
