@@ -126,7 +126,7 @@ type contextDocument struct {
 	connector.Document
 }
 
-func (d *done) document(s *source, doc connector.Document) contextDocument {
+func document(s *source, doc connector.Document) contextDocument {
 	name := s.Info().Name
 	return contextDocument{Ref: name + ":" + doc.ID, Connector: name, Document: doc}
 }
@@ -173,7 +173,7 @@ func (d *done) searchContext(ctx context.Context, _ *mcp.CallToolRequest, in sea
 			continue
 		}
 		for _, doc := range docs {
-			res.Results = append(res.Results, d.document(s, doc))
+			res.Results = append(res.Results, document(s, doc))
 		}
 	}
 	if len(res.Failed) == len(sources) {
@@ -196,7 +196,7 @@ func (d *done) readContext(ctx context.Context, _ *mcp.CallToolRequest, in refAr
 	if err != nil {
 		return nil, contextDocument{}, d.check(ctx, err)
 	}
-	return nil, d.document(s, doc), nil
+	return nil, document(s, doc), nil
 }
 
 type taskContextResult struct {
@@ -231,7 +231,7 @@ func (d *done) saveContext(ctx context.Context, _ *mcp.CallToolRequest, in saveC
 	if err != nil {
 		return nil, contextDocument{}, d.check(ctx, err)
 	}
-	res := d.document(s, doc)
+	res := document(s, doc)
 	// The document is saved outside Done and cannot be rolled back with a
 	// transaction: if recording it fails, say so rather than pretend that
 	// nothing happened.

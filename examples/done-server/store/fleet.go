@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -279,7 +280,7 @@ func (s *Store) ListRuns(ctx context.Context, f RunFilter) (RunPage, error) {
 			where, args = append(where, "r.agent = ?"), append(args, f.Agent)
 		}
 		if f.Status != "" {
-			if !contains(RunStatuses, f.Status) {
+			if !slices.Contains(RunStatuses, f.Status) {
 				return RunPage{}, invalidf("status %s is not valid: want queued, running, succeeded, failed or cancelled", quote(string(f.Status)))
 			}
 			where, args = append(where, "r.status = ?"), append(args, string(f.Status))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -374,7 +375,7 @@ func (t *tx) addArtifacts(runID string, artifacts []NewArtifact) error {
 	}
 	for i, a := range artifacts {
 		field := "artifacts[" + strconv.Itoa(i) + "]"
-		if !contains(ArtifactKinds, a.Kind) {
+		if !slices.Contains(ArtifactKinds, a.Kind) {
 			return invalidf("%s.kind %s is not valid: want link, file, pull_request or other", field, quote(a.Kind))
 		}
 		if err := checkName(field+".uri", a.URI); err != nil {
@@ -397,15 +398,6 @@ func (t *tx) addArtifacts(runID string, artifacts []NewArtifact) error {
 		}
 	}
 	return nil
-}
-
-func contains[T comparable](list []T, v T) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // ownRun loads a run that the caller, its agent, reports on.
@@ -472,7 +464,7 @@ func (s *Store) ReportRunProgress(ctx context.Context, by Actor, runID, message 
 // close_task does, through the approval gate.
 func (s *Store) CompleteRun(ctx context.Context, by Actor, runID string, outcome RunStatus, summary string, costUSD *float64, artifacts []NewArtifact) (Run, error) {
 	return write(ctx, s, by, func(t *tx) (Run, error) {
-		if !contains(Outcomes, outcome) {
+		if !slices.Contains(Outcomes, outcome) {
 			return Run{}, invalidf("outcome %s is not valid: want succeeded or failed", quote(string(outcome)))
 		}
 		run, err := t.ownRun(runID)
