@@ -47,12 +47,20 @@ func verifier(st *store.Store, logger *slog.Logger) auth.TokenVerifier {
 	}
 }
 
-type stdioSecretKey struct{}
+// A stdioCredential is how the calls of a stdio connection authenticate:
+// with the secret of DONE_TOKEN, or, without one, as the owner of the data
+// directory (see [store.Store.Owner]).
+type stdioCredential struct {
+	secret string
+	owner  bool
+}
 
-// withStdioSecret returns a copy of ctx carrying the secret of the token
-// of a stdio connection, for [identify] to check on every request.
-func withStdioSecret(ctx context.Context, secret string) context.Context {
-	return context.WithValue(ctx, stdioSecretKey{}, secret)
+type stdioCredentialKey struct{}
+
+// withStdioCredential returns a copy of ctx carrying the credential of a
+// stdio connection, for [identify] to check on every request.
+func withStdioCredential(ctx context.Context, c stdioCredential) context.Context {
+	return context.WithValue(ctx, stdioCredentialKey{}, c)
 }
 
 type callerKey struct{}
@@ -87,11 +95,17 @@ func tokenOf(ctx context.Context, st *store.Store, req mcp.Request) (store.Token
 		}
 		return store.Token{}, errUnauthenticated
 	}
-	secret, ok := ctx.Value(stdioSecretKey{}).(string)
+	c, ok := ctx.Value(stdioCredentialKey{}).(stdioCredential)
 	if !ok {
 		return store.Token{}, errUnauthenticated
 	}
-	k, err := st.Authenticate(ctx, secret)
+	var k store.Token
+	var err error
+	if c.owner {
+		k, err = st.AuthenticateOwner(ctx)
+	} else {
+		k, err = st.Authenticate(ctx, c.secret)
+	}
 	if errors.Is(err, store.ErrBadToken) {
 		return k, errUnauthenticated
 	}

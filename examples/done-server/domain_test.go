@@ -141,8 +141,10 @@ func TestDeleteRestore(t *testing.T) {
 	}
 
 	must[store.TrashItem](t, cs, "delete_project", args{"project_id": s.project})
-	if page := must[store.TaskPage](t, cs, "list_tasks", nil); len(page.Tasks) != 0 {
-		t.Errorf("list_tasks after delete_project: %d tasks, want none", len(page.Tasks))
+	for _, task := range must[store.TaskPage](t, cs, "list_tasks", nil).Tasks {
+		if task.ProjectID == s.project {
+			t.Errorf("list_tasks after delete_project lists %q of the deleted project", task.ID)
+		}
 	}
 	if _, err := call[store.Restored](t, cs, "restore_from_trash", args{"item_id": s.other}); err == nil || !strings.Contains(err.Error(), "went to the Trash with project") {
 		t.Errorf("restoring a task deleted with its project: err = %v, want it refused, naming the project", err)
@@ -150,49 +152,6 @@ func TestDeleteRestore(t *testing.T) {
 	must[store.Restored](t, cs, "restore_from_trash", args{"item_id": s.project})
 	if after := snapshot(); after != before {
 		t.Fatalf("after delete and restore of the project:\n%s", lineDiff(before, after))
-	}
-}
-
-// TestIdempotentToolsConverge calls each idempotent write twice with the
-// same arguments: the second call changes nothing, not even the activity
-// log.
-func TestIdempotentToolsConverge(t *testing.T) {
-	n := 0
-	for name, effect := range writeTools(t, newEnv(t)) {
-		if effect&mcpeffect.Idempotent != mcpeffect.Idempotent {
-			continue
-		}
-		n++
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			e := newScopeEnv(t, mcpeffect.Full)
-			cs := e.connect(e.bob)
-			a := writeCalls(e.seed, e.own)[name]
-			if a == nil {
-				t.Fatalf("no arguments for write tool %s in writeCalls", name)
-			}
-			first, err := call[map[string]any](t, cs, name, a)
-			if err != nil {
-				t.Fatal(err)
-			}
-			before := e.dump()
-			// Within the same minute, so that the token's last use stays;
-			// any timestamp a second call wrote would differ.
-			e.clock.Advance(time.Second)
-			second, err := call[map[string]any](t, cs, name, a)
-			if err != nil {
-				t.Fatalf("second call: %v", err)
-			}
-			if after := e.dump(); after != before {
-				t.Errorf("the second call changed the database:\n%s", lineDiff(before, after))
-			}
-			if a, b := mustJSON(t, first), mustJSON(t, second); a != b && name != "restore_from_trash" {
-				t.Errorf("the two calls answered differently:\n%s\n%s", a, b)
-			}
-		})
-	}
-	if n == 0 {
-		t.Fatal("no idempotent tool")
 	}
 }
 

@@ -2,18 +2,24 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -22,12 +28,16 @@ import (
 // with a clock that moves only when a test says so.
 type env struct {
 	t        *testing.T
+	dir      string
 	store    *store.Store
 	server   *mcp.Server
 	registry *mcpeffect.Registry
 	clock    *clock
 	logger   *slog.Logger
 
+	// http serves e over HTTP once serveHTTP starts it. Its address is
+	// known from the start: the tools need it for the calendar feeds.
+	http     *httptest.Server
 	httpOnce sync.Once
 	httpURL  string
 }
@@ -47,8 +57,15 @@ func openEnv(t *testing.T, dir string) *env {
 	}
 	t.Cleanup(func() { st.Close() })
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	server, registry := newServer(st, logger)
-	return &env{t: t, store: st, server: server, registry: registry, clock: c, logger: logger}
+	srv := httptest.NewUnstartedServer(nil)
+	t.Cleanup(srv.Close)
+	base := "http://" + srv.Listener.Addr().String()
+	folder, err := connector.NewFolder("local", filepath.Join(dir, "context"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, registry := newServer(st, logger, config{baseURL: base, connectors: []connector.Connector{folder}})
+	return &env{t: t, dir: dir, store: st, server: server, registry: registry, clock: c, logger: logger, http: srv, httpURL: base}
 }
 
 // clock is a time source that tests move by hand.
@@ -90,7 +107,7 @@ func (e *env) connect(secret string) *mcp.ClientSession {
 		e.t.Fatal(err)
 	}
 	ct, stt := mcp.NewInMemoryTransports()
-	ss, err := e.server.Connect(mcpeffect.WithScope(withStdioSecret(ctx, secret), k.Scope), stt, nil)
+	ss, err := e.server.Connect(mcpeffect.WithScope(withStdioCredential(ctx, stdioCredential{secret: secret}), k.Scope), stt, nil)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -113,14 +130,8 @@ func (e *env) clientConnect(t mcp.Transport) *mcp.ClientSession {
 // returns its base URL.
 func (e *env) serveHTTP() string {
 	e.httpOnce.Do(func() {
-		// The handler must know its own URL before it serves, for the
-		// metadata: start the listener first.
-		srv := httptest.NewUnstartedServer(nil)
-		base := "http://" + srv.Listener.Addr().String()
-		srv.Config.Handler = httpHandler(e.store, e.server, e.registry, e.logger, base)
-		srv.Start()
-		e.t.Cleanup(srv.Close)
-		e.httpURL = base
+		e.http.Config.Handler = httpHandler(e.store, e.server, e.registry, e.logger, e.httpURL)
+		e.http.Start()
 	})
 	return e.httpURL
 }
@@ -132,25 +143,50 @@ func (e *env) connectHTTP(secret string) *mcp.ClientSession {
 	base := e.serveHTTP()
 	return e.clientConnect(&mcp.StreamableClientTransport{
 		Endpoint:             base + mcpPath,
-		HTTPClient:           &http.Client{Transport: bearerTransport{secret}},
+		HTTPClient:           &http.Client{Transport: bearerTransport{secret: secret}},
 		MaxRetries:           -1,
 		DisableStandaloneSSE: true,
 	})
 }
 
-type bearerTransport struct{ secret string }
+// bearerTransport sends each request with the bearer token secret, through
+// base, or http.DefaultTransport if base is nil.
+type bearerTransport struct {
+	secret string
+	base   http.RoundTripper
+}
 
 func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.secret)
-	return http.DefaultTransport.RoundTrip(r)
+	if b.base == nil {
+		return http.DefaultTransport.RoundTrip(r)
+	}
+	return b.base.RoundTrip(r)
 }
 
-// dump returns the content of the whole database.
+// dump returns the content of the whole database, and the files of the
+// context folder with the SHA-256 of each: all that a write may change.
 func (e *env) dump() string {
 	e.t.Helper()
 	var b bytes.Buffer
 	if err := e.store.Dump(e.t.Context(), &b); err != nil {
+		e.t.Fatal(err)
+	}
+	b.WriteString("-- context folder\n")
+	root := filepath.Join(e.dir, "context")
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %x\n", strings.TrimPrefix(p, root), sha256.Sum256(data))
+		return nil
+	})
+	if err != nil {
 		e.t.Fatal(err)
 	}
 	return b.String()
@@ -166,7 +202,7 @@ func (e *env) dumpData() string {
 	for line := range strings.Lines(e.dump()) {
 		if strings.HasPrefix(line, "-- ") {
 			table := strings.Fields(line)[1]
-			skip = table == "activity" || table == "trash" || table == "tokens"
+			skip = table == "activity" || table == "trash" || table == "tokens" || table == "context"
 		}
 		if !skip {
 			keep = append(keep, line)
@@ -243,10 +279,18 @@ type seed struct {
 	trashed  string // a step of task, in the Trash
 	comment  string
 	label    string
+
+	run        string // running: the agent "runner" works on runTask
+	runTask    string
+	failedRun  string // failed, on failedTask: retry_run may retry it
+	failedTask string
+
+	contextRef string // attached to task
 }
 
 // newSeed fills e with a small workspace, through the tools, as a human
-// with full scope.
+// with full scope and as the agent "runner". The agent "idle-bot" is
+// paused.
 func (e *env) newSeed(cs *mcp.ClientSession) seed {
 	t := e.t
 	t.Helper()
@@ -268,6 +312,19 @@ func (e *env) newSeed(cs *mcp.ClientSession) seed {
 	s.comment = must[store.Comment](t, cs, "comment_on_task", args{"task_id": s.task, "body": "Keep it short."}).ID
 	s.label = must[store.Label](t, cs, "create_label", args{"name": "docs", "color": "#336699"}).ID
 	must[labelsResult](t, cs, "add_label_to_task", args{"task_id": s.task, "label_id": s.label})
+	s.contextRef = "local:notes/plan.md"
+	must[taskContextResult](t, cs, "attach_context_to_task", args{"task_id": s.task, "ref": s.contextRef, "title": "Plan"})
+
+	runner := e.connect(e.mint("runner", store.Agent, mcpeffect.Full))
+	e.mint("idle-bot", store.Agent, mcpeffect.NonDestructive)
+	must[store.AgentInfo](t, cs, "pause_agent", args{"agent": "idle-bot", "reason": "out of credits"})
+	s.failedTask = must[store.Task](t, cs, "create_task", args{"title": "Try the migration"}).ID
+	s.failedRun = must[store.Run](t, cs, "start_run", args{"task_id": s.failedTask, "agent": "runner", "instructions": "Use a copy of the database."}).ID
+	must[store.Task](t, runner, "claim_task", args{"task_id": s.failedTask})
+	must[store.Run](t, runner, "complete_run", args{"run_id": s.failedRun, "outcome": "failed", "summary": "the copy is locked"})
+	s.runTask = must[store.Task](t, cs, "create_task", args{"title": "Run the benchmarks"}).ID
+	s.run = must[store.Run](t, cs, "start_run", args{"task_id": s.runTask, "agent": "runner"}).ID
+	must[store.Task](t, runner, "claim_task", args{"task_id": s.runTask})
 	return s
 }
 

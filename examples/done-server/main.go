@@ -5,15 +5,16 @@
 //
 // Usage:
 //
-//	done-server [serve] [-data DIR] [-http ADDR]
+//	done-server [serve] [-data DIR] [-http ADDR] [-scope SCOPE]
 //	done-server token create [-data DIR] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]
 //	done-server token list [-data DIR]
 //	done-server token revoke [-data DIR] ID
 //
 // Without -http, Done serves one client over stdin and stdout, with the
-// token whose secret is in the environment variable DONE_TOKEN. With
-// -http, it serves Streamable HTTP at /mcp, each request carrying its token
-// as a bearer token.
+// token whose secret is in the environment variable DONE_TOKEN or, without
+// it, as the owner of the data directory; -scope caps what that connection
+// may do. With -http, it serves Streamable HTTP at /mcp, each request
+// carrying its token as a bearer token.
 package main
 
 import (
@@ -26,11 +27,13 @@ import (
 	"os"
 	"os/signal"
 	"os/user"
+	"path/filepath"
 	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 )
 
@@ -82,11 +85,19 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	fs.SetOutput(stderr)
 	dataDir := fs.String("data", defaultDataDir, "the data `directory`, created if missing")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on this `address` (such as 127.0.0.1:8080) instead of stdio")
+	scopeCap := fs.String("scope", "full", "over stdio, the most the connection may do, whatever its token allows: read-only, non-destructive or full")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
+	}
+	maxScope, err := mcpeffect.ParseScope(*scopeCap)
+	if err != nil || maxScope == 0 {
+		return fmt.Errorf("serve: -scope must be read-only, non-destructive or full (got %q)", *scopeCap)
+	}
+	if *httpAddr != "" && maxScope != mcpeffect.Full {
+		return errors.New("serve: -scope caps a stdio connection; over HTTP each request has the scope of its own token (mint a read-only one for a read-only client)")
 	}
 
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
@@ -95,25 +106,76 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return err
 	}
 	defer st.Close()
-	if created {
-		fmt.Fprintf(stderr, `Done created its data in %s. Every call needs a token; mint the first with:
+	// The default source of documents of the connector tools: Markdown
+	// and text files next to the database.
+	folder, err := connector.NewFolder("local", filepath.Join(*dataDir, "context"))
+	if err != nil {
+		return err
+	}
+	cfg := config{connectors: []connector.Connector{folder}}
+
+	if *httpAddr != "" {
+		if created {
+			fmt.Fprintf(stderr, `Done created its data in %s. Every request over HTTP needs a token; mint the first with:
 
 	done-server token create -data %s -scope full -kind human -name "$USER"
 
-It prints the token's secret. Then serve over stdio with DONE_TOKEN=<secret>,
-or over HTTP with -http 127.0.0.1:8080 and the header "Authorization: Bearer <secret>".
+It prints the token's secret, for the header "Authorization: Bearer <secret>".
 
 `, *dataDir, *dataDir)
+		}
+		return serveHTTP(ctx, st, logger, cfg, *httpAddr)
 	}
 
-	if *httpAddr != "" {
-		return serveHTTP(ctx, st, logger, *httpAddr)
+	if secret := getenv("DONE_TOKEN"); secret != "" {
+		k, err := st.Authenticate(ctx, secret)
+		if err != nil {
+			return fmt.Errorf("DONE_TOKEN: %w", err)
+		}
+		return serveStdio(ctx, st, logger, cfg, k, stdioCredential{secret: secret}, maxScope)
 	}
-	secret := getenv("DONE_TOKEN")
-	if secret == "" {
-		return errors.New("DONE_TOKEN is not set: over stdio, Done serves the token whose secret it holds (see done-server token create), or use -http")
+
+	// Without DONE_TOKEN, the person who runs the process on the data
+	// directory is its owner: they could read the database anyway.
+	k, ownerCreated, err := st.Owner(ctx, ownerName(getenv))
+	if err != nil {
+		return fmt.Errorf("making the owner token: %w", err)
 	}
-	return serveStdio(ctx, st, logger, secret)
+	if k.RevokedAt != "" {
+		return fmt.Errorf(`the owner token %s of %q was revoked on %s, so without DONE_TOKEN Done no longer serves over stdio.
+Set DONE_TOKEN to the secret of a live token, such as one from:
+	done-server token create -data %s -scope full -kind human -name %q`, k.ID, k.Name, k.RevokedAt, *dataDir, k.Name)
+	}
+	if ownerCreated {
+		where, err := filepath.Abs(*dataDir)
+		if err != nil {
+			where = *dataDir
+		}
+		fmt.Fprintf(stderr, `Done keeps its data in %s.
+Over stdio without DONE_TOKEN, it serves you as the owner of that directory: %q, a person with
+full scope (add -scope read-only or -scope non-destructive to allow less). To give an agent a
+token of its own, or to serve over HTTP, where every request needs a token:
+
+	done-server token create -data %s -scope non-destructive -kind agent -name my-agent
+	done-server serve -data %s -http 127.0.0.1:8080
+
+token create prints the secret: set it as DONE_TOKEN, or send it as "Authorization: Bearer <secret>".
+
+`, where, k.Name, *dataDir, *dataDir)
+	}
+	return serveStdio(ctx, st, logger, cfg, k, stdioCredential{owner: true}, maxScope)
+}
+
+// ownerName is the name of the owner token: the person running the
+// process.
+func ownerName(getenv func(string) string) string {
+	if name := getenv("USER"); name != "" {
+		return name
+	}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return "owner"
 }
 
 func createToken(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -191,10 +253,14 @@ func listTokens(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tNAME\tKIND\tSCOPE\tCREATED\tEXPIRES\tREVOKED\tLAST USED")
+	fmt.Fprintln(w, "ID\tNAME\tKIND\tSCOPE\tCREATED\tEXPIRES\tREVOKED\tLAST USED\tOWNER")
 	for _, k := range tokens {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Kind, k.Scope,
-			k.CreatedAt, orDash(k.ExpiresAt), orDash(k.RevokedAt), orDash(k.LastUsedAt))
+		owner := "-"
+		if k.Owner {
+			owner = "yes"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Kind, k.Scope,
+			k.CreatedAt, orDash(k.ExpiresAt), orDash(k.RevokedAt), orDash(k.LastUsedAt), owner)
 	}
 	return w.Flush()
 }

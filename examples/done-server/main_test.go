@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,30 +66,26 @@ func TestTokenCreateCommand(t *testing.T) {
 	}
 }
 
-// TestServeFirstStart runs done-server with no arguments in an empty
-// directory: it creates its data, explains how to mint a token, and does
-// not serve stdio without one.
-func TestServeFirstStart(t *testing.T) {
-	t.Chdir(t.TempDir())
-	var stderr bytes.Buffer
-	err := run(t.Context(), nil, getenv(nil), new(bytes.Buffer), &stderr)
-	if err == nil || !strings.Contains(err.Error(), "DONE_TOKEN is not set") {
-		t.Errorf("err = %v, want DONE_TOKEN missing", err)
-	}
-	if !strings.Contains(stderr.String(), "done-server token create -data ./done-data") {
-		t.Errorf("stderr does not say how to mint a token:\n%s", &stderr)
-	}
-	if _, err := os.Stat(filepath.Join("done-data", store.FileName)); err != nil {
-		t.Errorf("no database in ./done-data: %v", err)
-	}
-
-	stderr.Reset()
-	err = run(t.Context(), []string{"serve"}, getenv(map[string]string{"DONE_TOKEN": "done_not-a-token"}), new(bytes.Buffer), &stderr)
-	if err == nil || !strings.Contains(err.Error(), "DONE_TOKEN") {
-		t.Errorf("serving with an unknown DONE_TOKEN: err = %v", err)
-	}
-	if strings.Contains(stderr.String(), "token create") {
-		t.Errorf("the first-start message again on the second start:\n%s", &stderr)
+// TestServeFlags checks what serve refuses before it serves anything.
+func TestServeFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"unknown DONE_TOKEN", []string{"serve", "-data", dir}, map[string]string{"DONE_TOKEN": "done_not-a-token"}, "DONE_TOKEN: the token is unknown"},
+		{"bad scope", []string{"serve", "-data", dir, "-scope", "admin"}, nil, "-scope must be"},
+		{"scope over HTTP", []string{"serve", "-data", dir, "-http", "127.0.0.1:0", "-scope", "read-only"}, nil, "-scope caps a stdio connection"},
+		{"argument", []string{"serve", "-data", dir, "extra"}, nil, "unexpected argument"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := run(t.Context(), c.args, getenv(c.env), new(bytes.Buffer), new(bytes.Buffer))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("err = %v, want one saying %q", err, c.want)
+			}
+		})
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
@@ -52,8 +53,28 @@ func writeCalls(s seed, own owned) map[string]args {
 		"restore_from_trash":     {"item_id": s.trashed},
 		"create_token":           {"name": "helper", "kind": "agent", "scope": "read-only"},
 		"revoke_token":           {"token_id": own.token},
+		"start_run":              {"task_id": s.task, "agent": "runner", "instructions": "Proofread it."},
+		"retry_run":              {"run_id": s.failedRun},
+		"cancel_run":             {"run_id": s.run, "reason": "wrong branch"},
+		"report_run_progress":    {"run_id": s.run, "message": "half way", "progress": 50},
+		"complete_run": {"run_id": s.run, "outcome": "succeeded", "summary": "all green",
+			"artifacts": []args{{"kind": "pull_request", "uri": "https://example.com/pr/1"}}},
+		"pause_agent":              {"agent": "runner", "reason": "maintenance"},
+		"resume_agent":             {"agent": "idle-bot"},
+		"mark_digest_read":         {"digest_id": "day-2025-06-02"},
+		"create_calendar_link":     {"project_id": s.project},
+		"rotate_calendar_link":     {"link_id": own.calendarLink},
+		"revoke_calendar_link":     {"link_id": own.calendarLink},
+		"schedule_task":            {"task_id": s.task, "start": "2025-06-03T14:00:00+02:00", "end": "2025-06-03T16:00:00+02:00"},
+		"save_context":             {"title": "Release notes", "text": "What changed in 1.0.", "folder": "notes"},
+		"attach_context_to_task":   {"task_id": s.other, "ref": s.contextRef, "title": "Plan"},
+		"detach_context_from_task": {"task_id": s.task, "ref": s.contextRef},
 	}
 }
+
+// byAgent are the write tools that only the agent of a run may call on it:
+// the tests call them as the agent "runner" instead of bob.
+var byAgent = map[string]bool{"report_run_progress": true, "complete_run": true}
 
 // writeTools returns the names of the tools the registry classifies as
 // writes, with their effects.
@@ -71,23 +92,34 @@ func writeTools(t *testing.T, e *env) map[string]mcpeffect.Effect {
 	return writes
 }
 
-// scopeEnv is an env with a seeded workspace and a caller, the human
-// "bob", whose token has the scope under test.
+// scopeEnv is an env with a seeded workspace and callers, the human "bob"
+// and the agent "runner", with a token of each scope.
 type scopeEnv struct {
 	*env
-	seed seed
-	own  owned
-	bob  string // bob's secret
+	seed   seed
+	own    owned
+	bob    map[mcpeffect.Scope]string // bob's secret for each scope
+	runner map[mcpeffect.Scope]string // runner's secret for each scope
+}
+
+// caller returns the secret of the given scope that calls the write tool
+// name: runner's for the tools in byAgent, bob's for the others.
+func (e *scopeEnv) caller(name string, scope mcpeffect.Scope) string {
+	if byAgent[name] {
+		return e.runner[scope]
+	}
+	return e.bob[scope]
 }
 
 // owned holds the ids of what belongs to bob: only its owner may edit a
-// comment or revoke a token.
+// comment, revoke a token, or rotate or revoke a calendar link.
 type owned struct {
-	token   string // another token of bob's
-	comment string
+	token        string // another token of bob's
+	comment      string
+	calendarLink string
 }
 
-func newScopeEnv(t *testing.T, scope mcpeffect.Scope) *scopeEnv {
+func newScopeEnv(t *testing.T) *scopeEnv {
 	t.Helper()
 	f := loadFixture(t)
 	dir := t.TempDir()
@@ -98,7 +130,7 @@ func newScopeEnv(t *testing.T, scope mcpeffect.Scope) *scopeEnv {
 	if err := os.WriteFile(filepath.Join(dir, store.FileName), db, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return &scopeEnv{env: openEnv(t, dir), seed: f.seed, own: f.own, bob: f.bob[scope]}
+	return &scopeEnv{env: openEnv(t, dir), seed: f.seed, own: f.own, bob: f.bob, runner: f.runner}
 }
 
 // fixtureData is the workspace of a scopeEnv, made once in dir and copied
@@ -106,10 +138,11 @@ func newScopeEnv(t *testing.T, scope mcpeffect.Scope) *scopeEnv {
 // building the workspace through the tools each time would cost most of
 // their time.
 type fixtureData struct {
-	dir  string
-	seed seed
-	own  owned
-	bob  map[mcpeffect.Scope]string // bob's secret for each scope
+	dir    string
+	seed   seed
+	own    owned
+	bob    map[mcpeffect.Scope]string // bob's secret for each scope
+	runner map[mcpeffect.Scope]string // runner's secret for each scope
 }
 
 var fixture struct {
@@ -126,18 +159,21 @@ func loadFixture(t *testing.T) *fixtureData {
 			t.Fatal(err)
 		}
 		fixture.clean = func() { os.RemoveAll(dir) }
-		f := &fixtureData{dir: dir, bob: map[mcpeffect.Scope]string{}}
+		f := &fixtureData{dir: dir, bob: map[mcpeffect.Scope]string{}, runner: map[mcpeffect.Scope]string{}}
 		e := openEnv(t, dir)
 		f.seed = e.newSeed(e.connect(e.mint("alice", store.Human, mcpeffect.Full)))
 		for _, s := range []mcpeffect.Scope{mcpeffect.ReadOnly, mcpeffect.NonDestructive, mcpeffect.Full} {
 			f.bob[s] = e.mint("bob", store.Human, s)
+			f.runner[s] = e.mint("runner", store.Agent, s)
 		}
 		k, spare, err := e.store.MintToken(t.Context(), store.NewToken{Name: "bob", Kind: store.Human, Scope: mcpeffect.Full})
 		if err != nil {
 			t.Fatal(err)
 		}
 		f.own.token = k.ID
-		f.own.comment = must[store.Comment](t, e.connect(spare), "comment_on_task", args{"task_id": f.seed.task, "body": "I can help."}).ID
+		bob := e.connect(spare)
+		f.own.comment = must[store.Comment](t, bob, "comment_on_task", args{"task_id": f.seed.task, "body": "I can help."}).ID
+		f.own.calendarLink = must[calendarLinkResult](t, bob, "create_calendar_link", nil).Link.ID
 		// Closing the store folds the write-ahead log into the database
 		// file, which is then the whole database.
 		if err := e.store.Close(); err != nil {
@@ -155,8 +191,9 @@ func loadFixture(t *testing.T) *fixtureData {
 // HTTP: each call is refused by the scope check, and the database is the
 // same, byte for byte, afterwards.
 func TestReadOnlySweep(t *testing.T) {
-	e := newScopeEnv(t, mcpeffect.ReadOnly)
-	cs := e.connectHTTP(e.bob)
+	e := newScopeEnv(t)
+	ro := mcpeffect.ReadOnly
+	sessions := map[string]*mcp.ClientSession{e.bob[ro]: e.connectHTTP(e.bob[ro]), e.runner[ro]: e.connectHTTP(e.runner[ro])}
 	calls := writeCalls(e.seed, e.own)
 	before := e.dump()
 	for name := range writeTools(t, e.env) {
@@ -165,7 +202,7 @@ func TestReadOnlySweep(t *testing.T) {
 			if !ok {
 				t.Fatalf("no arguments for write tool %s in writeCalls", name)
 			}
-			_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: a})
+			_, err := sessions[e.caller(name, ro)].CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: a})
 			d, ok := mcpeffect.AsDenial(err)
 			if !ok {
 				t.Fatalf("%s by a read-only token: err = %v, want a refusal by the scope check", name, err)
@@ -180,44 +217,66 @@ func TestReadOnlySweep(t *testing.T) {
 	}
 }
 
-// TestWritesByScope calls each write tool with the arguments of
-// writeCalls on a fresh workspace, with a non-destructive and with a full
-// token. A tool the scope allows must make its change; a tool it does not
-// must be refused and change nothing. The full scope succeeding shows that
-// the arguments are real, so that the refusals of TestReadOnlySweep are
-// refusals of real changes.
+// TestWritesByScope calls each write tool, with the arguments of
+// writeCalls, on a fresh workspace, first with the scope just below the
+// least one that may call it, then with that one. The first call must be
+// refused and change nothing (a destructive write with a non-destructive
+// token; the read-only token is TestReadOnlySweep's), the second must
+// make its change: which also shows that the arguments are real, so that
+// the refusals are refusals of real changes.
+//
+// It is also the test of convergence: each idempotent write that made its
+// change is called again with the same arguments, and must answer the
+// same and change nothing, not even the activity log. The checks share
+// the workspace because making one costs most of the time of this test.
 func TestWritesByScope(t *testing.T) {
-	for _, scope := range []mcpeffect.Scope{mcpeffect.NonDestructive, mcpeffect.Full} {
-		t.Run(scope.String(), func(t *testing.T) {
-			for name, effect := range writeTools(t, newEnv(t)) {
-				t.Run(name, func(t *testing.T) {
-					t.Parallel()
-					e := newScopeEnv(t, scope)
-					cs := e.connect(e.bob)
-					a, ok := writeCalls(e.seed, e.own)[name]
-					if !ok {
-						t.Fatalf("no arguments for write tool %s in writeCalls", name)
-					}
-					e.clock.Advance(1)
-					before := e.dump()
-					_, err := call[map[string]any](t, cs, name, a)
-					after := e.dump()
-					if scope.Allows(effect) {
-						if err != nil {
-							t.Fatalf("%s with scope %s: %v", name, scope, err)
-						}
-						if after == before {
-							t.Errorf("%s with scope %s changed nothing: the arguments of writeCalls make no change", name, scope)
-						}
-						return
-					}
-					if _, ok := mcpeffect.AsDenial(err); !ok {
-						t.Fatalf("%s (%s) with scope %s: err = %v, want a refusal", name, effect, scope, err)
-					}
-					if after != before {
-						t.Errorf("a refused %s changed the database:\n%s", name, lineDiff(before, after))
-					}
-				})
+	for name, effect := range writeTools(t, newEnv(t)) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e := newScopeEnv(t)
+			a, ok := writeCalls(e.seed, e.own)[name]
+			if !ok {
+				t.Fatalf("no arguments for write tool %s in writeCalls", name)
+			}
+			required, _ := e.registry.Required(name)
+			if below := required - 1; below > mcpeffect.ReadOnly {
+				cs := e.connect(e.caller(name, below))
+				before := e.dump()
+				_, err := call[map[string]any](t, cs, name, a)
+				if _, ok := mcpeffect.AsDenial(err); !ok {
+					t.Fatalf("%s (%s) with scope %s: err = %v, want a refusal", name, effect, below, err)
+				}
+				if after := e.dump(); after != before {
+					t.Errorf("a refused %s changed the database:\n%s", name, lineDiff(before, after))
+				}
+			}
+
+			cs := e.connect(e.caller(name, required))
+			e.clock.Advance(1)
+			before := e.dump()
+			first, err := call[map[string]any](t, cs, name, a)
+			if err != nil {
+				t.Fatalf("%s with scope %s: %v", name, required, err)
+			}
+			changed := e.dump()
+			if changed == before {
+				t.Errorf("%s with scope %s changed nothing: the arguments of writeCalls make no change", name, required)
+			}
+			if effect&mcpeffect.Idempotent != mcpeffect.Idempotent {
+				return
+			}
+			// Within the same minute, so that the token's last use stays;
+			// any timestamp a repeated call wrote would differ.
+			e.clock.Advance(time.Second)
+			second, err := call[map[string]any](t, cs, name, a)
+			if err != nil {
+				t.Fatalf("%s, idempotent, called again: %v", name, err)
+			}
+			if after := e.dump(); after != changed {
+				t.Errorf("%s, idempotent, changed the database when called again:\n%s", name, lineDiff(changed, after))
+			}
+			if a, b := mustJSON(t, first), mustJSON(t, second); a != b && name != "restore_from_trash" {
+				t.Errorf("%s, idempotent, answered differently when called again:\n%s\n%s", name, a, b)
 			}
 		})
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -19,19 +19,23 @@ import (
 
 const version = "0.1.0"
 
+// config is what the tools need besides the store.
+type config struct {
+	// baseURL is the address of this process's HTTP server, such as
+	// http://127.0.0.1:8080, which serves the calendar feeds; empty when
+	// it serves stdio and no HTTP.
+	baseURL string
+	// connectors are the sources of documents of the open-world tools;
+	// the first is where save_context writes by default.
+	connectors []connector.Connector
+}
+
 // newServer returns the MCP server of Done over st, and the registry that
 // classifies its tools. Two layers of receiving middleware guard every
 // tool call: the registry's refuses the tools that the caller's scope does
 // not allow, then identify finds the caller's token for the handler.
-func newServer(st *store.Store, logger *slog.Logger) (*mcp.Server, *mcpeffect.Registry) {
-	server := mcp.NewServer(&mcp.Implementation{Name: "done", Title: "Done", Version: version}, &mcp.ServerOptions{
-		Instructions: "Done keeps tasks for people and agents. Closing a task that is not auto-close asks a human to approve it. " +
-			"Deleting moves things to the Trash, from where restore_from_trash brings them back.",
-		Logger: logger,
-	})
-	registry := mcpeffect.NewRegistry()
-	d := &done{store: st, logger: logger}
-	d.addTools(server, registry)
+func newServer(st *store.Store, logger *slog.Logger, cfg config) (*mcp.Server, *mcpeffect.Registry) {
+	server, registry := newToolServer(st, logger, cfg)
 	server.AddReceivingMiddleware(
 		registry.Middleware(&mcpeffect.MiddlewareOptions{
 			ScopeNames: scopeNames,
@@ -44,16 +48,41 @@ func newServer(st *store.Store, logger *slog.Logger) (*mcp.Server, *mcpeffect.Re
 	return server, registry
 }
 
+// newToolServer returns the MCP server of Done with its tools and no
+// middleware: [newServer] adds the layers that guard it.
+func newToolServer(st *store.Store, logger *slog.Logger, cfg config) (*mcp.Server, *mcpeffect.Registry) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "done", Title: "Done", Version: version}, &mcp.ServerOptions{
+		Instructions: "Done keeps tasks for people and agents. Closing a task that is not auto-close asks a human to approve it. " +
+			"Deleting moves things to the Trash, from where restore_from_trash brings them back.",
+		Logger:      logger,
+		SchemaCache: resolvedSchemas,
+	})
+	registry := mcpeffect.NewRegistry()
+	d := &done{store: st, logger: logger, baseURL: cfg.baseURL}
+	for _, c := range cfg.connectors {
+		d.sources = append(d.sources, &source{Connector: c})
+	}
+	d.addTools(server, registry)
+	return server, registry
+}
+
+// resolvedSchemas holds the schemas of the tools as go-sdk resolves them
+// to validate arguments and results: the same for every server of the
+// process, since their schemas are (see schemaFor).
+var resolvedSchemas = mcp.NewSchemaCache()
+
 // Paths of the HTTP server.
 const (
 	mcpPath      = "/mcp"
 	metadataPath = "/.well-known/oauth-protected-resource"
+	// feedPath + secret + ".ics" is a calendar feed.
+	feedPath = "/calendar/"
 )
 
-// httpHandler serves MCP at /mcp, behind bearer tokens, and the OAuth
+// httpHandler serves MCP at /mcp, behind bearer tokens, the OAuth
 // protected resource metadata (RFC 9728) that a client reads to learn
-// which scopes exist. baseURL is the server's own address, such as
-// http://127.0.0.1:8080.
+// which scopes exist, and the calendar feeds. baseURL is the server's own
+// address, such as http://127.0.0.1:8080.
 //
 // A request to /mcp goes through three layers: the bearer token is checked
 // (401 without a valid one), then a tool call that the token's scope does
@@ -68,29 +97,39 @@ func httpHandler(st *store.Store, server *mcp.Server, registry *mcpeffect.Regist
 		BearerMethodsSupported: []string{"header"},
 		ResourceName:           "Done",
 	}))
-
-	// The SDK's protection against DNS rebinding (a request to a loopback
-	// address whose Host is another name is refused) is on by default, and
-	// stays on.
-	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
-		Logger:         logger,
-		SessionTimeout: 30 * time.Minute,
-	})
-	bearer := auth.RequireBearerToken(verifier(st, logger), &auth.RequireBearerTokenOptions{
-		ResourceMetadataURL: baseURL + metadataPath,
-		// Tokens made without an expiry last until revoked.
-		AllowMissingExpiration: true,
-	})
+	mux.Handle("GET "+feedPath+"{file}", feedHandler(st, logger))
 	challenge := registry.Challenge(&mcpeffect.ChallengeOptions{
 		ResourceMetadataURL: baseURL + metadataPath,
 		ScopeNames:          scopeNames,
 	})
-	mux.Handle(mcpPath, bearer(challenge(streamable)))
+	mux.Handle(mcpPath, bearer(st, logger, baseURL)(challenge(streamableHandler(server, logger))))
 	return mux
 }
 
-// serveHTTP serves Done over HTTP on addr until ctx is done.
-func serveHTTP(ctx context.Context, st *store.Store, logger *slog.Logger, addr string) error {
+// streamableHandler serves server over Streamable HTTP.
+func streamableHandler(server *mcp.Server, logger *slog.Logger) http.Handler {
+	// The SDK's protection against DNS rebinding (a request to a loopback
+	// address whose Host is another name is refused) is on by default, and
+	// stays on.
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
+		Logger:         logger,
+		SessionTimeout: 30 * time.Minute,
+	})
+}
+
+// bearer returns the HTTP middleware that lets through only requests with
+// a live token, answering the others 401 with the address of the metadata.
+func bearer(st *store.Store, logger *slog.Logger, baseURL string) func(http.Handler) http.Handler {
+	return auth.RequireBearerToken(verifier(st, logger), &auth.RequireBearerTokenOptions{
+		ResourceMetadataURL: baseURL + metadataPath,
+		// Tokens made without an expiry last until revoked.
+		AllowMissingExpiration: true,
+	})
+}
+
+// serveHTTP serves Done over HTTP on addr until ctx is done, with cfg
+// and the address it listens on as its base URL.
+func serveHTTP(ctx context.Context, st *store.Store, logger *slog.Logger, cfg config, addr string) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -108,7 +147,8 @@ func serveHTTP(ctx context.Context, st *store.Store, logger *slog.Logger, addr s
 		host = tcp.IP.String()
 	}
 	baseURL := "http://" + net.JoinHostPort(host, strconv.Itoa(tcp.Port))
-	server, registry := newServer(st, logger)
+	cfg.baseURL = baseURL
+	server, registry := newServer(st, logger, cfg)
 	srv := &http.Server{
 		Handler:           httpHandler(st, server, registry, logger, baseURL),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -129,17 +169,17 @@ func serveHTTP(ctx context.Context, st *store.Store, logger *slog.Logger, addr s
 	return nil
 }
 
-// serveStdio serves Done over stdin and stdout, for the token whose secret
-// is secret, until the client goes away or ctx is done.
-func serveStdio(ctx context.Context, st *store.Store, logger *slog.Logger, secret string) error {
-	k, err := st.Authenticate(ctx, secret)
-	if err != nil {
-		return fmt.Errorf("DONE_TOKEN: %w", err)
-	}
-	logger.Info("serving MCP over stdio", "token", k.Name, "kind", k.Kind, "scope", k.Scope)
-	server, _ := newServer(st, logger)
+// serveStdio serves Done over stdin and stdout for the token k, until the
+// client goes away or ctx is done. cred is how each call authenticates
+// again, so that revoking k takes effect on the next call; the connection
+// may call at most maxScope, whatever k allows.
+func serveStdio(ctx context.Context, st *store.Store, logger *slog.Logger, cfg config, k store.Token, cred stdioCredential, maxScope mcpeffect.Scope) error {
+	scope := min(k.Scope, maxScope)
+	logger.Info("serving MCP over stdio", "token", k.Name, "kind", k.Kind, "owner", k.Owner, "scope", scope)
+	cfg.baseURL = "" // this process serves no HTTP
+	server, _ := newServer(st, logger, cfg)
 	// A stdio connection has no bearer token on each request: its scope is
-	// that of DONE_TOKEN for the whole connection.
-	ctx = mcpeffect.WithScope(withStdioSecret(ctx, secret), k.Scope)
+	// set once, for the whole connection.
+	ctx = mcpeffect.WithScope(withStdioCredential(ctx, cred), scope)
 	return server.Run(ctx, &mcp.StdioTransport{})
 }

@@ -31,6 +31,16 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// serverEnv returns the environment in which a test runs done-server: the
+// test's own, in which the test binary is done-server (see TestMain), with
+// extra added. A binary built with -race sleeps a second before it exits,
+// to let its last race reports out; the tests start enough processes for
+// those seconds to count, and wait for the exit anyway.
+func serverEnv(extra ...string) []string {
+	env := append(os.Environ(), "DONE_SERVER_MAIN=1", "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	return append(env, extra...)
+}
+
 // TestStdioProcess runs done-server as a process over stdio, as a host
 // does, with a read-only DONE_TOKEN: reads work, writes are refused, and
 // the data survives a restart of the process.
@@ -52,7 +62,7 @@ func TestStdioProcess(t *testing.T) {
 
 	start := func(secret string) *mcp.ClientSession {
 		cmd := exec.Command(os.Args[0], "serve", "-data", dir)
-		cmd.Env = append(os.Environ(), "DONE_SERVER_MAIN=1", "DONE_TOKEN="+secret)
+		cmd.Env = serverEnv("DONE_TOKEN=" + secret)
 		client := mcp.NewClient(&mcp.Implementation{Name: "done-test", Version: "1"}, nil)
 		cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
 		if err != nil {
@@ -97,7 +107,7 @@ func TestHTTPProcess(t *testing.T) {
 	}
 
 	cmd := exec.Command(os.Args[0], "serve", "-data", dir, "-http", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "DONE_SERVER_MAIN=1")
+	cmd.Env = serverEnv()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -121,9 +131,10 @@ func TestHTTPProcess(t *testing.T) {
 	go io.Copy(io.Discard, stderr)
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "done-test", Version: "1"}, nil)
+	transport := http.DefaultTransport.(*http.Transport).Clone()
 	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{
 		Endpoint:             url,
-		HTTPClient:           &http.Client{Transport: bearerTransport{secret}},
+		HTTPClient:           &http.Client{Transport: bearerTransport{secret, transport}},
 		DisableStandaloneSSE: true,
 	}, nil)
 	if err != nil {
@@ -133,6 +144,9 @@ func TestHTTPProcess(t *testing.T) {
 		t.Errorf("whoami: %+v", me)
 	}
 	cs.Close()
+	// A connection the client keeps open without a request would hold up
+	// the graceful shutdown for its 5 seconds.
+	transport.CloseIdleConnections()
 
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"log/slog"
 	"reflect"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -19,6 +21,11 @@ import (
 type done struct {
 	store  *store.Store
 	logger *slog.Logger
+	// baseURL is the address of the HTTP server of this process, which
+	// serves the calendar feeds, or empty (see [config]).
+	baseURL string
+	// sources are the connectors, in the order of config.connectors.
+	sources []*source
 }
 
 // addTools adds every tool of Done to server, classifying each in
@@ -32,14 +39,20 @@ func (d *done) addTools(server *mcp.Server, registry *mcpeffect.Registry) {
 	d.addApprovalTools(server, registry)
 	d.addTrashTools(server, registry)
 	d.addAccountTools(server, registry)
+	d.addFleetTools(server, registry)
+	d.addDigestTools(server, registry)
+	d.addCalendarTools(server, registry)
+	d.addConnectorTools(server, registry)
 }
 
-// check turns an error of the store into the error a tool call reports.
-// A refusal of the domain ([store.Error]) goes to the caller as it is: its
-// message says what is wrong. Anything else is a fault of the server,
-// whose details belong in its log, not in the answer.
+// check turns an error of the store or of a connector into the error a
+// tool call reports. A refusal of the domain ([store.Error],
+// [connector.Error]) goes to the caller as it is: its message says what is
+// wrong. Anything else is a fault of the server, whose details belong in
+// its log, not in the answer.
 func (d *done) check(ctx context.Context, err error) error {
-	if err == nil || store.ErrorCode(err) != 0 || errors.Is(err, context.Canceled) {
+	var refused *connector.Error
+	if err == nil || store.ErrorCode(err) != 0 || errors.As(err, &refused) || errors.Is(err, context.Canceled) {
 		return err
 	}
 	d.logger.ErrorContext(ctx, "tool call failed", "err", err)
@@ -49,19 +62,36 @@ func (d *done) check(ctx context.Context, err error) error {
 // schemaFor infers the JSON Schema of T as go-sdk would, except that the
 // store's enumerated types list the values they allow. Hosts then show the
 // allowed values, and go-sdk refuses any other before a handler runs.
+//
+// A schema depends on its type alone: it is made once, and every server
+// then holds the same one, which go-sdk resolves once too (see
+// resolvedSchemas). Done makes one server per process; its tests make
+// many.
 func schemaFor[T any]() *jsonschema.Schema {
+	t := reflect.TypeFor[T]()
+	if s, ok := schemas.Load(t); ok {
+		return s.(*jsonschema.Schema)
+	}
 	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: enumSchemas})
 	if err != nil {
 		panic(err) // a bug in the types of this package
 	}
-	return s
+	s2, _ := schemas.LoadOrStore(t, s)
+	return s2.(*jsonschema.Schema)
 }
+
+// schemas holds the schema of each type schemaFor was asked for.
+var schemas sync.Map // reflect.Type -> *jsonschema.Schema
 
 var enumSchemas = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[store.Status]():     enum(store.Statuses...),
 	reflect.TypeFor[store.Priority]():   enum(store.Priorities...),
 	reflect.TypeFor[store.StepStatus](): enum(store.StepStatuses...),
 	reflect.TypeFor[store.Kind]():       enum(store.Human, store.Agent),
+	reflect.TypeFor[store.RunStatus]():  enum(store.RunStatuses...),
+	reflect.TypeFor[store.Period]():     enum(store.Periods...),
+	reflect.TypeFor[runOutcome]():       enum(store.Outcomes...),
+	reflect.TypeFor[artifactKind]():     enum(store.ArtifactKinds...),
 	reflect.TypeFor[mcpeffect.Scope]():  enum(mcpeffect.ReadOnly.String(), mcpeffect.NonDestructive.String(), mcpeffect.Full.String()),
 }
 

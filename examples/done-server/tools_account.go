@@ -26,25 +26,37 @@ func (d *done) addAccountTools(s *mcp.Server, r *mcpeffect.Registry) {
 }
 
 type whoamiResult struct {
-	TokenID string          `json:"token_id"`
-	Name    string          `json:"name"`
-	Kind    store.Kind      `json:"kind"`
-	Scope   mcpeffect.Scope `json:"scope"`
+	TokenID string     `json:"token_id"`
+	Name    string     `json:"name"`
+	Kind    store.Kind `json:"kind"`
+	// Scope is what the caller may call: the token's scope, or less if
+	// the connection is capped (done-server serve -scope).
+	Scope mcpeffect.Scope `json:"scope"`
 	// ScopeString is the OAuth scope that grants Scope.
-	ScopeString string `json:"scope_string"`
-	ReadOnly    bool   `json:"read_only"`
-	ExpiresAt   string `json:"expires_at,omitempty"`
+	ScopeString string          `json:"scope_string"`
+	ReadOnly    bool            `json:"read_only"`
+	TokenScope  mcpeffect.Scope `json:"token_scope"`
+	// Owner is true for the owner of the data directory, whom Done serves
+	// over stdio when no DONE_TOKEN is set.
+	Owner     bool   `json:"owner,omitempty"`
+	ExpiresAt string `json:"expires_at,omitempty"`
 }
 
 func (d *done) whoami(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, whoamiResult, error) {
 	k := callerToken(ctx)
+	scope := k.Scope
+	if max, ok := mcpeffect.ScopeFrom(ctx); ok {
+		scope = min(scope, max)
+	}
 	return nil, whoamiResult{
 		TokenID:     k.ID,
 		Name:        k.Name,
 		Kind:        k.Kind,
-		Scope:       k.Scope,
-		ScopeString: scopeNames.Name(k.Scope),
-		ReadOnly:    k.Scope == mcpeffect.ReadOnly,
+		Scope:       scope,
+		ScopeString: scopeNames.Name(scope),
+		ReadOnly:    scope == mcpeffect.ReadOnly,
+		TokenScope:  k.Scope,
+		Owner:       k.Owner,
 		ExpiresAt:   k.ExpiresAt,
 	}, nil
 }

@@ -16,8 +16,8 @@ func (d *done) addApprovalTools(s *mcp.Server, r *mcpeffect.Registry) {
 	mcpeffect.AddTool(s, r, tool[noArgs, approvalsResult]("list_pending_approvals",
 		"Approval requests waiting for a human: tasks to close, and what agents asked to have validated."),
 		mcpeffect.Read, d.listPendingApprovals)
-	mcpeffect.AddTool(s, r, tool[approvalArg, store.Approval]("get_approval",
-		"One approval request: who asked, why, and the decision if there is one."),
+	mcpeffect.AddTool(s, r, tool[approvalArg, store.ApprovalDetail]("get_approval",
+		"One approval request: who asked and why, the run the agent asked from with what it produced (the evidence), and the decision if there is one."),
 		mcpeffect.Read, d.getApproval)
 
 	mcpeffect.AddTool(s, r, tool[requestApprovalArgs, store.Approval]("request_approval",
@@ -44,7 +44,7 @@ func (d *done) listPendingApprovals(ctx context.Context, _ *mcp.CallToolRequest,
 	return nil, approvalsResult{approvals}, d.check(ctx, err)
 }
 
-func (d *done) getApproval(ctx context.Context, _ *mcp.CallToolRequest, in approvalArg) (*mcp.CallToolResult, store.Approval, error) {
+func (d *done) getApproval(ctx context.Context, _ *mcp.CallToolRequest, in approvalArg) (*mcp.CallToolResult, store.ApprovalDetail, error) {
 	a, err := d.store.GetApproval(ctx, in.ApprovalID)
 	return nil, a, d.check(ctx, err)
 }

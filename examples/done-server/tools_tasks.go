@@ -19,7 +19,7 @@ func (d *done) addTaskTools(s *mcp.Server, r *mcpeffect.Registry) {
 		"Search titles, descriptions and comments of tasks for a piece of text."),
 		mcpeffect.Read, d.searchTasks)
 	mcpeffect.AddTool(s, r, tool[taskArg, store.TaskDetail]("get_task",
-		"One task with its steps, dependencies, approval state and labels."),
+		"One task with its steps, dependencies, approval state, labels and current run."),
 		mcpeffect.Read, d.getTask)
 	mcpeffect.AddTool(s, r, tool[taskArg, activityResult]("get_task_activity",
 		"Audit trail of a task: who (which person or agent) changed what, when, with the old values of what was overwritten."),
@@ -28,7 +28,7 @@ func (d *done) addTaskTools(s *mcp.Server, r *mcpeffect.Registry) {
 		"Child tasks of a task, created by decompose_task or by hand."),
 		mcpeffect.Read, d.listSubtasks)
 	mcpeffect.AddTool(s, r, tool[noArgs, nextTaskResult]("get_next_task",
-		"The next ready task for the caller: open, unblocked, its dependencies done, assigned to the caller or to no one. It does not claim it: claim_task does."),
+		"The next ready task for the caller: open, unblocked, its dependencies done, assigned to the caller or to no one; for an agent, the tasks of its runs come first. It does not claim it: claim_task does, which also starts the run queued on it. A paused agent gets nothing."),
 		mcpeffect.Read, d.getNextTask)
 
 	mcpeffect.AddTool(s, r, tool[createTaskArgs, store.Task]("create_task",
@@ -47,7 +47,7 @@ func (d *done) addTaskTools(s *mcp.Server, r *mcpeffect.Registry) {
 		"Set who a task is for (a person or an agent, by name), or no one if assignee is left out."),
 		mcpeffect.Idempotent, d.assignTask)
 	mcpeffect.AddTool(s, r, tool[taskArg, store.Task]("claim_task",
-		"Assign an unclaimed task to the caller; no-op if the caller already holds it."),
+		"Assign an unclaimed task to the caller, and start the run queued on it for the caller, if any; no-op if the caller already holds it. Refused to a paused agent."),
 		mcpeffect.Idempotent, d.claimTask)
 	mcpeffect.AddTool(s, r, tool[blockTaskArgs, store.Task]("block_task",
 		"Mark an open task blocked, with the reason and optionally the task it waits for."),
@@ -136,14 +136,16 @@ type nextTaskResult struct {
 	// Found is false when no task is ready for the caller.
 	Found bool        `json:"found"`
 	Task  *store.Task `json:"task,omitempty"`
+	// Run is the caller's run on the task, if it has one: claim_task
+	// starts it if it is queued.
+	Run *store.Run `json:"run,omitempty"`
+	// Paused tells a paused agent why it gets nothing.
+	Paused *store.Pause `json:"paused,omitempty"`
 }
 
 func (d *done) getNextTask(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, nextTaskResult, error) {
-	task, ok, err := d.store.NextTask(ctx, caller(ctx))
-	if !ok {
-		return nil, nextTaskResult{}, d.check(ctx, err)
-	}
-	return nil, nextTaskResult{Found: true, Task: &task}, d.check(ctx, err)
+	next, err := d.store.NextTask(ctx, caller(ctx))
+	return nil, nextTaskResult{Found: next.Task != nil, Task: next.Task, Run: next.Run, Paused: next.Paused}, d.check(ctx, err)
 }
 
 type createTaskArgs struct {

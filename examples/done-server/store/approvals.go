@@ -23,23 +23,38 @@ type Approval struct {
 	DecidedBy       string `json:"decided_by,omitempty"`
 	DecidedAt       string `json:"decided_at,omitempty"`
 	DecisionNote    string `json:"decision_note,omitempty"`
+	// RunID is the run its requester, an agent, was working in on the
+	// task when it asked.
+	RunID string `json:"run_id,omitempty"`
 }
 
 const approvalColumns = `a.id, a.task_id, COALESCE(a.step_id, ''), a.kind, a.reason, a.status, a.requested_by,
-	a.requested_by_kind, a.requested_at, a.decided_by, COALESCE(a.decided_at, ''), a.decision_note`
+	a.requested_by_kind, a.requested_at, a.decided_by, COALESCE(a.decided_at, ''), a.decision_note, COALESCE(a.run_id, '')`
 
 func scanApproval(row scanner) (Approval, error) {
 	var a Approval
 	err := row.Scan(&a.ID, &a.TaskID, &a.StepID, &a.Kind, &a.Reason, &a.Status, &a.RequestedBy,
-		&a.RequestedByKind, &a.RequestedAt, &a.DecidedBy, &a.DecidedAt, &a.DecisionNote)
+		&a.RequestedByKind, &a.RequestedAt, &a.DecidedBy, &a.DecidedAt, &a.DecisionNote, &a.RunID)
 	return a, err
 }
 
 func (t *tx) insertApproval(taskID, stepID, kind, reason string) (Approval, error) {
+	// An agent asking while it works on the task asks from its run: the
+	// person deciding sees what the run did.
+	var runID string
+	if t.by.Kind == Agent {
+		run, ok, err := t.runningRun(t.by.Name)
+		if err != nil {
+			return Approval{}, err
+		}
+		if ok && run.TaskID == taskID {
+			runID = run.ID
+		}
+	}
 	id := newID()
-	_, err := t.exec(`INSERT INTO approvals (id, task_id, step_id, kind, reason, status, requested_by, requested_by_kind, requested_at)
-		VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
-		id, taskID, nullable(stepID), kind, reason, t.by.Name, string(t.by.Kind), t.nowText())
+	_, err := t.exec(`INSERT INTO approvals (id, task_id, step_id, kind, reason, status, requested_by, requested_by_kind, requested_at, run_id)
+		VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
+		id, taskID, nullable(stepID), kind, reason, t.by.Name, string(t.by.Kind), t.nowText(), nullable(runID))
 	if err != nil {
 		return Approval{}, err
 	}
@@ -191,12 +206,37 @@ func (s *Store) ListPendingApprovals(ctx context.Context) ([]Approval, error) {
 	})
 }
 
-// GetApproval returns one approval request, decided or not.
-func (s *Store) GetApproval(ctx context.Context, id string) (Approval, error) {
-	return read(ctx, s, Actor{}, func(t *tx) (Approval, error) {
+// An ApprovalDetail is an approval request with the run it was asked
+// from, if any, and what that run produced: the evidence for the person
+// who decides.
+type ApprovalDetail struct {
+	Approval
+	RequesterRun *Run       `json:"requester_run,omitempty"`
+	Evidence     []Artifact `json:"evidence"`
+}
+
+// GetApproval returns one approval request, decided or not, with its
+// requester run and that run's artifacts.
+func (s *Store) GetApproval(ctx context.Context, id string) (ApprovalDetail, error) {
+	return read(ctx, s, Actor{}, func(t *tx) (ApprovalDetail, error) {
 		if err := checkID("approval_id", id); err != nil {
-			return Approval{}, err
+			return ApprovalDetail{}, err
 		}
-		return t.approval(id)
+		a, err := t.approval(id)
+		if err != nil {
+			return ApprovalDetail{}, err
+		}
+		d := ApprovalDetail{Approval: a, Evidence: []Artifact{}}
+		if a.RunID != "" {
+			run, err := t.run("run_id", a.RunID)
+			if err != nil {
+				return d, err
+			}
+			d.RequesterRun = &run
+			if d.Evidence, err = t.artifacts(run.ID); err != nil {
+				return d, err
+			}
+		}
+		return d, nil
 	})
 }

@@ -1,10 +1,13 @@
 // Package store keeps the data of the Done server in SQLite and holds its
-// domain rules: the approval gate, the Trash, the activity log.
+// domain rules: the approval gate, the Trash, the activity log, the runs of
+// agents.
 //
 // Every exported method of [Store] runs in exactly one transaction, so a tool
 // call that makes one call into the store either happens whole or not at
 // all. Methods that change something take the [Actor] on whose behalf they
-// run, and record what they did in the activity log in the same transaction.
+// run, and record what they did in the activity log in the same transaction;
+// the exceptions say so, and where they keep that record instead (progress
+// reports go to the log of their run).
 // Writes that converge (setting a status, adding a label) check first
 // whether anything would change: when nothing would, they write nothing,
 // not even an activity entry.

@@ -18,7 +18,9 @@ type TaskDetail struct {
 	Ready bool `json:"ready"`
 	// Approval is the pending approval request of the task, if any.
 	Approval *Approval `json:"approval,omitempty"`
-	Subtasks int       `json:"subtasks"`
+	// CurrentRun is the run under way on the task, queued or running.
+	CurrentRun *Run `json:"current_run,omitempty"`
+	Subtasks   int  `json:"subtasks"`
 }
 
 // A TaskRef names a task and gives its status.
@@ -28,8 +30,8 @@ type TaskRef struct {
 	Status Status `json:"status"`
 }
 
-// GetTask returns a task with its steps, labels, dependencies and pending
-// approval.
+// GetTask returns a task with its steps, labels, dependencies, pending
+// approval and current run.
 func (s *Store) GetTask(ctx context.Context, id string) (TaskDetail, error) {
 	return read(ctx, s, Actor{}, func(t *tx) (TaskDetail, error) {
 		r, err := t.liveTask("task_id", id)
@@ -64,6 +66,11 @@ func (s *Store) GetTask(ctx context.Context, id string) (TaskDetail, error) {
 			d.Approval = &a
 		case !errors.Is(err, sql.ErrNoRows):
 			return d, err
+		}
+		if run, ok, err := t.activeRun(id); err != nil {
+			return d, err
+		} else if ok {
+			d.CurrentRun = &run
 		}
 		err = t.queryRow(`SELECT count(*) FROM tasks WHERE parent_id = ? AND trash_id IS NULL`, id).Scan(&d.Subtasks)
 		return d, err
@@ -229,30 +236,57 @@ func (s *Store) ListSubtasks(ctx context.Context, id string) ([]Task, error) {
 	})
 }
 
+// Next is what [Store.NextTask] finds for the caller.
+type Next struct {
+	// Task is the task to work on, or nil if there is none.
+	Task *Task `json:"task,omitempty"`
+	// Run is the caller's run on Task, queued or running, if it has one.
+	Run *Run `json:"run,omitempty"`
+	// Paused is set when the caller is a paused agent, to which nothing is
+	// dispatched.
+	Paused *Pause `json:"paused,omitempty"`
+}
+
 // NextTask returns the next task for the caller to work on, without
 // claiming it: an open task, assigned to the caller or to no one, whose
-// dependencies are all done, in a project that is not archived. The
-// caller's own tasks come first, then the most urgent, then the earliest
-// due, then the oldest. ok is false when there is none.
-func (s *Store) NextTask(ctx context.Context, by Actor) (task Task, ok bool, err error) {
-	type result struct {
-		task Task
-		ok   bool
-	}
-	r, err := read(ctx, s, by, func(t *tx) (result, error) {
-		task, err := scanTask(t.queryRow(`SELECT `+taskColumns+` FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
+// dependencies are all done, in a project that is not archived, and with
+// no run under way for someone else. The task of the caller's running run
+// comes first, then those of its queued runs, then its own tasks, then the
+// most urgent, the earliest due, the oldest. A paused agent gets nothing.
+func (s *Store) NextTask(ctx context.Context, by Actor) (Next, error) {
+	return read(ctx, s, by, func(t *tx) (Next, error) {
+		if by.Kind == Agent {
+			if p, err := t.pause(by.Name); err != nil || p != nil {
+				return Next{Paused: p}, err
+			}
+		}
+		var runID string
+		task, err := scanTask(scanExtra(t.queryRow(`SELECT `+taskColumns+`, COALESCE(r.id, '')
+			FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
+			LEFT JOIN runs r ON r.task_id = t.id AND r.status IN ('queued', 'running')
 			WHERE t.trash_id IS NULL AND t.status = 'open' AND (t.assignee = ?1 OR t.assignee = '')
 			AND (p.id IS NULL OR p.archived_at IS NULL)
+			AND (r.id IS NULL OR r.agent = ?1)
 			AND NOT EXISTS (SELECT 1 FROM task_dependencies td JOIN tasks d ON d.id = td.depends_on
 				WHERE td.task_id = t.id AND d.status <> 'done' AND d.trash_id IS NULL)
-			ORDER BY t.assignee = ?1 DESC,
+			ORDER BY COALESCE(r.status = 'running', 0) DESC, r.id IS NOT NULL DESC, t.assignee = ?1 DESC,
 				CASE t.priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 WHEN 'normal' THEN 2 ELSE 3 END,
 				t.due = '', t.due, t.id
-			LIMIT 1`, by.Name))
+			LIMIT 1`, by.Name), &runID))
 		if errors.Is(err, sql.ErrNoRows) {
-			return result{}, nil
+			return Next{}, nil
 		}
-		return result{task, err == nil}, err
+		if err != nil {
+			return Next{}, err
+		}
+		next := Next{Task: &task}
+		if runID != "" {
+			run, err := t.run("run_id", runID)
+			if err != nil {
+				return next, err
+			}
+			next.Run = &run
+		}
+		return next, nil
 	})
-	return r.task, r.ok, err
 }

@@ -53,21 +53,25 @@ type Task struct {
 	Due           string `json:"due,omitempty"`
 	BlockedReason string `json:"blocked_reason,omitempty"`
 	BlockedBy     string `json:"blocked_by,omitempty"`
-	CreatedAt     string `json:"created_at"`
-	CreatedBy     string `json:"created_by"`
-	UpdatedAt     string `json:"updated_at"`
-	ClosedAt      string `json:"closed_at,omitempty"`
+	// ScheduledStart and ScheduledEnd are when the task is planned: both
+	// dates (the end included) or both times; empty if it is not.
+	ScheduledStart string `json:"scheduled_start,omitempty"`
+	ScheduledEnd   string `json:"scheduled_end,omitempty"`
+	CreatedAt      string `json:"created_at"`
+	CreatedBy      string `json:"created_by"`
+	UpdatedAt      string `json:"updated_at"`
+	ClosedAt       string `json:"closed_at,omitempty"`
 }
 
 const taskColumns = `t.id, COALESCE(t.project_id, ''), COALESCE(t.parent_id, ''), t.title, t.description,
 	t.status, t.priority, t.assignee, t.auto_close, t.due, t.blocked_reason, COALESCE(t.blocked_by, ''),
-	t.created_at, t.created_by, t.updated_at, COALESCE(t.closed_at, '')`
+	t.scheduled_start, t.scheduled_end, t.created_at, t.created_by, t.updated_at, COALESCE(t.closed_at, '')`
 
 func scanTask(row scanner) (Task, error) {
 	var x Task
 	err := row.Scan(&x.ID, &x.ProjectID, &x.ParentID, &x.Title, &x.Description,
 		&x.Status, &x.Priority, &x.Assignee, &x.AutoClose, &x.Due, &x.BlockedReason, &x.BlockedBy,
-		&x.CreatedAt, &x.CreatedBy, &x.UpdatedAt, &x.ClosedAt)
+		&x.ScheduledStart, &x.ScheduledEnd, &x.CreatedAt, &x.CreatedBy, &x.UpdatedAt, &x.ClosedAt)
 	return x, err
 }
 
@@ -409,8 +413,11 @@ func (t *tx) setAssignee(r taskRecord, assignee, action string) (Task, error) {
 	return r.Task, err
 }
 
-// ClaimTask assigns an unassigned task to the caller. Claiming a task one
-// already holds changes nothing; claiming someone else's is refused.
+// ClaimTask assigns an unassigned task to the caller. When the task has a
+// run queued for the caller, claiming it starts the run: that is how an
+// agent takes the work queued for it. Claiming a task one already holds
+// changes nothing; claiming someone else's, or as a paused agent, is
+// refused.
 func (s *Store) ClaimTask(ctx context.Context, by Actor, id string) (Task, error) {
 	return write(ctx, s, by, func(t *tx) (Task, error) {
 		r, err := t.writableTask("task_id", id)
@@ -420,8 +427,43 @@ func (s *Store) ClaimTask(ctx context.Context, by Actor, id string) (Task, error
 		if r.Assignee != "" && r.Assignee != t.by.Name {
 			return Task{}, conflictf("task %q is already assigned to %s", id, quote(r.Assignee))
 		}
-		if r.Assignee == "" && (r.Status == StatusDone || r.Status == StatusAwaitingApproval) {
+		run, ok, err := t.activeRun(id)
+		if err != nil {
+			return Task{}, err
+		}
+		if ok && run.Agent != t.by.Name {
+			return Task{}, conflictf("task %q has run %q %s for agent %s", id, run.ID, run.Status, quote(run.Agent))
+		}
+		if ok && run.Status == RunQueued {
+			if err := t.startRun(run); err != nil {
+				return Task{}, err
+			}
+			details := map[string]any{"run_id": run.ID, "run_status": change{RunQueued, RunRunning}}
+			if r.Assignee != t.by.Name {
+				if _, err := t.exec(`UPDATE tasks SET assignee = ?, updated_at = ? WHERE id = ?`, t.by.Name, t.nowText(), id); err != nil {
+					return Task{}, err
+				}
+				details["assignee"] = change{r.Assignee, t.by.Name}
+			}
+			if err := t.record("claim_task", "task", id, id, details); err != nil {
+				return Task{}, err
+			}
+			r, err = t.taskRow(id)
+			return r.Task, err
+		}
+		if r.Assignee == t.by.Name {
+			return r.Task, nil
+		}
+		if r.Status == StatusDone || r.Status == StatusAwaitingApproval {
 			return Task{}, conflictf("task %q is %s: there is nothing left to claim", id, r.Status)
+		}
+		if t.by.Kind == Agent {
+			if p, err := t.pause(t.by.Name); err != nil || p != nil {
+				if err == nil {
+					err = pausedError(t.by.Name, p)
+				}
+				return Task{}, err
+			}
 		}
 		return t.setAssignee(r, t.by.Name, "claim_task")
 	})

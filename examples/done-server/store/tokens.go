@@ -28,6 +28,9 @@ type Token struct {
 	ExpiresAt  string `json:"expires_at,omitempty"`
 	RevokedAt  string `json:"revoked_at,omitempty"`
 	LastUsedAt string `json:"last_used_at,omitempty"`
+	// Owner marks the token of the data directory's owner, which Done
+	// serves as over stdio when DONE_TOKEN is not set (see [Store.Owner]).
+	Owner bool `json:"owner,omitempty"`
 }
 
 // Actor returns the actor that calls made with the token run as.
@@ -49,14 +52,14 @@ const SecretPrefix = "done_"
 const secretBytes = 32
 
 const tokenColumns = `k.id, k.name, k.kind, k.scope, COALESCE(c.name, ''), k.created_at,
-	COALESCE(k.expires_at, ''), COALESCE(k.revoked_at, ''), COALESCE(k.last_used_at, '')`
+	COALESCE(k.expires_at, ''), COALESCE(k.revoked_at, ''), COALESCE(k.last_used_at, ''), k.owner`
 
 const tokenFrom = ` FROM tokens k LEFT JOIN tokens c ON c.id = k.created_by`
 
 func scanToken(row scanner) (Token, error) {
 	var k Token
 	var scope string
-	err := row.Scan(&k.ID, &k.Name, &k.Kind, &scope, &k.CreatedBy, &k.CreatedAt, &k.ExpiresAt, &k.RevokedAt, &k.LastUsedAt)
+	err := row.Scan(&k.ID, &k.Name, &k.Kind, &scope, &k.CreatedBy, &k.CreatedAt, &k.ExpiresAt, &k.RevokedAt, &k.LastUsedAt, &k.Owner)
 	if err != nil {
 		return k, err
 	}
@@ -217,6 +220,12 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (Token, error) 
 	if err != nil {
 		return Token{}, err
 	}
+	return s.use(ctx, k)
+}
+
+// use returns k if it is live, having noted its use, and [ErrBadToken]
+// if it is revoked or expired.
+func (s *Store) use(ctx context.Context, k Token) (Token, error) {
 	now := s.now()
 	if k.RevokedAt != "" || !k.Expiry().IsZero() && !now.Before(k.Expiry()) {
 		return Token{}, ErrBadToken
@@ -229,6 +238,58 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (Token, error) 
 		k.LastUsedAt = used
 	}
 	return k, nil
+}
+
+// Owner returns the token of the owner of the data directory: the one
+// Done serves as over stdio when no DONE_TOKEN is set, because whoever
+// can start the process on the directory already holds the database.
+// The first call makes it, for a person called name with full scope, and
+// reports created; its secret is thrown away at once, so that the token
+// can be used only by the process itself, which finds it by its mark.
+//
+// A revoked owner token is returned as it is, and never replaced: revoking
+// it is how the owner turns that way of serving off for good.
+func (s *Store) Owner(ctx context.Context, name string) (k Token, created bool, err error) {
+	type owner struct {
+		token   Token
+		created bool
+	}
+	o, err := write(ctx, s, Actor{}, func(t *tx) (owner, error) {
+		k, err := t.owner()
+		if err == nil || !errors.Is(err, sql.ErrNoRows) {
+			return owner{k, false}, err
+		}
+		k, _, err = t.mint(NewToken{Name: name, Kind: Human, Scope: mcpeffect.Full}, "")
+		if err != nil {
+			return owner{}, err
+		}
+		if _, err := t.exec(`UPDATE tokens SET owner = 1 WHERE id = ?`, k.ID); err != nil {
+			return owner{}, err
+		}
+		k.Owner = true
+		return owner{k, true}, nil
+	})
+	return o.token, o.created, err
+}
+
+func (t *tx) owner() (Token, error) {
+	return scanToken(t.queryRow(`SELECT ` + tokenColumns + tokenFrom + ` WHERE k.owner = 1`))
+}
+
+// AuthenticateOwner returns the owner token (see [Store.Owner]) if it
+// exists and is live, and [ErrBadToken] otherwise.
+func (s *Store) AuthenticateOwner(ctx context.Context) (Token, error) {
+	k, err := read(ctx, s, Actor{}, func(t *tx) (Token, error) {
+		k, err := t.owner()
+		if errors.Is(err, sql.ErrNoRows) {
+			return k, ErrBadToken
+		}
+		return k, err
+	})
+	if err != nil {
+		return Token{}, err
+	}
+	return s.use(ctx, k)
 }
 
 // ListTokens returns the tokens of the caller: those with the caller's

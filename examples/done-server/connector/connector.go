@@ -1,0 +1,102 @@
+// Package connector defines how Done reaches documents outside its own
+// database (a Drive, a Slack workspace, a Notion), and implements the
+// default: a folder of Markdown and text files on the local disk.
+//
+// A [Connector] searches, reads and saves documents. Done calls one only
+// from its open-world tools (search_context, read_context, save_context);
+// its other tools keep to Done's database, and refer to documents by their
+// refs alone. To plug in another source, implement Connector and add it to
+// the server next to the [Folder].
+package connector
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// A Connector reaches one source of documents. Implementations must be
+// safe for concurrent use.
+//
+// Errors meant for the caller, such as an id that names nothing, are an
+// [*Error]; any other error is a fault of the source, which Done logs
+// without showing it.
+type Connector interface {
+	// Info describes the connector. It must not call out: Done calls it
+	// from list_connectors, which stays inside.
+	Info() Info
+	// Search returns at most limit documents whose title or text holds
+	// query, ignoring case, each with a snippet and without its text.
+	Search(ctx context.Context, query string, limit int) ([]Document, error)
+	// Read returns the document whose id is id, with its text.
+	Read(ctx context.Context, id string) (Document, error)
+	// Save makes a new document from d and returns it, without its text.
+	// It never changes a document that exists.
+	Save(ctx context.Context, d Draft) (Document, error)
+}
+
+// Info describes a connector.
+type Info struct {
+	// Name is how refs name the connector: a ref is Name:ID, such as
+	// local:notes/plan.md.
+	Name string `json:"name"`
+	// Kind is what the connector reaches, such as folder, drive or slack.
+	Kind        string `json:"kind"`
+	Description string `json:"description"`
+	// Location says where its documents are, such as a folder or a
+	// workspace.
+	Location string `json:"location,omitempty"`
+}
+
+// A Document is a document of a source.
+type Document struct {
+	// ID names the document within its connector.
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	// Snippet is the part of the text around what Search found.
+	Snippet string `json:"snippet,omitempty"`
+	// Text is the document's text, as Read returns it; Truncated reports
+	// that it was cut.
+	Text      string    `json:"text,omitempty"`
+	Truncated bool      `json:"truncated,omitempty"`
+	Size      int64     `json:"size"`
+	Modified  time.Time `json:"modified"`
+}
+
+// A Draft is a document to save.
+type Draft struct {
+	Title string
+	Text  string
+	// Folder is where to put the document within the source, if it has
+	// folders; empty for its top.
+	Folder string
+}
+
+// An Error is a request that a connector refuses. Its message is meant
+// for the caller.
+type Error struct {
+	Code    Code
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// A Code classifies an [Error].
+type Code int
+
+// The codes of an [Error].
+const (
+	// Invalid is an argument that is malformed, or that names something
+	// the connector must not reach.
+	Invalid Code = iota + 1
+	// NotFound is an id that names no document.
+	NotFound
+)
+
+func invalidf(format string, args ...any) error {
+	return &Error{Invalid, fmt.Sprintf(format, args...)}
+}
+
+func notFoundf(format string, args ...any) error {
+	return &Error{NotFound, fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,224 @@
+package connector
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// newFolder returns a Folder over a fresh directory, next to a directory
+// outside it that holds a secret, which no id may reach.
+func newFolder(t *testing.T) (f *Folder, dir, outside string) {
+	t.Helper()
+	base := t.TempDir()
+	dir, outside = filepath.Join(base, "context"), filepath.Join(base, "outside")
+	f, err := NewFolder("local", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(outside, "secret.md"), "# Secret\n\nthe password is swordfish\n")
+	return f, dir, outside
+}
+
+func write(t *testing.T, name, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func symlink(t *testing.T, target, name string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, name); err != nil {
+		t.Skipf("symbolic links: %v", err)
+	}
+}
+
+func code(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return 0
+}
+
+// TestFolderEscapes tries every way out of the folder that an id offers:
+// none reads, finds or writes anything outside.
+func TestFolderEscapes(t *testing.T) {
+	f, dir, outside := newFolder(t)
+	write(t, filepath.Join(dir, "notes", "plan.md"), "# Plan\n\nship it\n")
+	symlink(t, filepath.Join(outside, "secret.md"), filepath.Join(dir, "notes", "link.md"))
+	symlink(t, outside, filepath.Join(dir, "linked"))
+	symlink(t, "../../outside/secret.md", filepath.Join(dir, "notes", "relative.md"))
+	// A link that stays inside the folder is no escape.
+	symlink(t, "plan.md", filepath.Join(dir, "notes", "alias.md"))
+
+	for _, c := range []struct {
+		name, id string
+		want     Code
+	}{
+		{"dot-dot", "../outside/secret.md", Invalid},
+		{"dot-dot inside a path", "notes/../../outside/secret.md", Invalid},
+		{"absolute path", filepath.Join(outside, "secret.md"), Invalid},
+		{"absolute slash path", "/etc/passwd.txt", Invalid},
+		{"symbolic link to a file outside", "notes/link.md", Invalid},
+		{"relative symbolic link out", "notes/relative.md", Invalid},
+		{"through a symbolically linked parent directory", "linked/secret.md", Invalid},
+		{"hidden", ".git/config.md", Invalid},
+		{"not a text file", "notes/plan.pdf", Invalid},
+		{"nothing there", "notes/none.md", NotFound},
+		{"empty", "", Invalid},
+		{"NUL", "notes/pl\x00an.md", Invalid},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := f.Read(t.Context(), c.id)
+			if code(err) != c.want {
+				t.Fatalf("Read(%q) = %q, %v; want an error of code %d", c.id, d.Text, err, c.want)
+			}
+			if strings.Contains(err.Error(), "swordfish") {
+				t.Errorf("the error shows the secret: %v", err)
+			}
+		})
+	}
+	if d, err := f.Read(t.Context(), "notes/alias.md"); err != nil || d.Title != "Plan" {
+		t.Errorf("a link inside the folder: %+v, %v", d, err)
+	}
+
+	found, err := f.Search(t.Context(), "swordfish", 10)
+	if err != nil || len(found) != 0 {
+		t.Errorf("Search found the secret outside: %+v, %v", found, err)
+	}
+	found, err = f.Search(t.Context(), "ship", 10)
+	if err != nil || len(found) != 1 || found[0].ID != "notes/plan.md" {
+		t.Errorf("Search ship: %+v, %v; want only notes/plan.md, not the links to it", found, err)
+	}
+
+	before := listing(t, outside)
+	for _, folder := range []string{"linked", "../outside", outside, "linked/deeper"} {
+		if d, err := f.Save(t.Context(), Draft{Title: "Escape", Text: "x", Folder: folder}); err == nil {
+			t.Errorf("Save into %q wrote %q", folder, d.ID)
+		}
+	}
+	if after := listing(t, outside); !slices.Equal(before, after) {
+		t.Errorf("saving changed the directory outside: %v, then %v", before, after)
+	}
+}
+
+// listing returns the files under dir, with their sizes.
+func listing(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		out = append(out, p+" "+info.Mode().String()+" "+strings.Repeat("*", int(info.Size())))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestFolderSaveNeverOverwrites saves three documents with the same title:
+// three files, the first left as it was.
+func TestFolderSaveNeverOverwrites(t *testing.T) {
+	f, dir, _ := newFolder(t)
+	var ids []string
+	for _, text := range []string{"first", "second", "third"} {
+		d, err := f.Save(t.Context(), Draft{Title: "Release notes, v2!", Text: text, Folder: "notes/2025"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, d.ID)
+	}
+	if want := []string{"notes/2025/release-notes-v2.md", "notes/2025/release-notes-v2-2.md", "notes/2025/release-notes-v2-3.md"}; !slices.Equal(ids, want) {
+		t.Fatalf("saved as %v, want %v", ids, want)
+	}
+	first, err := os.ReadFile(filepath.Join(dir, "notes", "2025", "release-notes-v2.md"))
+	if err != nil || string(first) != "# Release notes, v2!\n\nfirst\n" {
+		t.Errorf("the first document: %q, %v", first, err)
+	}
+	// A symbolic link where the name would go is not written through.
+	symlink(t, filepath.Join(t.TempDir(), "target.md"), filepath.Join(dir, "dangling.md"))
+	d, err := f.Save(t.Context(), Draft{Title: "Dangling", Text: "x"})
+	if err != nil || d.ID != "dangling-2.md" {
+		t.Errorf("saving over a dangling link: %+v, %v; want dangling-2.md", d, err)
+	}
+	for _, c := range []struct {
+		draft Draft
+		want  string
+	}{
+		{Draft{Title: " ", Text: "x"}, "title is empty"},
+		{Draft{Title: "two\nlines", Text: "x"}, "one line"},
+		{Draft{Title: "big", Text: strings.Repeat("x", MaxSaveBytes+1)}, "at most"},
+		{Draft{Title: "bad", Text: "caf\xe9"}, "not valid UTF-8"},
+		{Draft{Title: "hidden", Folder: ".git"}, "not a folder inside"},
+	} {
+		if _, err := f.Save(t.Context(), c.draft); code(err) != Invalid || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Save(%+v): %v, want an error saying %q", c.draft.Title, err, c.want)
+		}
+	}
+}
+
+// TestFolderSearchAndRead finds documents by title and text, newest first
+// after those with the query in their title, and reads them back.
+func TestFolderSearchAndRead(t *testing.T) {
+	f, dir, _ := newFolder(t)
+	write(t, filepath.Join(dir, "old.md"), "# Budget\n\nThe launch costs little.\n")
+	write(t, filepath.Join(dir, "new.txt"), "notes on the launch party, "+strings.Repeat("with more words ", 20))
+	write(t, filepath.Join(dir, "launch.md"), "# Launch plan\n\nSteps.\n")
+	write(t, filepath.Join(dir, "image.png"), "launch")
+	write(t, filepath.Join(dir, ".hidden", "launch.md"), "launch")
+	old := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(filepath.Join(dir, "old.md"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	found, err := f.Search(t.Context(), "LAUNCH", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, d := range found {
+		ids = append(ids, d.ID)
+	}
+	if want := []string{"launch.md", "new.txt", "old.md"}; !slices.Equal(ids, want) {
+		t.Errorf("Search: %v, want %v", ids, want)
+	}
+	if s := found[1].Snippet; !strings.HasPrefix(s, "notes on the launch party") || !strings.HasSuffix(s, "…") || len(s) > 200 {
+		t.Errorf("snippet %q", s)
+	}
+	if found, _ := f.Search(t.Context(), "launch", 1); len(found) != 1 {
+		t.Errorf("Search with limit 1: %d documents", len(found))
+	}
+	d, err := f.Read(t.Context(), "new.txt")
+	if err != nil || d.Title != "new" || !strings.HasPrefix(d.Text, "notes on the launch party") || d.Truncated {
+		t.Errorf("Read: %+v, %v", d, err)
+	}
+
+	// A long file is cut on a rune boundary.
+	write(t, filepath.Join(dir, "long.md"), strings.Repeat("é", MaxReadBytes))
+	d, err = f.Read(t.Context(), "long.md")
+	if err != nil || !d.Truncated || len(d.Text) != MaxReadBytes || d.Size != 2*MaxReadBytes {
+		t.Errorf("Read of a long file: %d bytes, truncated %t, size %d, %v", len(d.Text), d.Truncated, d.Size, err)
+	}
+	write(t, filepath.Join(dir, "binary.md"), "\xff\xfe")
+	if _, err := f.Read(t.Context(), "binary.md"); code(err) != Invalid {
+		t.Errorf("Read of a file that is not UTF-8: %v", err)
+	}
+}

@@ -1,0 +1,429 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/base64"
+	"errors"
+	"sort"
+	"strings"
+	"time"
+)
+
+// ScheduleTask plans a task: start and end are both dates (2025-06-30; the
+// end day included), for whole days, or both RFC 3339 times. end may be
+// left out: the task then lasts its start day, or an hour. With start
+// left out too, the task is no longer scheduled. Setting the schedule it
+// has changes nothing.
+func (s *Store) ScheduleTask(ctx context.Context, by Actor, taskID, start, end string) (Task, error) {
+	return write(ctx, s, by, func(t *tx) (Task, error) {
+		r, err := t.writableTask("task_id", taskID)
+		if err != nil {
+			return Task{}, err
+		}
+		start, end, err := schedule(start, end)
+		if err != nil {
+			return Task{}, err
+		}
+		d := diff{}
+		d.add("scheduled_start", r.ScheduledStart, start)
+		d.add("scheduled_end", r.ScheduledEnd, end)
+		if len(d) == 0 {
+			return r.Task, nil
+		}
+		if _, err := t.exec(`UPDATE tasks SET scheduled_start = ?, scheduled_end = ?, updated_at = ? WHERE id = ?`, start, end, t.nowText(), taskID); err != nil {
+			return Task{}, err
+		}
+		if err := t.record("schedule_task", "task", taskID, taskID, d.details()); err != nil {
+			return Task{}, err
+		}
+		r, err = t.taskRow(taskID)
+		return r.Task, err
+	})
+}
+
+// MaxScheduleDays is the longest a task may be scheduled for.
+const MaxScheduleDays = 366
+
+// schedule checks the arguments of schedule_task and returns them as they
+// are stored: dates as they are, times in UTC in timeFormat.
+func schedule(start, end string) (string, string, error) {
+	if start == "" {
+		if end != "" {
+			return "", "", invalidf("end needs a start")
+		}
+		return "", "", nil
+	}
+	from, err := parseInstant("start", start)
+	if err != nil {
+		return "", "", err
+	}
+	allDay := len(start) == len(time.DateOnly)
+	to := from
+	switch {
+	case end != "":
+		if to, err = parseInstant("end", end); err != nil {
+			return "", "", err
+		}
+		if (len(end) == len(time.DateOnly)) != allDay {
+			return "", "", invalidf("start and end must both be dates or both be times")
+		}
+	case !allDay:
+		to = from.Add(time.Hour)
+	}
+	switch {
+	case allDay && to.Before(from), !allDay && !to.After(from):
+		return "", "", invalidf("end %s is before start %s", quote(end), quote(start))
+	case to.Sub(from) > MaxScheduleDays*24*time.Hour:
+		return "", "", invalidf("a task can be scheduled for at most %d days", MaxScheduleDays)
+	}
+	if allDay {
+		return from.Format(time.DateOnly), to.Format(time.DateOnly), nil
+	}
+	return formatTime(from), formatTime(to), nil
+}
+
+// An AgendaEntry is a task on a day of an agenda: due that day, or
+// scheduled over it.
+type AgendaEntry struct {
+	// Kind is due or scheduled.
+	Kind string `json:"kind"`
+	// Date is the day of a due date, or the first day of a schedule; Start
+	// and End are the schedule, dates or times.
+	Date  string `json:"date"`
+	Start string `json:"start,omitempty"`
+	End   string `json:"end,omitempty"`
+	Task  Task   `json:"task"`
+}
+
+// An Agenda is what is due or scheduled between two dates, both included,
+// in time order.
+type Agenda struct {
+	From    string        `json:"from"`
+	To      string        `json:"to"`
+	Entries []AgendaEntry `json:"entries"`
+}
+
+// MaxAgendaDays is the longest window of an agenda.
+const MaxAgendaDays = 92
+
+// AgendaFilter selects the tasks of an agenda.
+type AgendaFilter struct {
+	// From and To are dates; From defaults to today, To to a week later.
+	From, To  string
+	ProjectID string
+	// Mine keeps the tasks assigned to the caller.
+	Mine bool
+}
+
+// Agenda returns the live tasks due or scheduled between f.From and f.To,
+// leaving out those of archived projects.
+func (s *Store) Agenda(ctx context.Context, by Actor, f AgendaFilter) (Agenda, error) {
+	return read(ctx, s, by, func(t *tx) (Agenda, error) {
+		now := t.now.UTC()
+		from := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+		if f.From != "" {
+			d, err := time.Parse(time.DateOnly, f.From)
+			if err != nil {
+				return Agenda{}, invalidf("from %s is not a date in the form 2025-12-31", quote(f.From))
+			}
+			from = d
+		}
+		to := from.AddDate(0, 0, 6)
+		if f.To != "" {
+			d, err := time.Parse(time.DateOnly, f.To)
+			if err != nil {
+				return Agenda{}, invalidf("to %s is not a date in the form 2025-12-31", quote(f.To))
+			}
+			to = d
+		}
+		if to.Before(from) || to.Sub(from) >= MaxAgendaDays*24*time.Hour {
+			return Agenda{}, invalidf("the window from %s to %s must be 1 to %d days", from.Format(time.DateOnly), to.Format(time.DateOnly), MaxAgendaDays)
+		}
+		where, args := []string{"t.trash_id IS NULL", "(p.id IS NULL OR p.archived_at IS NULL)"}, []any{}
+		if f.ProjectID != "" {
+			if _, err := t.liveProject("project_id", f.ProjectID); err != nil {
+				return Agenda{}, err
+			}
+			where, args = append(where, "t.project_id = ?"), append(args, f.ProjectID)
+		}
+		if f.Mine {
+			where, args = append(where, "t.assignee = ?"), append(args, by.Name)
+		}
+		first, last, after := from.Format(time.DateOnly), to.Format(time.DateOnly), to.AddDate(0, 0, 1).Format(time.DateOnly)
+		// Text order is time order for both forms of a schedule, a date
+		// being a prefix of the times of its day: this selects every task
+		// that may fall in the window, and ScheduledSpan decides below.
+		where = append(where, `((t.due >= ? AND t.due <= ?) OR (t.scheduled_start <> '' AND t.scheduled_start < ? AND t.scheduled_end >= ?))`)
+		args = append(args, first, last, after, first)
+		tasks, err := collect(t, scanTask, `SELECT `+taskColumns+` FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
+			WHERE `+strings.Join(where, " AND ")+` ORDER BY t.id`, args...)
+		if err != nil {
+			return Agenda{}, err
+		}
+		a := Agenda{From: first, To: last, Entries: []AgendaEntry{}}
+		for _, task := range tasks {
+			if task.Due >= first && task.Due <= last {
+				a.Entries = append(a.Entries, AgendaEntry{Kind: "due", Date: task.Due, Task: task})
+			}
+			if start, end, _, ok := ScheduledSpan(task); ok && start.Before(to.AddDate(0, 0, 1)) && end.After(from) {
+				a.Entries = append(a.Entries, AgendaEntry{Kind: "scheduled", Date: task.ScheduledStart[:len(time.DateOnly)],
+					Start: task.ScheduledStart, End: task.ScheduledEnd, Task: task})
+			}
+		}
+		sort.SliceStable(a.Entries, func(i, j int) bool {
+			return entryKey(a.Entries[i]) < entryKey(a.Entries[j])
+		})
+		return a, nil
+	})
+}
+
+// entryKey orders agenda entries: by day, whole days before times of day,
+// then by time.
+func entryKey(e AgendaEntry) string {
+	if e.Kind == "due" {
+		return e.Date
+	}
+	return e.Start
+}
+
+// ScheduledSpan returns the schedule of task as instants, its end
+// excluded, and false if the task is not scheduled. A schedule of whole
+// days, allDay, ends at midnight after its last day.
+func ScheduledSpan(task Task) (start, end time.Time, allDay, ok bool) {
+	if task.ScheduledStart == "" {
+		return start, end, false, false
+	}
+	if len(task.ScheduledStart) == len(time.DateOnly) {
+		start, _ = time.Parse(time.DateOnly, task.ScheduledStart)
+		end, _ = time.Parse(time.DateOnly, task.ScheduledEnd)
+		return start, end.AddDate(0, 0, 1), true, true
+	}
+	return parseStored(task.ScheduledStart), parseStored(task.ScheduledEnd), false, true
+}
+
+// A CalendarLink is a secret feed URL of tasks, without its secret, which
+// Done does not keep.
+type CalendarLink struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Owner is whose link it is: who may list, rotate and revoke it.
+	Owner string `json:"owner"`
+	// ProjectID is the project whose tasks the feed shows; without one,
+	// the feed shows the tasks assigned to Owner.
+	ProjectID string `json:"project_id,omitempty"`
+	CreatedAt string `json:"created_at"`
+	// Replaces is the link this one was rotated from; ReplacedBy the one
+	// it was rotated into.
+	Replaces      string `json:"replaces,omitempty"`
+	ReplacedBy    string `json:"replaced_by,omitempty"`
+	RevokedAt     string `json:"revoked_at,omitempty"`
+	LastFetchedAt string `json:"last_fetched_at,omitempty"`
+}
+
+// CalendarSecretPrefix begins the secret of every calendar link, so that
+// a leaked one is easy to recognise.
+const CalendarSecretPrefix = "donecal_"
+
+const linkColumns = `l.id, l.name, l.owner, COALESCE(l.project_id, ''), l.created_at, COALESCE(l.replaces, ''),
+	COALESCE(n.id, ''), COALESCE(l.revoked_at, ''), COALESCE(l.last_fetched_at, '')`
+
+const linkFrom = ` FROM calendar_links l LEFT JOIN calendar_links n ON n.replaces = l.id`
+
+func scanLink(row scanner) (CalendarLink, error) {
+	var l CalendarLink
+	return l, row.Scan(&l.ID, &l.Name, &l.Owner, &l.ProjectID, &l.CreatedAt, &l.Replaces, &l.ReplacedBy, &l.RevokedAt, &l.LastFetchedAt)
+}
+
+// ownLink loads a calendar link of the caller. The link of another is
+// reported as not existing: the caller learns nothing of it.
+func (t *tx) ownLink(id string) (CalendarLink, error) {
+	if err := checkID("link_id", id); err != nil {
+		return CalendarLink{}, err
+	}
+	l, err := scanLink(t.queryRow(`SELECT `+linkColumns+linkFrom+` WHERE l.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) || err == nil && l.Owner != t.by.Name {
+		return CalendarLink{}, notFoundf("calendar link %q does not exist", id)
+	}
+	return l, err
+}
+
+// insertLink makes a link with a new secret, and returns them.
+func (t *tx) insertLink(name, projectID, replaces string) (CalendarLink, string, error) {
+	raw := make([]byte, secretBytes)
+	rand.Read(raw) // never fails; see crypto/rand.Read
+	secret := CalendarSecretPrefix + base64.RawURLEncoding.EncodeToString(raw)
+	id := newID()
+	_, err := t.exec(`INSERT INTO calendar_links (id, secret_hash, owner, project_id, name, created_at, created_by, replaces)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, id, hashSecret(secret), t.by.Name, nullable(projectID), name, t.nowText(), t.by.TokenID, nullable(replaces))
+	if err != nil {
+		return CalendarLink{}, "", err
+	}
+	l, err := t.ownLink(id)
+	return l, secret, err
+}
+
+// CreateCalendarLink makes a secret feed of the tasks of a project, or,
+// without projectID, of the tasks assigned to the caller. It returns the
+// secret this once: only its hash is kept.
+func (s *Store) CreateCalendarLink(ctx context.Context, by Actor, projectID, name string) (CalendarLink, string, error) {
+	type made struct {
+		link   CalendarLink
+		secret string
+	}
+	m, err := write(ctx, s, by, func(t *tx) (made, error) {
+		if projectID != "" {
+			p, err := t.liveProject("project_id", projectID)
+			if err != nil {
+				return made{}, err
+			}
+			if name == "" {
+				name = p.Name
+			}
+		}
+		if name == "" {
+			name = "Tasks of " + by.Name
+		}
+		if err := checkName("name", name); err != nil {
+			return made{}, err
+		}
+		l, secret, err := t.insertLink(name, projectID, "")
+		if err != nil {
+			return made{}, err
+		}
+		return made{l, secret}, t.record("create_calendar_link", "calendar_link", l.ID, "", map[string]any{"name": name, "project_id": projectID})
+	})
+	return m.link, m.secret, err
+}
+
+// RotateCalendarLink revokes a live link of the caller and makes a new
+// one in its place, with the same name and tasks and a new secret. Each
+// call makes a new link: rotating the link that replaced this one is how
+// to rotate again.
+func (s *Store) RotateCalendarLink(ctx context.Context, by Actor, id string) (CalendarLink, string, error) {
+	type made struct {
+		link   CalendarLink
+		secret string
+	}
+	m, err := write(ctx, s, by, func(t *tx) (made, error) {
+		old, err := t.ownLink(id)
+		if err != nil {
+			return made{}, err
+		}
+		switch {
+		case old.ReplacedBy != "":
+			return made{}, conflictf("calendar link %q was already rotated into %q: rotate that one", id, old.ReplacedBy)
+		case old.RevokedAt != "":
+			return made{}, conflictf("calendar link %q was revoked for good at %s: create_calendar_link makes a new one", id, old.RevokedAt)
+		}
+		if _, err := t.exec(`UPDATE calendar_links SET revoked_at = ? WHERE id = ?`, t.nowText(), id); err != nil {
+			return made{}, err
+		}
+		l, secret, err := t.insertLink(old.Name, old.ProjectID, id)
+		if err != nil {
+			return made{}, err
+		}
+		return made{l, secret}, t.record("rotate_calendar_link", "calendar_link", l.ID, "", map[string]any{"replaces": id})
+	})
+	return m.link, m.secret, err
+}
+
+// RevokeCalendarLink ends a link of the caller for good: its URL answers
+// nothing from now on. Revoking a revoked link changes nothing.
+func (s *Store) RevokeCalendarLink(ctx context.Context, by Actor, id string) (CalendarLink, error) {
+	return write(ctx, s, by, func(t *tx) (CalendarLink, error) {
+		l, err := t.ownLink(id)
+		if err != nil || l.RevokedAt != "" {
+			return l, err
+		}
+		if _, err := t.exec(`UPDATE calendar_links SET revoked_at = ? WHERE id = ?`, t.nowText(), id); err != nil {
+			return CalendarLink{}, err
+		}
+		if err := t.record("revoke_calendar_link", "calendar_link", id, "", map[string]any{"name": l.Name}); err != nil {
+			return CalendarLink{}, err
+		}
+		return t.ownLink(id)
+	})
+}
+
+// ListCalendarLinks returns the caller's calendar links, live or not,
+// oldest first. Their secrets are not kept, so they are never shown.
+func (s *Store) ListCalendarLinks(ctx context.Context, by Actor) ([]CalendarLink, error) {
+	return read(ctx, s, by, func(t *tx) ([]CalendarLink, error) {
+		return collect(t, scanLink, `SELECT `+linkColumns+linkFrom+` WHERE l.owner = ? ORDER BY l.id`, by.Name)
+	})
+}
+
+// ErrNoFeed is the error of [Store.Feed] for a secret that is unknown,
+// revoked or rotated. It does not say which.
+var ErrNoFeed = errors.New("no such calendar feed")
+
+// A Feed is what a calendar link shows: the tasks with a due date or a
+// schedule.
+type Feed struct {
+	Link CalendarLink
+	// Projects names the projects of the tasks, by id.
+	Projects map[string]string
+	Tasks    []Task
+}
+
+// MaxFeedTasks is the most tasks a feed shows: those with the latest
+// dates.
+const MaxFeedTasks = 1000
+
+// Feed returns the feed of the live calendar link whose secret is secret,
+// or [ErrNoFeed].
+func (s *Store) Feed(ctx context.Context, secret string) (Feed, error) {
+	if !strings.HasPrefix(secret, CalendarSecretPrefix) {
+		return Feed{}, ErrNoFeed
+	}
+	f, err := read(ctx, s, Actor{}, func(t *tx) (Feed, error) {
+		l, err := scanLink(t.queryRow(`SELECT `+linkColumns+linkFrom+` WHERE l.secret_hash = ?`, hashSecret(secret)))
+		if errors.Is(err, sql.ErrNoRows) || err == nil && l.RevokedAt != "" {
+			return Feed{}, ErrNoFeed
+		}
+		if err != nil {
+			return Feed{}, err
+		}
+		f := Feed{Link: l, Projects: map[string]string{}}
+		where, arg := "t.project_id = ?", l.ProjectID
+		if l.ProjectID == "" {
+			where, arg = "t.assignee = ?", l.Owner
+		}
+		f.Tasks, err = collect(t, scanTask, `SELECT `+taskColumns+` FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
+			WHERE `+where+` AND t.trash_id IS NULL AND p.trash_id IS NULL AND (t.due <> '' OR t.scheduled_start <> '')
+			ORDER BY max(t.due, t.scheduled_start) DESC, t.id LIMIT ?`, arg, MaxFeedTasks)
+		if err != nil {
+			return Feed{}, err
+		}
+		rows, err := t.query(`SELECT DISTINCT p.id, p.name FROM tasks t JOIN projects p ON p.id = t.project_id
+			WHERE `+where+` AND t.trash_id IS NULL`, arg)
+		if err != nil {
+			return Feed{}, err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id, name string
+			if err := rows.Scan(&id, &name); err != nil {
+				return Feed{}, err
+			}
+			f.Projects[id] = name
+		}
+		return f, rows.Err()
+	})
+	if err != nil {
+		return Feed{}, err
+	}
+	// As for tokens, the last fetch is kept to the minute, so that a feed
+	// polled often does not write each time.
+	fetched := formatTime(s.now().Truncate(lastUseGranularity))
+	if f.Link.LastFetchedAt != fetched {
+		if _, err := s.writer.ExecContext(ctx, `UPDATE calendar_links SET last_fetched_at = ? WHERE id = ? AND (last_fetched_at IS NULL OR last_fetched_at < ?)`,
+			fetched, f.Link.ID, fetched); err != nil {
+			return Feed{}, err
+		}
+		f.Link.LastFetchedAt = fetched
+	}
+	return f, nil
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+
+	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A calendar link is a secret URL of an iCalendar feed, served by the HTTP
+// server (feed.go) to calendar applications, which know no other
+// credential. Its secret is shown once, when the link is made.
+func (d *done) addCalendarTools(s *mcp.Server, r *mcpeffect.Registry) {
+	mcpeffect.AddTool(s, r, tool[noArgs, linksResult]("list_calendar_links",
+		"The caller's calendar feed links, live and revoked, with when each was last fetched. Never their secrets, which Done does not keep."),
+		mcpeffect.Read, d.listCalendarLinks)
+	mcpeffect.AddTool(s, r, tool[agendaArgs, store.Agenda]("get_agenda",
+		"Tasks due or scheduled between two dates, in time order: the calendar as data. By default the seven days from today (UTC)."),
+		mcpeffect.Read, d.getAgenda)
+
+	mcpeffect.AddTool(s, r, tool[createLinkArgs, calendarLinkResult]("create_calendar_link",
+		"Mint a secret iCalendar feed URL of the tasks of a project, or of the caller's own tasks, for a calendar application to subscribe to: due dates and schedules. The secret is in the answer, once; each call mints another link."),
+		mcpeffect.Write, d.createCalendarLink)
+	mcpeffect.AddTool(s, r, tool[linkArg, calendarLinkResult]("rotate_calendar_link",
+		"Revoke a feed URL at once and mint a new secret one in its place, for the same tasks. Each call mints another."),
+		mcpeffect.Destructive, d.rotateCalendarLink)
+	mcpeffect.AddTool(s, r, tool[linkArg, store.CalendarLink]("revoke_calendar_link",
+		"Revoke a feed URL for good: it answers nothing from the next request on. No-op if already revoked."),
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.revokeCalendarLink)
+	mcpeffect.AddTool(s, r, tool[scheduleTaskArgs, store.Task]("schedule_task",
+		"Plan a task on days (start and end dates, both included) or at times (RFC 3339); it then shows in feeds and agendas. Without start, the task is no longer scheduled."),
+		mcpeffect.Idempotent, d.scheduleTask)
+}
+
+type linksResult struct {
+	Links []store.CalendarLink `json:"links"`
+}
+
+func (d *done) listCalendarLinks(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, linksResult, error) {
+	links, err := d.store.ListCalendarLinks(ctx, caller(ctx))
+	return nil, linksResult{links}, d.check(ctx, err)
+}
+
+type agendaArgs struct {
+	From      string `json:"from,omitempty" jsonschema:"the first day, 2025-06-30; today by default"`
+	To        string `json:"to,omitempty" jsonschema:"the last day, included; a week after from by default; at most 92 days after it"`
+	ProjectID string `json:"project_id,omitempty" jsonschema:"only tasks of this project"`
+	Mine      bool   `json:"mine,omitempty" jsonschema:"only tasks assigned to the caller"`
+}
+
+func (d *done) getAgenda(ctx context.Context, _ *mcp.CallToolRequest, in agendaArgs) (*mcp.CallToolResult, store.Agenda, error) {
+	a, err := d.store.Agenda(ctx, caller(ctx), store.AgendaFilter{From: in.From, To: in.To, ProjectID: in.ProjectID, Mine: in.Mine})
+	return nil, a, d.check(ctx, err)
+}
+
+type createLinkArgs struct {
+	ProjectID string `json:"project_id,omitempty" jsonschema:"the project whose tasks the feed shows; left out, the tasks assigned to the caller"`
+	Name      string `json:"name,omitempty" jsonschema:"the name calendar applications show; by default the project's"`
+}
+
+type calendarLinkResult struct {
+	Link store.CalendarLink `json:"link"`
+	// URL is the feed to subscribe to, secret included, when this process
+	// serves HTTP. It is shown this once.
+	URL string `json:"url,omitempty"`
+	// Path is the feed's path on the HTTP server, secret included.
+	Path string `json:"path"`
+	// Served says who serves the feed.
+	Served string `json:"served"`
+}
+
+func (d *done) linkResult(link store.CalendarLink, secret string) calendarLinkResult {
+	res := calendarLinkResult{Link: link, Path: feedPath + secret + ".ics"}
+	if d.baseURL == "" {
+		res.Served = "This process serves MCP over stdio and no HTTP, so it serves no feed: done-server serve -http ADDR, " +
+			"on the same data directory, serves it at http://ADDR" + res.Path + ". The secret is shown only now."
+		return res
+	}
+	res.URL = d.baseURL + res.Path
+	res.Served = "This server serves the feed at url, with no other credential, until the link is revoked or rotated. The secret is shown only now."
+	return res
+}
+
+func (d *done) createCalendarLink(ctx context.Context, _ *mcp.CallToolRequest, in createLinkArgs) (*mcp.CallToolResult, calendarLinkResult, error) {
+	link, secret, err := d.store.CreateCalendarLink(ctx, caller(ctx), in.ProjectID, in.Name)
+	if err != nil {
+		return nil, calendarLinkResult{}, d.check(ctx, err)
+	}
+	return nil, d.linkResult(link, secret), nil
+}
+
+type linkArg struct {
+	LinkID string `json:"link_id" jsonschema:"the id of the calendar link (from list_calendar_links)"`
+}
+
+func (d *done) rotateCalendarLink(ctx context.Context, _ *mcp.CallToolRequest, in linkArg) (*mcp.CallToolResult, calendarLinkResult, error) {
+	link, secret, err := d.store.RotateCalendarLink(ctx, caller(ctx), in.LinkID)
+	if err != nil {
+		return nil, calendarLinkResult{}, d.check(ctx, err)
+	}
+	return nil, d.linkResult(link, secret), nil
+}
+
+func (d *done) revokeCalendarLink(ctx context.Context, _ *mcp.CallToolRequest, in linkArg) (*mcp.CallToolResult, store.CalendarLink, error) {
+	link, err := d.store.RevokeCalendarLink(ctx, caller(ctx), in.LinkID)
+	return nil, link, d.check(ctx, err)
+}
+
+type scheduleTaskArgs struct {
+	TaskID string `json:"task_id" jsonschema:"the id of the task"`
+	Start  string `json:"start,omitempty" jsonschema:"the first day (2025-06-30) or the start time (2025-06-30T14:00:00+02:00); left out, the task is no longer scheduled"`
+	End    string `json:"end,omitempty" jsonschema:"the last day, included, or the end time; by default the start day, or an hour after the start time"`
+}
+
+func (d *done) scheduleTask(ctx context.Context, _ *mcp.CallToolRequest, in scheduleTaskArgs) (*mcp.CallToolResult, store.Task, error) {
+	task, err := d.store.ScheduleTask(ctx, caller(ctx), in.TaskID, in.Start, in.End)
+	return nil, task, d.check(ctx, err)
+}

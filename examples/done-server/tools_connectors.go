@@ -1,0 +1,269 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// search_context, read_context and save_context call connectors, and so
+// reach outside Done's database: they are the open-world tools. The others
+// of the group keep to the database, handling refs without calling out.
+func (d *done) addConnectorTools(s *mcp.Server, r *mcpeffect.Registry) {
+	mcpeffect.AddTool(s, r, tool[noArgs, connectorsResult]("list_connectors",
+		"The connected sources of documents (a local folder by default; Drive, Slack or Notion once plugged in), and how their last call went. It calls none of them."),
+		mcpeffect.Read, d.listConnectors)
+	mcpeffect.AddTool(s, r, tool[searchContextArgs, searchContextResult]("search_context",
+		"Search the connected sources for documents and messages whose title or text holds the query; each result has the ref that read_context and attach_context_to_task take."),
+		mcpeffect.Read|mcpeffect.OpenWorld, d.searchContext)
+	mcpeffect.AddTool(s, r, tool[refArg, contextDocument]("read_context",
+		"Read one document of a connected source, by its ref (from search_context or list_task_context)."),
+		mcpeffect.Read|mcpeffect.OpenWorld, d.readContext)
+	mcpeffect.AddTool(s, r, tool[taskArg, taskContextResult]("list_task_context",
+		"The references to documents attached to a task, as stored in Done; the documents are not fetched."),
+		mcpeffect.Read, d.listTaskContext)
+
+	mcpeffect.AddTool(s, r, tool[saveContextArgs, contextDocument]("save_context",
+		"Write a new note or document into a connected source (a Markdown file of the local folder by default). Each call makes a new one; nothing is overwritten."),
+		mcpeffect.Write|mcpeffect.OpenWorld, d.saveContext)
+	mcpeffect.AddTool(s, r, tool[attachContextArgs, taskContextResult]("attach_context_to_task",
+		"Store a reference to a document (a ref from search_context) on a task; no-op if it is there. The document is not fetched."),
+		mcpeffect.Idempotent, d.attachContext)
+	mcpeffect.AddTool(s, r, tool[taskRefArgs, taskContextResult]("detach_context_from_task",
+		"Remove a reference from a task; the document itself is untouched. No-op if the reference is not there."),
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.detachContext)
+}
+
+// A source is a connector as the server holds it, with how its last call
+// went, which list_connectors reports without calling it.
+type source struct {
+	connector.Connector
+
+	mu       sync.Mutex
+	lastCall time.Time
+	lastErr  string
+}
+
+// note records the outcome of a call to s: err is nil, an error for the
+// caller, or a fault of the source.
+func (s *source) note(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lastCall = time.Now()
+	s.lastErr = ""
+	var ce *connector.Error
+	if err != nil && !errors.As(err, &ce) {
+		s.lastErr = err.Error()
+	}
+}
+
+// source returns the source called name, or an error for the caller.
+func (d *done) source(name string) (*source, error) {
+	for _, s := range d.sources {
+		if s.Info().Name == name {
+			return s, nil
+		}
+	}
+	var names []string
+	for _, s := range d.sources {
+		names = append(names, s.Info().Name)
+	}
+	return nil, &store.Error{Code: store.Invalid, Message: fmt.Sprintf("no connector is called %q: list_connectors lists them (%s)", name, strings.Join(names, ", "))}
+}
+
+// parseRef returns the source and the document id that ref names.
+func (d *done) parseRef(ref string) (*source, string, error) {
+	name, id, ok := strings.Cut(ref, ":")
+	if !ok {
+		return nil, "", &store.Error{Code: store.Invalid, Message: fmt.Sprintf("ref %q is not a reference: want connector:id, such as local:notes/plan.md, as search_context gives", ref)}
+	}
+	s, err := d.source(name)
+	return s, id, err
+}
+
+type connectorStatus struct {
+	connector.Info
+	// Status is unused (not called since the server started), ok, or
+	// failing (its last call failed, as LastError says).
+	Status     string `json:"status"`
+	LastCallAt string `json:"last_call_at,omitempty"`
+	LastError  string `json:"last_error,omitempty"`
+}
+
+type connectorsResult struct {
+	Connectors []connectorStatus `json:"connectors"`
+}
+
+func (d *done) listConnectors(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, connectorsResult, error) {
+	res := connectorsResult{Connectors: []connectorStatus{}}
+	for _, s := range d.sources {
+		st := connectorStatus{Info: s.Info(), Status: "unused"}
+		s.mu.Lock()
+		if !s.lastCall.IsZero() {
+			st.Status, st.LastCallAt, st.LastError = "ok", s.lastCall.UTC().Format(time.RFC3339), s.lastErr
+			if s.lastErr != "" {
+				st.Status = "failing"
+			}
+		}
+		s.mu.Unlock()
+		res.Connectors = append(res.Connectors, st)
+	}
+	return nil, res, nil
+}
+
+// A contextDocument is a document of a source, named by its ref.
+type contextDocument struct {
+	Ref       string `json:"ref"`
+	Connector string `json:"connector"`
+	connector.Document
+}
+
+func document(s *source, doc connector.Document) contextDocument {
+	name := s.Info().Name
+	return contextDocument{Ref: name + ":" + doc.ID, Connector: name, Document: doc}
+}
+
+type searchContextArgs struct {
+	Query     string `json:"query" jsonschema:"the text to look for, ignoring case"`
+	Connector string `json:"connector,omitempty" jsonschema:"search only this source (list_connectors names them); by default all"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"the most results per source (1 to 50; default 10)"`
+}
+
+type searchContextResult struct {
+	Results []contextDocument `json:"results"`
+	// Failed names the sources that could not be searched.
+	Failed []string `json:"failed,omitempty"`
+}
+
+func (d *done) searchContext(ctx context.Context, _ *mcp.CallToolRequest, in searchContextArgs) (*mcp.CallToolResult, searchContextResult, error) {
+	res := searchContextResult{Results: []contextDocument{}}
+	switch {
+	case in.Limit == 0:
+		in.Limit = 10
+	case in.Limit < 0 || in.Limit > 50:
+		return nil, res, &store.Error{Code: store.Invalid, Message: fmt.Sprintf("limit %d is out of range: want 1 to 50", in.Limit)}
+	}
+	sources := d.sources
+	if in.Connector != "" {
+		s, err := d.source(in.Connector)
+		if err != nil {
+			return nil, res, err
+		}
+		sources = []*source{s}
+	}
+	for _, s := range sources {
+		docs, err := s.Search(ctx, in.Query, in.Limit)
+		s.note(err)
+		var ce *connector.Error
+		switch {
+		case errors.As(err, &ce):
+			return nil, res, err
+		case err != nil:
+			// One source down does not hide what the others found.
+			d.logger.ErrorContext(ctx, "searching a connector", "connector", s.Info().Name, "err", err)
+			res.Failed = append(res.Failed, s.Info().Name)
+			continue
+		}
+		for _, doc := range docs {
+			res.Results = append(res.Results, document(s, doc))
+		}
+	}
+	if len(res.Failed) == len(sources) {
+		return nil, res, fmt.Errorf("no source could be searched (%s); the server log has the details", strings.Join(res.Failed, ", "))
+	}
+	return nil, res, nil
+}
+
+type refArg struct {
+	Ref string `json:"ref" jsonschema:"the reference of a document, such as local:notes/plan.md"`
+}
+
+func (d *done) readContext(ctx context.Context, _ *mcp.CallToolRequest, in refArg) (*mcp.CallToolResult, contextDocument, error) {
+	s, id, err := d.parseRef(in.Ref)
+	if err != nil {
+		return nil, contextDocument{}, err
+	}
+	doc, err := s.Read(ctx, id)
+	s.note(err)
+	if err != nil {
+		return nil, contextDocument{}, d.check(ctx, err)
+	}
+	return nil, document(s, doc), nil
+}
+
+type taskContextResult struct {
+	Refs []store.ContextRef `json:"refs"`
+}
+
+func (d *done) listTaskContext(ctx context.Context, _ *mcp.CallToolRequest, in taskArg) (*mcp.CallToolResult, taskContextResult, error) {
+	refs, err := d.store.TaskContext(ctx, in.TaskID)
+	return nil, taskContextResult{refs}, d.check(ctx, err)
+}
+
+type saveContextArgs struct {
+	Title     string `json:"title" jsonschema:"the title of the new document, one line"`
+	Text      string `json:"text" jsonschema:"its text, Markdown for the local folder"`
+	Connector string `json:"connector,omitempty" jsonschema:"the source to write into; by default the first (local)"`
+	Folder    string `json:"folder,omitempty" jsonschema:"where in the source, such as notes/2025; by default its top"`
+}
+
+func (d *done) saveContext(ctx context.Context, _ *mcp.CallToolRequest, in saveContextArgs) (*mcp.CallToolResult, contextDocument, error) {
+	if len(d.sources) == 0 {
+		return nil, contextDocument{}, errors.New("no connector is configured")
+	}
+	s := d.sources[0]
+	if in.Connector != "" {
+		var err error
+		if s, err = d.source(in.Connector); err != nil {
+			return nil, contextDocument{}, err
+		}
+	}
+	doc, err := s.Save(ctx, connector.Draft{Title: in.Title, Text: in.Text, Folder: in.Folder})
+	s.note(err)
+	if err != nil {
+		return nil, contextDocument{}, d.check(ctx, err)
+	}
+	res := document(s, doc)
+	// The document is saved outside Done and cannot be rolled back with a
+	// transaction: if recording it fails, say so rather than pretend that
+	// nothing happened.
+	if err := d.store.RecordContextSaved(ctx, caller(ctx), res.Ref, doc.Title); err != nil {
+		d.logger.ErrorContext(ctx, "recording a saved document", "ref", res.Ref, "err", err)
+		return nil, res, fmt.Errorf("the document was saved as %s, but recording that in the activity log failed; the server log has the details", res.Ref)
+	}
+	return nil, res, nil
+}
+
+type attachContextArgs struct {
+	TaskID string `json:"task_id" jsonschema:"the id of the task"`
+	Ref    string `json:"ref" jsonschema:"the reference of the document, from search_context"`
+	Title  string `json:"title,omitempty" jsonschema:"the title of the document, to show without fetching it"`
+}
+
+func (d *done) attachContext(ctx context.Context, _ *mcp.CallToolRequest, in attachContextArgs) (*mcp.CallToolResult, taskContextResult, error) {
+	// Only the connector's name is checked: the document is not fetched,
+	// so that this tool stays inside Done.
+	if _, _, err := d.parseRef(in.Ref); err != nil {
+		return nil, taskContextResult{}, err
+	}
+	refs, err := d.store.AttachContext(ctx, caller(ctx), in.TaskID, in.Ref, in.Title)
+	return nil, taskContextResult{refs}, d.check(ctx, err)
+}
+
+type taskRefArgs struct {
+	TaskID string `json:"task_id" jsonschema:"the id of the task"`
+	Ref    string `json:"ref" jsonschema:"the reference to remove, as list_task_context shows it"`
+}
+
+func (d *done) detachContext(ctx context.Context, _ *mcp.CallToolRequest, in taskRefArgs) (*mcp.CallToolResult, taskContextResult, error) {
+	refs, err := d.store.DetachContext(ctx, caller(ctx), in.TaskID, in.Ref)
+	return nil, taskContextResult{refs}, d.check(ctx, err)
+}
