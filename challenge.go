@@ -154,102 +154,237 @@ type toolCall struct {
 
 var errUncertain = errors.New("not a body to challenge")
 
-// parseToolCalls reads the JSON-RPC requests of a body: one message or a
+// parseToolCalls reads the JSON-RPC messages of a body: one message or a
 // batch. Any doubt about what the SDK will read is an error: a body that
-// is not JSON, a key given twice (decoders differ on which one wins), a
-// tools/call without an id or a string name.
+// is not JSON, a key that matters given twice (decoders differ on which
+// one wins), a method that is not a string, a tools/call without an id or
+// a string name.
+//
+// It scans the body in place rather than decoding it, as it runs on every
+// HTTP request: json.Valid has checked the syntax first, so the scanner
+// only has to find where values begin and end.
 func parseToolCalls(body []byte) (calls []toolCall, batch bool, err error) {
-	body = bytes.TrimSpace(body)
-	if len(body) > 0 && body[0] == '[' {
-		var msgs []json.RawMessage
-		if err := json.Unmarshal(body, &msgs); err != nil || len(msgs) == 0 {
-			return nil, true, errUncertain
-		}
-		for _, m := range msgs {
-			c, err := parseMessage(m)
-			if err != nil {
-				return nil, true, err
-			}
-			calls = append(calls, c)
-		}
-		return calls, true, nil
+	if !json.Valid(body) {
+		return nil, false, errUncertain
 	}
-	c, err := parseMessage(body)
-	if err != nil {
-		return nil, false, err
+	sc := scanner{b: body}
+	sc.space()
+	if sc.peek() != '[' {
+		c, err := parseMessage(sc.value())
+		return []toolCall{c}, false, err
 	}
-	return []toolCall{c}, false, nil
+	err = sc.elements(func(raw []byte) error {
+		c, err := parseMessage(raw)
+		calls = append(calls, c)
+		return err
+	})
+	if err == nil && len(calls) == 0 {
+		err = errUncertain
+	}
+	return calls, true, err
 }
 
-func parseMessage(raw json.RawMessage) (toolCall, error) {
-	msg, err := members(raw)
-	if err != nil {
+// parseMessage reads one JSON-RPC message, valid JSON.
+func parseMessage(raw []byte) (toolCall, error) {
+	var version, id, method, params []byte
+	if err := members(raw, func(key string, v []byte) error {
+		var dst *[]byte
+		switch key {
+		case "jsonrpc":
+			dst = &version
+		case "id":
+			dst = &id
+		case "method":
+			dst = &method
+		case "params":
+			dst = &params
+		default:
+			return nil
+		}
+		if *dst != nil {
+			return errUncertain
+		}
+		*dst = v
+		return nil
+	}); err != nil {
 		return toolCall{}, err
 	}
 	var c toolCall
-	rawMethod, ok := msg["method"]
-	if !ok {
+	if method == nil {
 		// A response to the server: not for this check, and nothing to
 		// answer.
 		return c, nil
 	}
-	var method string
-	if json.Unmarshal(rawMethod, &method) != nil {
+	m, ok := stringValue(method)
+	if !ok {
 		return toolCall{}, errUncertain
 	}
-	if id, ok := msg["id"]; ok && !bytes.Equal(id, []byte("null")) {
+	if id != nil && string(id) != "null" {
 		c.id = id
 	}
-	if method != "tools/call" {
+	if m != "tools/call" {
 		return c, nil
 	}
-	var version string
-	if json.Unmarshal(msg["jsonrpc"], &version) != nil || version != "2.0" || c.id == nil {
+	if v, ok := stringValue(version); !ok || v != "2.0" || c.id == nil {
 		return toolCall{}, errUncertain
 	}
-	params, err := members(msg["params"])
-	if err != nil {
+	var name []byte
+	if err := members(params, func(key string, v []byte) error {
+		if key != "name" {
+			return nil
+		}
+		if name != nil {
+			return errUncertain
+		}
+		name = v
+		return nil
+	}); err != nil {
 		return toolCall{}, err
 	}
-	if json.Unmarshal(params["name"], &c.name) != nil || c.name == "" {
+	if c.name, ok = stringValue(name); !ok || c.name == "" {
 		return toolCall{}, errUncertain
 	}
 	return c, nil
 }
 
-// members returns the members of a JSON object, refusing anything else and
-// any key that appears twice.
-func members(raw json.RawMessage) (map[string]json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, errUncertain
+// members calls f with the key and the raw value of each member of the
+// JSON object raw, valid JSON; anything but an object is an error.
+func members(raw []byte, f func(key string, v []byte) error) error {
+	sc := scanner{b: raw}
+	sc.space()
+	if sc.peek() != '{' {
+		return errUncertain
 	}
-	m := make(map[string]json.RawMessage)
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, errUncertain
+	sc.i++
+	for {
+		sc.space()
+		if sc.peek() == '}' {
+			return nil
 		}
-		key, ok := tok.(string)
+		key, ok := stringValue(sc.value())
 		if !ok {
-			return nil, errUncertain
+			return errUncertain
 		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, errUncertain
+		sc.space()
+		sc.i++ // the colon
+		sc.space()
+		if err := f(key, sc.value()); err != nil {
+			return err
 		}
-		if _, dup := m[key]; dup {
-			return nil, errUncertain
+		sc.space()
+		if sc.peek() == ',' {
+			sc.i++
 		}
-		m[key] = v
 	}
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
-		return nil, errUncertain
+}
+
+// stringValue returns the string that raw, a JSON value, holds, and
+// whether it is a string. Only strings with escapes are decoded.
+func stringValue(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errUncertain
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), true
 	}
-	return m, nil
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err == nil
+}
+
+// A scanner finds the values of JSON that json.Valid accepted.
+type scanner struct {
+	b []byte
+	i int
+}
+
+func (sc *scanner) peek() byte {
+	if sc.i < len(sc.b) {
+		return sc.b[sc.i]
+	}
+	return 0
+}
+
+func (sc *scanner) space() {
+	for sc.i < len(sc.b) {
+		switch sc.b[sc.i] {
+		case ' ', '\t', '\n', '\r':
+			sc.i++
+		default:
+			return
+		}
+	}
+}
+
+// value returns the value that starts at the scanner, and moves past it.
+func (sc *scanner) value() []byte {
+	start := sc.i
+	switch sc.peek() {
+	case '"':
+		sc.skipString()
+	case '{', '[':
+		depth := 0
+		for sc.i < len(sc.b) {
+			switch sc.b[sc.i] {
+			case '"':
+				sc.skipString()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+			sc.i++
+			if depth == 0 {
+				break
+			}
+		}
+	default: // a number, true, false or null
+		for sc.i < len(sc.b) && !endsLiteral(sc.b[sc.i]) {
+			sc.i++
+		}
+	}
+	return sc.b[start:sc.i]
+}
+
+// endsLiteral reports whether c ends a number or a literal.
+func endsLiteral(c byte) bool {
+	switch c {
+	case ',', '}', ']', ' ', '\t', '\n', '\r':
+		return true
+	}
+	return false
+}
+
+// skipString moves past the string that starts at the scanner.
+func (sc *scanner) skipString() {
+	for sc.i++; sc.i < len(sc.b); sc.i++ {
+		switch sc.b[sc.i] {
+		case '\\':
+			sc.i++
+		case '"':
+			sc.i++
+			return
+		}
+	}
+}
+
+// elements calls f with each element of the array at the scanner.
+func (sc *scanner) elements(f func([]byte) error) error {
+	sc.i++
+	for {
+		sc.space()
+		if sc.peek() == ']' {
+			return nil
+		}
+		if err := f(sc.value()); err != nil {
+			return err
+		}
+		sc.space()
+		if sc.peek() == ',' {
+			sc.i++
+		}
+	}
 }
 
 // writeChallenge answers 403 with the step-up challenge for denials, and a
