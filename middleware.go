@@ -126,7 +126,7 @@ func (r *Registry) Middleware(opts *MiddlewareOptions) mcp.Middleware {
 				name := call.Params.Name
 				granted := o.scope(ctx, req)
 				if r.Allowed(name, granted) {
-					break
+					return next(context.WithValue(ctx, callerScopeKey{}, granted), method, req)
 				}
 				d := r.denial(name, granted, o.ScopeNames)
 				if o.OnDenied != nil {
@@ -220,4 +220,18 @@ func WithScope(ctx context.Context, s Scope) context.Context {
 func ScopeFrom(ctx context.Context) (Scope, bool) {
 	s, ok := ctx.Value(scopeKey{}).(Scope)
 	return s, ok
+}
+
+type callerScopeKey struct{}
+
+// CallerScopeFromContext returns the scope of the caller of the tools/call
+// request whose handler received ctx: the scope of its token capped by the
+// connection's (see [WithScope]), exactly as [Registry.Middleware] computed
+// it to let the call through. A handler uses it to bound what the caller
+// may create or grant, such as a token of its own, without computing the
+// scope a second time. Outside a call that the middleware let through, it
+// returns the zero Scope, which allows nothing.
+func CallerScopeFromContext(ctx context.Context) Scope {
+	s, _ := ctx.Value(callerScopeKey{}).(Scope)
+	return s
 }
