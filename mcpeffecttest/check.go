@@ -1,12 +1,3 @@
-// Package mcpeffecttest helps the tests of MCP servers built with
-// mcpeffect prove that what a server advertises and what it enforces agree.
-//
-// A server's test calls [Check] once with the server and its registry:
-//
-//	func TestEffects(t *testing.T) {
-//		server, registry := newServer()
-//		mcpeffecttest.Check(t, server, registry)
-//	}
 package mcpeffecttest
 
 import (
