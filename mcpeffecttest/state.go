@@ -18,11 +18,21 @@ import (
 // field that changed.
 //
 // Keys are the author's to choose; they need only be stable, so that the
-// same record has the same key before and after a call. A collection that
+// same record has the same key before and after a call, and values
+// deterministic: a list read without an ORDER BY may come back in another
+// order, which is a change. A collection that
 // grows, such as a task's labels, is best kept as records of its own (one
 // a link), since a field's value is compared as a whole: a labels field
 // that goes from ["a"] to ["a","b"] has changed, while a new record
 // "task/7f3c/label/b" is an addition.
+//
+// A record's fields are what users see, which is not always a table's
+// columns. In particular, a state that an empty column stands for must be
+// a value: a task moved to the Trash by filling its trash_id column would
+// show as a field filled, an addition, when users see a task gone. Give
+// the record a field such as in_trash, false and then true (a change), or
+// key the trashed task where users find it ("trash/7f3c", the task's key
+// removed).
 //
 // State leaves out what users do not see as data: bookkeeping such as an
 // updated_at column, a last-used time or the activity log. What a state
