@@ -349,13 +349,16 @@ func (v *verifier[E]) example(t testing.TB, tool string, e mcpeffect.Effect, sch
 		return out
 	}
 	if got, ok := inst.Registry.Effect(tool); !ok || got != e {
-		fail("%s: the instance classifies the tool differently from the first instance Verify made", at)
+		fail("%s: the example's instance classifies the tool %s, but the first instance Verify made classified it %s", at, got, e)
 		return out
 	}
 	ctx := t.Context()
 	owner := mcpeffect.WithScope(ctx, mcpeffect.Full)
 	if inst.Caller != nil {
-		owner = inst.Caller(ctx)
+		if owner = inst.Caller(ctx); owner == nil {
+			fail("%s: the Instance's Caller returned a nil context", at)
+			return out
+		}
 	}
 	cs := connect(t, owner, inst.Server)
 	if cs == nil {
@@ -369,7 +372,12 @@ func (v *verifier[E]) example(t testing.TB, tool string, e mcpeffect.Effect, sch
 		args = ex.Setup(t, inst.Env, &Session{t: t, server: inst.Server, cs: cs})
 	}
 	if ex.Caller != nil {
-		caller := connect(t, ex.Caller(ctx, inst.Env), inst.Server)
+		callerCtx := ex.Caller(ctx, inst.Env)
+		if callerCtx == nil {
+			fail("%s: the example's Caller returned a nil context", at)
+			return out
+		}
+		caller := connect(t, callerCtx, inst.Server)
 		if caller == nil {
 			out.failed = true
 			return out

@@ -458,6 +458,57 @@ func TestVerifyRegistry(t *testing.T) {
 	})
 }
 
+// TestVerifyUnreadableSchema shows Verify leaving to the server the
+// arguments of a tool whose advertised schema it cannot resolve, and
+// saying so.
+func TestVerifyUnreadableSchema(t *testing.T) {
+	newInstance := func(t testing.TB) mcpeffecttest.Instance[*tasks] {
+		inst := taskServer()(t)
+		schema := map[string]any{"type": "object", "$ref": "https://schemas.example/task.json"}
+		mcpeffect.AddToolHandler(inst.Server, inst.Registry, &mcp.Tool{Name: "remote", InputSchema: schema}, mcpeffect.Read,
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
+		return inst
+	}
+	rec := &verifyRecorder{recorder: recorder{TB: t}}
+	mcpeffecttest.Verify(rec, newInstance, []mcpeffecttest.Example[*tasks]{{Tool: "remote"}}, nil)
+	matchAll(t, "failure", rec.errs, nil)
+	matchAll(t, "log", rec.logs, []string{`^tool "remote": its input schema cannot be read \(.+\); only the server will check the examples' arguments$`})
+}
+
+// TestVerifyUnstableRegistry shows Verify failing an example whose
+// instance classifies its tool otherwise than the first instance did.
+func TestVerifyUnstableRegistry(t *testing.T) {
+	made := 0
+	newInstance := func(t testing.TB) mcpeffecttest.Instance[*tasks] {
+		made++
+		inst := taskServer()(t)
+		e := mcpeffect.Read
+		if made > 1 {
+			e = mcpeffect.Write
+		}
+		mcpeffect.AddTool(inst.Server, inst.Registry, &mcp.Tool{Name: "flaky"}, e,
+			func(context.Context, *mcp.CallToolRequest, taskArgs) (*mcp.CallToolResult, any, error) {
+				return nil, nil, nil
+			})
+		return inst
+	}
+	rec := &verifyRecorder{recorder: recorder{TB: t}}
+	mcpeffecttest.Verify(rec, newInstance, []mcpeffecttest.Example[*tasks]{{Tool: "flaky"}}, nil)
+	matchAll(t, "failure", rec.errs, []string{`^tool "flaky", example "#1": the example's instance classifies the tool write, but the first instance Verify made classified it read$`})
+}
+
+// TestVerifyNilCaller shows a Caller that returns no context failing its
+// example rather than the test.
+func TestVerifyNilCaller(t *testing.T) {
+	rec := &verifyRecorder{recorder: recorder{TB: t}}
+	mcpeffecttest.Verify(rec, taskServer("get_task"), []mcpeffecttest.Example[*tasks]{
+		{Tool: "get_task", Setup: onSeed(taskArgs{}), Caller: func(context.Context, *tasks) context.Context { return nil }},
+	}, nil)
+	matchAll(t, "failure", rec.errs, []string{`^tool "get_task", example "#1": the example's Caller returned a nil context$`})
+}
+
 // TestVerifyCallers shows who calls: the instance's caller by default, an
 // example's own where it has one, and whoever makes a fixture, which is
 // not measured.
