@@ -147,6 +147,12 @@ var toolDefs = map[string]toolDef{
 		delete(s.byID, a.ID)
 		return nil, nil
 	})},
+	// A "non-destructive" write that fills an empty note, and on its
+	// repeat overwrites the note it filled.
+	"append_note": {mcpeffect.Write, withTask(func(s *tasks, t *task, a taskArgs) (any, error) {
+		t.note += a.Note
+		return nil, nil
+	})},
 	// An "idempotent" write that appends again on its repeat.
 	"track_time": {mcpeffect.Idempotent, withTask(func(s *tasks, t *task, a taskArgs) (any, error) {
 		s.entries = append(s.entries, entry{a.ID, a.Minutes})
@@ -293,6 +299,12 @@ func TestVerify(t *testing.T) {
 			want: []string{`^tool "purge_task" is classified write, not destructive, but example "the seed" changed or removed existing values on its first call, which only a destructive write may:\n\t` +
 				taskKey + ` removed; it was \{"priority":0,"status":"open","title":"Buy milk","views":0\}$`},
 			wantLogs: []string{`^tool "purge_task", example "the seed": the repeat failed: no task "[0-9a-f]{8}"$`},
+		},
+		{
+			name: "a non-destructive write that overwrites on its repeat", tools: []string{"append_note"},
+			examples: []mcpeffecttest.Example[*tasks]{{Tool: "append_note", Name: "twice", Setup: onSeed(taskArgs{Note: "ask Bob"})}},
+			want: []string{`^tool "append_note" is classified write, not destructive, but example "twice" changed or removed existing values on its repeat, which only a destructive write may:\n\t` +
+				taskKey + `, field "note": "ask Bob" → "ask Bobask Bob"$`},
 		},
 		{
 			name: "an idempotent write that appends on its repeat", tools: []string{"track_time"},
