@@ -1,12 +1,3 @@
-// Package mcpeffecttest helps the tests of MCP servers built with
-// mcpeffect prove that what a server advertises and what it enforces agree.
-//
-// A server's test calls [Check] once with the server and its registry:
-//
-//	func TestEffects(t *testing.T) {
-//		server, registry := newServer()
-//		mcpeffecttest.Check(t, server, registry)
-//	}
 package mcpeffecttest
 
 import (
@@ -29,14 +20,18 @@ import (
 //   - an advertised annotation, among the four hints, that is missing or
 //     differs from the one r derives from the tool's effect.
 //
-// It then connects again with a read-only scope (see [mcpeffect.WithScope])
-// and calls every listed tool that is not a read, with empty arguments. It
-// fails unless each call is refused by the middleware of [mcpeffect.Registry]
-// with a [mcpeffect.Denial] for that tool: that refusal is made before the
-// tool's handler would run, so a passing Check also shows that no handler
-// ran. A server without the middleware fails here, and its write handlers
-// are called with empty arguments, so give Check a server whose storage
-// the test can throw away.
+// It then proves each boundary between scopes: it connects with a
+// read-only scope (see [mcpeffect.WithScope]) and calls every listed tool
+// that is not a read, then with a non-destructive scope and calls every
+// destructive tool, with empty arguments. It fails unless each call is
+// refused by the middleware of [mcpeffect.Registry] with a
+// [mcpeffect.Denial] for that tool: that refusal is made before the tool's
+// handler would run, so a passing Check also shows that no handler ran.
+// Check never calls a tool that a scope allows, since that would run its
+// handler. A server without the middleware, or one that enforces read-only
+// and nothing else, fails here, and the handlers it lets through are called
+// with empty arguments, so give Check a server whose storage the test can
+// throw away.
 //
 // Check lists the tools as the server holds them, even when the middleware
 // hides them from callers (HideDenied).
@@ -65,14 +60,24 @@ func Check(t testing.TB, server *mcp.Server, r *mcpeffect.Registry) {
 		}
 	}
 
-	cs := connect(t, mcpeffect.WithScope(ctx, mcpeffect.ReadOnly), server)
+	for _, scope := range []mcpeffect.Scope{mcpeffect.ReadOnly, mcpeffect.NonDestructive} {
+		checkRefusals(t, server, r, scope, listed)
+	}
+}
+
+// checkRefusals connects to server with scope and calls every listed tool
+// that scope may not call, each of which must be refused by the middleware.
+func checkRefusals(t testing.TB, server *mcp.Server, r *mcpeffect.Registry, scope mcpeffect.Scope, listed map[string]*mcp.Tool) {
+	t.Helper()
+	ctx := context.Background()
+	cs := connect(t, mcpeffect.WithScope(ctx, scope), server)
 	if cs == nil {
 		return
 	}
 	defer cs.Close()
 	for _, name := range slices.Sorted(maps.Keys(listed)) {
-		if r.Allowed(name, mcpeffect.ReadOnly) {
-			continue // a read; calling it would run its handler
+		if r.Allowed(name, scope) {
+			continue // calling it would run its handler
 		}
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
 		d, denied := mcpeffect.AsDenial(err)
@@ -80,11 +85,11 @@ func Check(t testing.TB, server *mcp.Server, r *mcpeffect.Registry) {
 		case denied && d.Tool == name:
 			// Refused before the handler, as it must be.
 		case denied:
-			t.Errorf("tool %q with a read-only scope: refused, but the refusal names tool %q", name, d.Tool)
+			t.Errorf("tool %q with a %s scope: refused, but the refusal names tool %q", name, scope, d.Tool)
 		case err != nil:
-			t.Errorf("tool %q with a read-only scope: want a refusal by the mcpeffect middleware, got another error, so its handler may have run: %v", name, err)
+			t.Errorf("tool %q with a %s scope: want a refusal by the mcpeffect middleware, got another error, so its handler may have run: %v", name, scope, err)
 		default:
-			t.Errorf("tool %q with a read-only scope: want a refusal, but the call returned a result (isError %t): its handler ran", name, res.IsError)
+			t.Errorf("tool %q with a %s scope: want a refusal, but the call returned a result (isError %t): its handler ran", name, scope, res.IsError)
 		}
 	}
 }

@@ -71,8 +71,20 @@ func TestCheck(t *testing.T) {
 		{name: "agrees with hidden tools", middleware: true, opts: &mcpeffect.MiddlewareOptions{HideDenied: true}},
 		{
 			name: "no middleware", middleware: false,
-			want:    []string{`"create_task" with a read-only scope: want a refusal, but the call returned a result`, `"delete_task" with a read-only scope`},
-			wantRan: 2,
+			want: []string{
+				`"create_task" with a read-only scope: want a refusal, but the call returned a result`,
+				`"delete_task" with a read-only scope: want a refusal, but the call returned a result`,
+				`"delete_task" with a non-destructive scope: want a refusal, but the call returned a result`,
+			},
+			wantRan: 3,
+		},
+		{
+			name: "read-only enforced and nothing else", middleware: false,
+			change: func(s *mcp.Server, r *mcpeffect.Registry) { s.AddReceivingMiddleware(readOnlyMode(r)) },
+			want: []string{
+				`"delete_task" with a non-destructive scope: want a refusal, but the call returned a result (isError false): its handler ran`,
+			},
+			wantRan: 1,
 		},
 		{
 			name: "tool added without classification", middleware: true, opts: &mcpeffect.MiddlewareOptions{HideDenied: true},
@@ -130,5 +142,21 @@ func TestCheck(t *testing.T) {
 				t.Errorf("%d handlers ran, want %d", *ran, tt.wantRan)
 			}
 		})
+	}
+}
+
+// readOnlyMode enforces r on read-only connections and lets every other
+// call through: a server that has a read-only mode and nothing more, so
+// that a non-destructive token may still delete.
+func readOnlyMode(r *mcpeffect.Registry) mcp.Middleware {
+	enforce := r.Middleware(nil)
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		enforced := enforce(next)
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if s, _ := mcpeffect.ScopeFrom(ctx); s == mcpeffect.ReadOnly {
+				return enforced(ctx, method, req)
+			}
+			return next(ctx, method, req)
+		}
 	}
 }
