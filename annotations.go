@@ -8,62 +8,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Annotations returns the annotations that a tool of effect e advertises,
-// with all four hints explicit, as in this table:
-//
-//	effect                          readOnly destructive idempotent openWorld
-//	Read                            true     false       true       false
-//	Write                           false    false       false      false
-//	Write|Idempotent                false    false       true       false
-//	Write|Destructive               false    true        false      false
-//	Write|Destructive|Idempotent    false    true        true       false
-//	|OpenWorld on any                                               true
-//
-// An invalid effect (see [Effect.Check]) gets the worst case, as for a tool
-// that is not classified at all. Each call returns a new value that the
-// caller may change.
-func (e Effect) Annotations() *mcp.ToolAnnotations {
-	if !e.Valid() {
-		return worstCase()
-	}
-	read := e&Read != 0
-	return &mcp.ToolAnnotations{
-		ReadOnlyHint:    read,
-		DestructiveHint: ptr(e&destructiveBit != 0),
-		IdempotentHint:  read || e&idempotentBit != 0,
-		OpenWorldHint:   ptr(e&OpenWorld != 0),
-	}
-}
-
-// Annotations returns the annotations of the tool called name, derived from
-// its effect as in [Effect.Annotations], with the title given to
-// [Registry.AddTitled], if any. Each call returns a new value that the caller
-// may change.
-//
-// A name the registry does not know gets the worst case that the MCP
-// specification tells hosts to assume of a tool without annotations: not
-// read-only, destructive, not idempotent, open world.
-func (r *Registry) Annotations(name string) *mcp.ToolAnnotations {
-	ent, ok := r.lookup(name)
-	if !ok {
-		return worstCase()
-	}
-	a := ent.effect.Annotations()
-	a.Title = ent.title
-	return a
-}
-
-func worstCase() *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{
-		ReadOnlyHint:    false,
-		DestructiveHint: ptr(true),
-		IdempotentHint:  false,
-		OpenWorldHint:   ptr(true),
-	}
-}
-
-func ptr[T any](v T) *T { return &v }
-
 // Hints are the four annotation hints of a tool as a server declared them,
 // seen from the host's side. A nil field is a hint the server left out.
 type Hints struct {

@@ -9,134 +9,6 @@ import (
 	"testing"
 )
 
-// validEffects are all the effects a tool can have: a read or one of the
-// four kinds of write, each with and without OpenWorld.
-var validEffects = []Effect{
-	Read, Write, Idempotent, Destructive, Destructive | Idempotent,
-	Read | OpenWorld, Write | OpenWorld, Idempotent | OpenWorld,
-	Destructive | OpenWorld, Destructive | Idempotent | OpenWorld,
-}
-
-func TestEffectValidity(t *testing.T) {
-	// Every one of the 256 values of an Effect is either in validEffects
-	// or refused with an error that names the rule.
-	for i := range 256 {
-		e := Effect(i)
-		err := e.Check()
-		if want := slices.Contains(validEffects, e); (err == nil) != want {
-			t.Errorf("Effect(%#x) = %s: Check() = %v, want valid = %t", i, e, err, want)
-		}
-	}
-}
-
-func TestEffectCheckErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		e    Effect
-		want string
-	}{
-		{"zero", 0, "must have Read or Write"},
-		{"open world alone", OpenWorld, "neither Read nor Write"},
-		{"read and write", Read | Write, "Read cannot be combined with Write"},
-		{"read and destructive", Read | Destructive, "Read cannot be combined with Destructive"},
-		{"read and idempotent", Read | Idempotent, "Read cannot be combined with Idempotent"},
-		{"read, destructive, idempotent", Read | Destructive | Idempotent, "Read cannot be combined with Destructive"},
-		{"unknown bit", Read | 1<<6, "unknown effect bits 0x40"},
-		{"high bit", 1 << 7, "unknown effect bits 0x80"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.e.Check()
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("Check(%s) = %v, want an error containing %q", tt.e, err, tt.want)
-			}
-		})
-	}
-}
-
-func TestEffectString(t *testing.T) {
-	tests := []struct {
-		e    Effect
-		want string
-	}{
-		{Read, "read"},
-		{Write, "write"},
-		{Destructive, "write|destructive"},
-		{Idempotent, "write|idempotent"},
-		{Destructive | Idempotent, "write|destructive|idempotent"},
-		{Read | OpenWorld, "read|openworld"},
-		{Destructive | Idempotent | OpenWorld, "write|destructive|idempotent|openworld"},
-		{0, "none"},
-		{Read | 1<<6, "read|0x40"},
-	}
-	for _, tt := range tests {
-		if got := tt.e.String(); got != tt.want {
-			t.Errorf("Effect(%#x).String() = %q, want %q", uint8(tt.e), got, tt.want)
-		}
-	}
-}
-
-func TestEffectTextRoundTrip(t *testing.T) {
-	for _, e := range validEffects {
-		text, err := e.MarshalText()
-		if err != nil {
-			t.Fatalf("MarshalText(%s): %v", e, err)
-		}
-		var got Effect
-		if err := got.UnmarshalText(text); err != nil || got != e {
-			t.Errorf("UnmarshalText(%q) = %s, %v; want %s", text, got, err, e)
-		}
-	}
-	for _, e := range []Effect{0, OpenWorld, Read | Write, 1 << 7} {
-		if text, err := e.MarshalText(); err == nil {
-			t.Errorf("MarshalText(%s) = %q, want an error for an invalid effect", e, text)
-		}
-	}
-}
-
-func TestParseEffect(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    Effect
-		wantErr string
-	}{
-		{in: "read", want: Read},
-		{in: "destructive", want: Destructive},
-		{in: "idempotent", want: Idempotent},
-		{in: " Write | Destructive | IDEMPOTENT ", want: Destructive | Idempotent},
-		{in: "openworld|read", want: Read | OpenWorld},
-		{in: "write|write", want: Write},
-		{in: "", wantErr: "empty effect"},
-		{in: "  ", wantErr: "empty effect"},
-		{in: "read|", wantErr: `unknown flag ""`},
-		{in: "delete", wantErr: `unknown flag "delete"`},
-		{in: "read|destructive", wantErr: "Read cannot be combined with Destructive"},
-		{in: "openworld", wantErr: "neither Read nor Write"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			got, err := ParseEffect(tt.in)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("ParseEffect(%q) = %s, %v; want error containing %q", tt.in, got, err, tt.wantErr)
-				}
-				if !strings.Contains(err.Error(), fmt.Sprintf("%q", tt.in)) && tt.in != "" && strings.TrimSpace(tt.in) != "" {
-					t.Errorf("error %q does not quote the input", err)
-				}
-				return
-			}
-			if err != nil || got != tt.want {
-				t.Fatalf("ParseEffect(%q) = %s, %v; want %s", tt.in, got, err, tt.want)
-			}
-		})
-	}
-	// A failed UnmarshalText leaves the destination alone.
-	e := Write
-	if err := e.UnmarshalText([]byte("bogus")); err == nil || e != Write {
-		t.Errorf("UnmarshalText(bogus) = %v and left %s, want an error and write", err, e)
-	}
-}
-
 func TestAddRefuses(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -361,6 +233,28 @@ func TestCheckToolNameMatchesSDK(t *testing.T) {
 		want := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.'
 		if err := CheckToolName(string(c)); (err == nil) != want {
 			t.Errorf("CheckToolName(%q) = %v, want allowed %t", c, err, want)
+		}
+	}
+}
+
+func TestAnnotationsAreCopies(t *testing.T) {
+	r := NewRegistry()
+	if err := r.Add("get_task", Read); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"get_task", "unknown"} {
+		a := r.Annotations(name)
+		wasDestructive := *a.DestructiveHint
+		*a.DestructiveHint = !wasDestructive
+		*a.OpenWorldHint = !*a.OpenWorldHint
+		a.ReadOnlyHint = !a.ReadOnlyHint
+		a.Title = "changed"
+		b := r.Annotations(name)
+		if *b.DestructiveHint != wasDestructive || b.Title == "changed" {
+			t.Errorf("changing the annotations of %q changed the next ones: %+v", name, b)
+		}
+		if b.DestructiveHint == a.DestructiveHint || b.OpenWorldHint == a.OpenWorldHint {
+			t.Errorf("Annotations(%q) shares hint pointers between calls", name)
 		}
 	}
 }

@@ -1,0 +1,146 @@
+package mcpeffect_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mcpeffect/mcpeffect"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func TestAddToolAnnotations(t *testing.T) {
+	s, r, _ := newTestServer(t, nil)
+	cs := connect(t, mcpeffect.WithScope(context.Background(), mcpeffect.Full), s)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tools) != len(testTools) {
+		t.Fatalf("listed %d tools, want %d", len(res.Tools), len(testTools))
+	}
+	for _, tool := range res.Tools {
+		got, want := tool.Annotations, r.Annotations(tool.Name)
+		if got == nil || got.DestructiveHint == nil || got.OpenWorldHint == nil {
+			t.Fatalf("%s: annotations %+v leave a hint out", tool.Name, got)
+		}
+		if got.ReadOnlyHint != want.ReadOnlyHint || *got.DestructiveHint != *want.DestructiveHint ||
+			got.IdempotentHint != want.IdempotentHint || *got.OpenWorldHint != *want.OpenWorldHint {
+			t.Errorf("%s advertises %+v, want %+v", tool.Name, got, want)
+		}
+		if e, _ := r.Effect(tool.Name); mcpeffect.EffectOf(got) != e {
+			t.Errorf("%s: the host reads %s, the server classified %s", tool.Name, mcpeffect.EffectOf(got), e)
+		}
+	}
+}
+
+func TestAddToolKeepsTitleAndCallerTool(t *testing.T) {
+	r := mcpeffect.NewRegistry()
+	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "v1"}, nil)
+	in := &mcp.Tool{Name: "get_task", Annotations: &mcp.ToolAnnotations{Title: "Get a task"}}
+	mcpeffect.AddTool(s, r, in, mcpeffect.Read, func(context.Context, *mcp.CallToolRequest, taskArgs) (*mcp.CallToolResult, any, error) {
+		return nil, nil, nil
+	})
+	if in.Annotations.ReadOnlyHint || in.Annotations.DestructiveHint != nil {
+		t.Errorf("AddTool changed the caller's tool: %+v", in.Annotations)
+	}
+	if r.Title("get_task") != "Get a task" || r.Annotations("get_task").Title != "Get a task" {
+		t.Errorf("title not kept in the registry: %q", r.Title("get_task"))
+	}
+	cs := connect(t, context.Background(), s)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := res.Tools[0].Annotations; a.Title != "Get a task" || !a.ReadOnlyHint {
+		t.Errorf("advertised %+v, want the title and readOnlyHint", a)
+	}
+}
+
+func TestAddToolPanics(t *testing.T) {
+	yes, no := true, false
+	tests := []struct {
+		name      string
+		pre       func(r *mcpeffect.Registry) // classification before AddTool
+		tool      *mcp.Tool
+		effect    mcpeffect.Effect
+		wantPanic string // "" for no panic
+	}{
+		{"hints agree", nil, &mcp.Tool{Name: "t", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: &no, OpenWorldHint: &no}}, mcpeffect.Read, ""},
+		{"readOnly on a write", nil, &mcp.Tool{Name: "t", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, mcpeffect.Write, `tool "t" is classified write, but its annotations say readOnlyHint: true`},
+		{"destructive false on a destructive write", nil, &mcp.Tool{Name: "t", Annotations: &mcp.ToolAnnotations{DestructiveHint: &no}}, mcpeffect.Destructive, "destructiveHint: false"},
+		{"destructive on a read", nil, &mcp.Tool{Name: "t", Annotations: &mcp.ToolAnnotations{DestructiveHint: &yes}}, mcpeffect.Read, "destructiveHint: true"},
+		{"idempotent on an additive write", nil, &mcp.Tool{Name: "t", Annotations: &mcp.ToolAnnotations{IdempotentHint: true}}, mcpeffect.Write, "idempotentHint: true"},
+		{"closed world on an open one", nil, &mcp.Tool{Name: "t", Annotations: &mcp.ToolAnnotations{OpenWorldHint: &no}}, mcpeffect.Read | mcpeffect.OpenWorld, "openWorldHint: false"},
+		{"invalid effect", nil, &mcp.Tool{Name: "t"}, mcpeffect.Read | mcpeffect.Destructive, "Read cannot be combined with Destructive"},
+		{"bad name", nil, &mcp.Tool{Name: "bad name"}, mcpeffect.Read, `tool name "bad name"`},
+		{"classified otherwise before", func(r *mcpeffect.Registry) { r.Add("t", mcpeffect.Write) }, &mcp.Tool{Name: "t"}, mcpeffect.Destructive, `tool "t" is already classified as write`},
+		{"classified the same before", func(r *mcpeffect.Registry) { r.Add("t", mcpeffect.Write) }, &mcp.Tool{Name: "t"}, mcpeffect.Write, ""},
+		{"nil tool", nil, nil, mcpeffect.Read, "nil tool"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := mcpeffect.NewRegistry()
+			if tt.pre != nil {
+				tt.pre(r)
+			}
+			s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "v1"}, nil)
+			var got string
+			func() {
+				defer func() {
+					if p := recover(); p != nil {
+						got = fmt.Sprint(p)
+					}
+				}()
+				mcpeffect.AddTool(s, r, tt.tool, tt.effect, func(context.Context, *mcp.CallToolRequest, taskArgs) (*mcp.CallToolResult, any, error) {
+					return nil, nil, nil
+				})
+			}()
+			if tt.wantPanic == "" {
+				if got != "" {
+					t.Fatalf("AddTool panicked: %s", got)
+				}
+				if e, ok := r.Effect("t"); !ok || e != tt.effect {
+					t.Errorf("registry holds %s, %t; want %s", e, ok, tt.effect)
+				}
+				return
+			}
+			if !strings.Contains(got, tt.wantPanic) {
+				t.Fatalf("AddTool panic = %q, want it to contain %q", got, tt.wantPanic)
+			}
+		})
+	}
+}
+
+func TestAddToolHandler(t *testing.T) {
+	r := mcpeffect.NewRegistry()
+	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "v1"}, nil)
+	var ran int
+	mcpeffect.AddToolHandler(s, r, &mcp.Tool{Name: "purge", InputSchema: json.RawMessage(`{"type":"object"}`)}, mcpeffect.Destructive,
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			ran++
+			return &mcp.CallToolResult{}, nil
+		})
+	s.AddReceivingMiddleware(r.Middleware(nil))
+	ctx := context.Background()
+	for _, tt := range []struct {
+		scope   mcpeffect.Scope
+		allowed bool
+	}{{mcpeffect.NonDestructive, false}, {mcpeffect.Full, true}} {
+		cs := connect(t, mcpeffect.WithScope(ctx, tt.scope), s)
+		before := ran
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "purge"})
+		if (err == nil) != tt.allowed || (ran > before) != tt.allowed {
+			t.Errorf("scope %s: err %v, handler ran %t; want allowed %t", tt.scope, err, ran > before, tt.allowed)
+		}
+	}
+	tools, err := connect(t, ctx, s).ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := tools.Tools[0].Annotations; a == nil || a.DestructiveHint == nil || !*a.DestructiveHint {
+		t.Errorf("purge advertises %+v, want destructive", a)
+	}
+}
