@@ -33,9 +33,9 @@
 //	not classified                  false    true        false      true
 //
 // The last row is the worst case that the specification tells hosts to
-// assume of a tool without annotations. Going the other way, [Hints] and
-// [EffectOf] read the annotations any server sends into the effect a
-// careful host must assume.
+// assume of a tool without annotations. Going the other way, package host
+// reads the annotations any server sends into the effect a careful host
+// must assume.
 //
 // # Scopes
 //
@@ -75,9 +75,7 @@
 //
 // # Hosts
 //
-// A host decides before a call whether to run it, ask the person first or
-// refuse it. [Policy] makes that decision from a tool's hints and whether
-// the server is trusted, with missing hints taken as the worst case, and
-// [Approver] applies it to the calls of a go-sdk client: a call it denies,
-// or that the person declines, never reaches the server.
+// The other side, MCP hosts (clients) reading any server's hints and
+// deciding whether to run a call, ask the person first or refuse it, is
+// package [github.com/mcpeffect/mcpeffect/host].
 package mcpeffect

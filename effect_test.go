@@ -180,10 +180,6 @@ func TestAnnotationsTable(t *testing.T) {
 		if a.Title != "Title of "+name {
 			t.Errorf("Annotations(%q).Title = %q", name, a.Title)
 		}
-		// The host side reads the advertised hints back into the effect.
-		if got := EffectOf(a); got != tt.e {
-			t.Errorf("EffectOf(Annotations(%s)) = %s", tt.e, got)
-		}
 	}
 	worst := hints{false, true, false, true}
 	for _, name := range []string{"unknown", ""} {

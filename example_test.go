@@ -118,23 +118,3 @@ func ExampleEffect_UnmarshalText() {
 	// update_task write|destructive|idempotent
 	// mcpeffect: effect "read|delete": unknown flag "delete" (want read, write, destructive, idempotent or openworld)
 }
-
-// A host reads the annotations a server sends and assumes the worst of
-// what is missing.
-func ExampleParseHints() {
-	for _, raw := range []string{
-		`{"readOnlyHint": true, "openWorldHint": false}`,
-		`{"readOnlyHint": false, "idempotentHint": true}`,
-		``, // no annotations at all
-	} {
-		h, err := mcpeffect.ParseHints([]byte(raw))
-		if err != nil {
-			log.Fatal(err)
-		}
-		fmt.Printf("%-50q %s\n", raw, h.Effect())
-	}
-	// Output:
-	// "{\"readOnlyHint\": true, \"openWorldHint\": false}" read
-	// "{\"readOnlyHint\": false, \"idempotentHint\": true}" write|destructive|idempotent|openworld
-	// ""                                                 write|destructive|openworld
-}

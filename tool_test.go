@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/host"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -30,8 +31,8 @@ func TestAddToolAnnotations(t *testing.T) {
 			got.IdempotentHint != want.IdempotentHint || *got.OpenWorldHint != *want.OpenWorldHint {
 			t.Errorf("%s advertises %+v, want %+v", tool.Name, got, want)
 		}
-		if e, _ := r.Effect(tool.Name); mcpeffect.EffectOf(got) != e {
-			t.Errorf("%s: the host reads %s, the server classified %s", tool.Name, mcpeffect.EffectOf(got), e)
+		if e, _ := r.Effect(tool.Name); host.EffectOf(got) != e {
+			t.Errorf("%s: the host reads %s, the server classified %s", tool.Name, host.EffectOf(got), e)
 		}
 	}
 }

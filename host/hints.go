@@ -1,10 +1,11 @@
-package mcpeffect
+package host
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 
+	"github.com/mcpeffect/mcpeffect"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -116,22 +117,22 @@ func (h Hints) Contradictory() bool {
 // explicit destructiveHint of true contradicts readOnlyHint, and a host
 // cannot know which of the two is wrong: the effect is then the write.
 // The result is always a valid Effect.
-func (h Hints) Effect() Effect {
+func (h Hints) Effect() mcpeffect.Effect {
 	open := valueOr(h.OpenWorld, DefaultOpenWorldHint)
-	var e Effect
+	var e mcpeffect.Effect
 	if valueOr(h.ReadOnly, DefaultReadOnlyHint) && !h.Contradictory() {
-		e = Read
+		e = mcpeffect.Read
 	} else {
-		e = Write
+		e = mcpeffect.Write
 		if valueOr(h.Destructive, DefaultDestructiveHint) {
-			e |= Destructive
+			e |= mcpeffect.Destructive
 		}
 		if valueOr(h.Idempotent, DefaultIdempotentHint) {
-			e |= Idempotent
+			e |= mcpeffect.Idempotent
 		}
 	}
 	if open {
-		e |= OpenWorld
+		e |= mcpeffect.OpenWorld
 	}
 	return e
 }
@@ -139,6 +140,8 @@ func (h Hints) Effect() Effect {
 // EffectOf returns the effect that annotations received from a server
 // amount to: HintsOf(a).Effect(). A nil a, a tool without annotations, is
 // the worst case, Write|Destructive|OpenWorld.
-func EffectOf(a *mcp.ToolAnnotations) Effect {
+func EffectOf(a *mcp.ToolAnnotations) mcpeffect.Effect {
 	return HintsOf(a).Effect()
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -1,8 +1,10 @@
-package mcpeffect
+package host
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/mcpeffect/mcpeffect"
 )
 
 func b(v bool) *bool { return &v }
@@ -11,18 +13,18 @@ func TestHintsEffect(t *testing.T) {
 	tests := []struct {
 		name string
 		h    Hints
-		want Effect
+		want mcpeffect.Effect
 	}{
-		{"nothing declared", Hints{}, Destructive | OpenWorld},
-		{"read-only, rest missing", Hints{ReadOnly: b(true)}, Read | OpenWorld},
-		{"closed read", Hints{ReadOnly: b(true), OpenWorld: b(false)}, Read},
-		{"read-only with destructive false", Hints{ReadOnly: b(true), Destructive: b(false), OpenWorld: b(false)}, Read},
-		{"contradiction is the write", Hints{ReadOnly: b(true), Destructive: b(true), OpenWorld: b(false)}, Destructive},
-		{"contradiction keeps idempotent", Hints{ReadOnly: b(true), Destructive: b(true), Idempotent: b(true)}, Destructive | Idempotent | OpenWorld},
-		{"write, destructive missing", Hints{ReadOnly: b(false), OpenWorld: b(false)}, Destructive},
-		{"additive write", Hints{ReadOnly: b(false), Destructive: b(false), Idempotent: b(false), OpenWorld: b(false)}, Write},
-		{"idempotent write", Hints{Destructive: b(false), Idempotent: b(true), OpenWorld: b(false)}, Idempotent},
-		{"open write", Hints{Destructive: b(false)}, Write | OpenWorld},
+		{"nothing declared", Hints{}, mcpeffect.Destructive | mcpeffect.OpenWorld},
+		{"read-only, rest missing", Hints{ReadOnly: b(true)}, mcpeffect.Read | mcpeffect.OpenWorld},
+		{"closed read", Hints{ReadOnly: b(true), OpenWorld: b(false)}, mcpeffect.Read},
+		{"read-only with destructive false", Hints{ReadOnly: b(true), Destructive: b(false), OpenWorld: b(false)}, mcpeffect.Read},
+		{"contradiction is the write", Hints{ReadOnly: b(true), Destructive: b(true), OpenWorld: b(false)}, mcpeffect.Destructive},
+		{"contradiction keeps idempotent", Hints{ReadOnly: b(true), Destructive: b(true), Idempotent: b(true)}, mcpeffect.Destructive | mcpeffect.Idempotent | mcpeffect.OpenWorld},
+		{"write, destructive missing", Hints{ReadOnly: b(false), OpenWorld: b(false)}, mcpeffect.Destructive},
+		{"additive write", Hints{ReadOnly: b(false), Destructive: b(false), Idempotent: b(false), OpenWorld: b(false)}, mcpeffect.Write},
+		{"idempotent write", Hints{Destructive: b(false), Idempotent: b(true), OpenWorld: b(false)}, mcpeffect.Idempotent},
+		{"open write", Hints{Destructive: b(false)}, mcpeffect.Write | mcpeffect.OpenWorld},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -35,7 +37,7 @@ func TestHintsEffect(t *testing.T) {
 			}
 		})
 	}
-	if got := EffectOf(nil); got != Destructive|OpenWorld {
+	if got := EffectOf(nil); got != mcpeffect.Destructive|mcpeffect.OpenWorld {
 		t.Errorf("EffectOf(nil) = %s, want the worst case", got)
 	}
 }
@@ -92,5 +94,29 @@ func TestParseHints(t *testing.T) {
 				t.Errorf("ParseHints = %s, want %s", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestEffectOfAnnotations reads back what a server advertises for each
+// effect, from the effect itself and from a registry: the host must find
+// the effect the server classified.
+func TestEffectOfAnnotations(t *testing.T) {
+	valid := []mcpeffect.Effect{
+		mcpeffect.Read, mcpeffect.Write, mcpeffect.Idempotent, mcpeffect.Destructive, mcpeffect.Destructive | mcpeffect.Idempotent,
+	}
+	r := mcpeffect.NewRegistry()
+	for _, e := range valid {
+		for _, e := range []mcpeffect.Effect{e, e | mcpeffect.OpenWorld} {
+			name := strings.ReplaceAll(e.String(), "|", "_")
+			if err := r.Add(name, e); err != nil {
+				t.Fatal(err)
+			}
+			if got := EffectOf(e.Annotations()); got != e {
+				t.Errorf("EffectOf(%s.Annotations()) = %s", e, got)
+			}
+			if got := EffectOf(r.Annotations(name)); got != e {
+				t.Errorf("EffectOf(Annotations(%q)) = %s, want %s", name, got, e)
+			}
+		}
 	}
 }
