@@ -60,7 +60,7 @@ const DefaultMaxBodyBytes = 1 << 20
 // tool the registry does not classify) goes on untouched, to be decided by
 // the middleware.
 //
-// Challenge panics if opts.ScopeNames is not valid (see [ScopeNames.Check]).
+// Challenge panics if opts.ScopeNames is not valid (see [ScopeNames.Validate]).
 //
 // [mcp.NewStreamableHTTPHandler]: https://pkg.go.dev/github.com/modelcontextprotocol/go-sdk/mcp#NewStreamableHTTPHandler
 func (r *Registry) Challenge(opts *ChallengeOptions) func(http.Handler) http.Handler {
@@ -68,7 +68,7 @@ func (r *Registry) Challenge(opts *ChallengeOptions) func(http.Handler) http.Han
 	if opts != nil {
 		o = *opts
 	}
-	if err := o.ScopeNames.Check(); err != nil {
+	if err := o.ScopeNames.Validate(); err != nil {
 		panic(err)
 	}
 	if o.MaxBodyBytes <= 0 {
@@ -104,7 +104,7 @@ func (r *Registry) Challenge(opts *ChallengeOptions) func(http.Handler) http.Han
 				next.ServeHTTP(w, req)
 				return
 			}
-			var denials []*Denial
+			var denials []*DeniedError
 			for _, c := range calls {
 				// A tool the registry does not know is left to the
 				// middleware: no wider scope would let it through.
@@ -145,7 +145,7 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // writeChallenge answers 403 with the step-up challenge for denials, and a
 // JSON-RPC body that answers every request of the body.
-func writeChallenge(w http.ResponseWriter, metadataURL string, scopes []string, denials []*Denial, calls []toolCall, batch bool) {
+func writeChallenge(w http.ResponseWriter, metadataURL string, scopes []string, denials []*DeniedError, calls []toolCall, batch bool) {
 	want := make([]string, 0, len(scopes)+len(denials))
 	for _, s := range scopes {
 		if checkScopeToken(s) == nil && !slices.Contains(want, s) {
@@ -154,8 +154,8 @@ func writeChallenge(w http.ResponseWriter, metadataURL string, scopes []string, 
 	}
 	tools := make([]string, 0, len(denials))
 	for _, d := range denials {
-		if !slices.Contains(want, d.RequiredScope) {
-			want = append(want, d.RequiredScope)
+		if !slices.Contains(want, d.RequiredScopeName) {
+			want = append(want, d.RequiredScopeName)
 		}
 		tools = append(tools, d.Tool)
 	}

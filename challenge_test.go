@@ -100,7 +100,7 @@ func TestHTTPEveryWriteWithReadToken(t *testing.T) {
 					}
 					continue
 				}
-				d, ok := mcpeffect.AsDenial(err)
+				d, ok := mcpeffect.AsDeniedError(err)
 				if ran || !ok || d.Tool != tool.name || d.Granted != scope {
 					t.Errorf("challenge %t, %s, %s: err %v, ran %t; want a denial without running", challenge, token, tool.name, err, ran)
 				}
@@ -152,16 +152,16 @@ func TestHTTPChallengeResponse(t *testing.T) {
 		JSONRPC string `json:"jsonrpc"`
 		ID      int    `json:"id"`
 		Error   struct {
-			Code    int              `json:"code"`
-			Message string           `json:"message"`
-			Data    mcpeffect.Denial `json:"data"`
+			Code    int                   `json:"code"`
+			Message string                `json:"message"`
+			Data    mcpeffect.DeniedError `json:"data"`
 		} `json:"error"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
 		t.Fatal(err)
 	}
 	if body.JSONRPC != "2.0" || body.ID != 42 || body.Error.Code != mcpeffect.CodeDenied ||
-		body.Error.Data.Tool != "delete_task" || body.Error.Data.RequiredScope != "tools:destructive" ||
+		body.Error.Data.Tool != "delete_task" || body.Error.Data.RequiredScopeName != "tools:destructive" ||
 		!strings.Contains(body.Error.Message, "needs the full scope") {
 		t.Errorf("body %+v", body)
 	}
@@ -184,8 +184,8 @@ func TestHTTPChallengeBatch(t *testing.T) {
 	var out []struct {
 		ID    json.RawMessage `json:"id"`
 		Error struct {
-			Code int              `json:"code"`
-			Data mcpeffect.Denial `json:"data"`
+			Code int                   `json:"code"`
+			Data mcpeffect.DeniedError `json:"data"`
 		} `json:"error"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {

@@ -29,7 +29,7 @@ func TestStdioStartupScope(t *testing.T) {
 		t.Errorf("get_task: %v", err)
 	}
 	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_task"})
-	if d, ok := mcpeffect.AsDenial(err); !ok || d.Granted != mcpeffect.ReadOnly {
+	if d, ok := mcpeffect.AsDeniedError(err); !ok || d.Granted != mcpeffect.ReadOnly {
 		t.Errorf("create_task over stdio with a read-only start: %v", err)
 	}
 }
@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 			os.Exit(2)
 		}
 		server, _, _ := newTestServer(&testing.T{}, nil)
-		if err := server.Run(mcpeffect.WithScope(context.Background(), s), &mcp.StdioTransport{}); err != nil {
+		if err := server.Run(mcpeffect.WithConnectionScope(context.Background(), s), &mcp.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -83,7 +83,7 @@ func TestCallerScopeFromContext(t *testing.T) {
 			s.AddReceivingMiddleware(r.Middleware(&opts))
 			ctx := context.Background()
 			if tc.connection != 0 {
-				ctx = mcpeffect.WithScope(ctx, tc.connection)
+				ctx = mcpeffect.WithConnectionScope(ctx, tc.connection)
 			}
 			ct, st := mcp.NewInMemoryTransports()
 			ss, err := s.Connect(ctx, st, nil)

@@ -9,36 +9,38 @@ import (
 )
 
 // CodeDenied is the JSON-RPC error code of a tools/call refused by
-// [Registry.Middleware]. The error's data is a [Denial] in JSON. It is in
+// [Registry.Middleware]. The error's data is a [DeniedError] in JSON. It is in
 // the range JSON-RPC leaves to servers, clear of the codes that go-sdk and
 // the MCP specification use.
 const CodeDenied = -32050
 
-// A Denial describes a refused tools/call. It is the data of the JSON-RPC
-// error the caller receives; [AsDenial] reads it back on the client.
-type Denial struct {
+// A DeniedError describes a tools/call refused by [Registry.Middleware].
+// It is the data of the JSON-RPC error the caller receives, and
+// [AsDeniedError] reads it back on the client; [MiddlewareOptions] OnDenied
+// sees it on the server.
+type DeniedError struct {
 	// Tool is the tool that was called.
 	Tool string `json:"tool"`
 	// Classified is false for a tool the registry does not know, which
 	// no scope may call.
 	Classified bool `json:"classified"`
 	// Required is the least scope that may call the tool, and
-	// RequiredScope the scope string that grants it. Both are empty for a
-	// tool that is not classified.
-	Required      Scope  `json:"required"`
-	RequiredScope string `json:"requiredScope,omitempty"`
+	// RequiredScopeName the scope string that grants it. Both are empty for
+	// a tool that is not classified.
+	Required          Scope  `json:"required"`
+	RequiredScopeName string `json:"requiredScopeName,omitempty"`
 	// Granted is the scope the caller has.
 	Granted Scope `json:"granted"`
 }
 
 // Error says in plain words which tool was refused, which scope it needs
 // and which scope the caller has.
-func (d *Denial) Error() string {
+func (d *DeniedError) Error() string {
 	if !d.Classified {
 		return fmt.Sprintf("mcpeffect: tool %q is refused: it has no effect classification, so no scope may call it", d.Tool)
 	}
 	return fmt.Sprintf("mcpeffect: tool %q is refused: it needs the %s scope (%q), and the caller has %s",
-		d.Tool, d.Required, d.RequiredScope, describeGranted(d.Granted))
+		d.Tool, d.Required, d.RequiredScopeName, describeGranted(d.Granted))
 }
 
 func describeGranted(s Scope) string {
@@ -48,34 +50,35 @@ func describeGranted(s Scope) string {
 	return "only " + s.String()
 }
 
-// AsDenial reports whether err, as returned by a client's CallTool, is a
-// refusal by [Registry.Middleware], and if so returns its [Denial].
-func AsDenial(err error) (*Denial, bool) {
+// AsDeniedError reports whether err, as returned by a client's CallTool, is
+// a refusal by [Registry.Middleware], and if so returns its [DeniedError].
+// Any other error, nil included, gives nil and false.
+func AsDeniedError(err error) (*DeniedError, bool) {
 	var je *jsonrpc.Error
 	if !errors.As(err, &je) || je.Code != CodeDenied || len(je.Data) == 0 {
 		return nil, false
 	}
-	var d Denial
+	var d DeniedError
 	if json.Unmarshal(je.Data, &d) != nil || d.Tool == "" {
 		return nil, false
 	}
 	return &d, true
 }
 
-func (r *Registry) denial(name string, granted Scope, names ScopeNames) *Denial {
-	d := &Denial{Tool: name, Granted: granted}
+func (r *Registry) denial(name string, granted Scope, names ScopeNames) *DeniedError {
+	d := &DeniedError{Tool: name, Granted: granted}
 	if need, ok := r.Required(name); ok {
 		d.Classified = true
 		d.Required = need
-		d.RequiredScope = names.Name(need)
+		d.RequiredScopeName = names.Name(need)
 	}
 	return d
 }
 
-func (d *Denial) rpcError() *jsonrpc.Error {
+func (d *DeniedError) rpcError() *jsonrpc.Error {
 	data, err := json.Marshal(d)
 	if err != nil {
-		// A Denial holds strings and valid scopes only.
+		// A DeniedError holds strings and valid scopes only.
 		panic(err)
 	}
 	return &jsonrpc.Error{Code: CodeDenied, Message: d.Error(), Data: data}

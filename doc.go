@@ -65,7 +65,7 @@
 //	server.AddReceivingMiddleware(r.Middleware(nil))
 //
 // The caller's scope comes from the scope strings of its bearer token, or,
-// over stdio, from the connection: see [WithScope]. Over Streamable HTTP,
+// over stdio, from the connection: see [WithConnectionScope]. Over Streamable HTTP,
 // [Registry.Challenge] also answers a refused call early with the step-up
 // challenge of the MCP authorization specification (403,
 // error="insufficient_scope"), so that a client can ask for the scope it

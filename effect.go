@@ -77,13 +77,15 @@ func (e Effect) String() string {
 	return b.String()
 }
 
-// Valid reports whether e is an effect a tool can have: see [Effect.Check].
-func (e Effect) Valid() bool { return e.Check() == nil }
+// Valid reports whether e is an effect a tool can have: it has exactly one
+// of [Read] or [Write], no bits that no flag names, and no write flag
+// beside Read. [Registry.Add] and [ParseEffect] refuse an invalid effect
+// with an error naming the rule it breaks.
+func (e Effect) Valid() bool { return e.validate() == nil }
 
-// Check returns nil if e is an effect a tool can have, or an error naming
-// the rule it breaks: it has bits no flag names, it is neither [Read] nor
-// [Write], or it combines Read with a write flag.
-func (e Effect) Check() error {
+// validate returns nil if e is valid, or an error naming the rule it
+// breaks.
+func (e Effect) validate() error {
 	switch {
 	case e&^effectBits != 0:
 		return fmt.Errorf("unknown effect bits %#x", uint8(e&^effectBits))
@@ -114,7 +116,7 @@ func writeFlagName(e Effect) string {
 // marshal: an invalid one is an error rather than text that cannot be read
 // back.
 func (e Effect) MarshalText() ([]byte, error) {
-	if err := e.Check(); err != nil {
+	if err := e.validate(); err != nil {
 		return nil, fmt.Errorf("mcpeffect: cannot marshal effect %s: %w", e, err)
 	}
 	return []byte(e.String()), nil
@@ -124,7 +126,7 @@ func (e Effect) MarshalText() ([]byte, error) {
 // separated by |, in any order and case, with spaces allowed around them:
 // "read", "write|destructive", "Write | Idempotent | OpenWorld".
 // "destructive" and "idempotent" imply "write". The result must be a valid
-// effect (see [Effect.Check]); on error e is left unchanged.
+// effect (see [Effect.Valid]); on error e is left unchanged.
 func (e *Effect) UnmarshalText(text []byte) error {
 	v, err := ParseEffect(string(text))
 	if err != nil {
@@ -159,7 +161,7 @@ func ParseEffect(s string) (Effect, error) {
 		}
 		e |= bit
 	}
-	if err := e.Check(); err != nil {
+	if err := e.validate(); err != nil {
 		return 0, fmt.Errorf("mcpeffect: effect %q: %w", s, err)
 	}
 	return e, nil
@@ -187,7 +189,7 @@ func (e Effect) required() Scope {
 //	Write|Destructive|Idempotent    false    true        true       false
 //	|OpenWorld on any                                               true
 //
-// An invalid effect (see [Effect.Check]) gets the worst case, as for a tool
+// An invalid effect (see [Effect.Valid]) gets the worst case, as for a tool
 // that is not classified at all. Each call returns a new value that the
 // caller may change.
 func (e Effect) Annotations() *mcp.ToolAnnotations {

@@ -22,7 +22,7 @@ func TestEffectValidity(t *testing.T) {
 	// or refused with an error that names the rule.
 	for i := range 256 {
 		e := Effect(i)
-		err := e.Check()
+		err := e.validate()
 		if want := slices.Contains(validEffects, e); (err == nil) != want {
 			t.Errorf("Effect(%#x) = %s: Check() = %v, want valid = %t", i, e, err, want)
 		}
@@ -46,7 +46,7 @@ func TestEffectCheckErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.e.Check()
+			err := tt.e.validate()
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Check(%s) = %v, want an error containing %q", tt.e, err, tt.want)
 			}
@@ -167,7 +167,7 @@ func TestAnnotationsTable(t *testing.T) {
 	r := NewRegistry()
 	for _, tt := range tests {
 		name := strings.ReplaceAll(tt.e.String(), "|", "_")
-		if err := r.AddTitled(name, "Title of "+name, tt.e); err != nil {
+		if err := r.Add(name, tt.e); err != nil {
 			t.Fatal(err)
 		}
 		if got := hintsOf(t, tt.e.Annotations()); got != tt.want {
@@ -177,8 +177,8 @@ func TestAnnotationsTable(t *testing.T) {
 		if got := hintsOf(t, a); got != tt.want {
 			t.Errorf("Annotations(%q) = %+v, want %+v", name, got, tt.want)
 		}
-		if a.Title != "Title of "+name {
-			t.Errorf("Annotations(%q).Title = %q", name, a.Title)
+		if a.Title != "" {
+			t.Errorf("Annotations(%q).Title = %q, want none: the title is the tool's, not the registry's", name, a.Title)
 		}
 	}
 	worst := hints{false, true, false, true}

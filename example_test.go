@@ -45,16 +45,16 @@ func ExampleRegistry_Add() {
 
 func ExampleRegistry_Annotations() {
 	r := mcpeffect.NewRegistry()
-	r.AddTitled("update_task", "Update a task", mcpeffect.Destructive|mcpeffect.Idempotent)
+	r.Add("update_task", mcpeffect.Destructive|mcpeffect.Idempotent)
 
 	for _, name := range []string{"update_task", "not_classified"} {
 		a := r.Annotations(name)
-		fmt.Printf("%s: title %q readOnly=%t destructive=%t idempotent=%t openWorld=%t\n",
-			name, a.Title, a.ReadOnlyHint, *a.DestructiveHint, a.IdempotentHint, *a.OpenWorldHint)
+		fmt.Printf("%s: readOnly=%t destructive=%t idempotent=%t openWorld=%t\n",
+			name, a.ReadOnlyHint, *a.DestructiveHint, a.IdempotentHint, *a.OpenWorldHint)
 	}
 	// Output:
-	// update_task: title "Update a task" readOnly=false destructive=true idempotent=true openWorld=false
-	// not_classified: title "" readOnly=false destructive=true idempotent=false openWorld=true
+	// update_task: readOnly=false destructive=true idempotent=true openWorld=false
+	// not_classified: readOnly=false destructive=true idempotent=false openWorld=true
 }
 
 func ExampleRegistry_All() {

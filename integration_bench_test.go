@@ -73,7 +73,7 @@ func paired(b *testing.B, baseline, with func() error) {
 // BenchmarkCallInMemory is a tools/call round trip over in-memory
 // transports: without the middleware (the baseline) and with it.
 func BenchmarkCallInMemory(b *testing.B) {
-	ctx := mcpeffect.WithScope(context.Background(), mcpeffect.Full)
+	ctx := mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full)
 	plain, _ := benchServer(b, 84, nil)
 	guarded, _ := benchServer(b, 84, &mcpeffect.MiddlewareOptions{})
 	plainSession, guardedSession := connect(b, ctx, plain), connect(b, ctx, guarded)
@@ -87,7 +87,7 @@ func BenchmarkCallInMemory(b *testing.B) {
 // HideDenied for a caller who may call them all, so that both lists hold
 // the same tools and only the filtering differs.
 func BenchmarkListTools(b *testing.B) {
-	ctx := mcpeffect.WithScope(context.Background(), mcpeffect.Full)
+	ctx := mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full)
 	whole, _ := benchServer(b, 84, &mcpeffect.MiddlewareOptions{})
 	hidden, _ := benchServer(b, 84, &mcpeffect.MiddlewareOptions{HideDenied: true})
 	wholeSession, hiddenSession := connect(b, ctx, whole), connect(b, ctx, hidden)

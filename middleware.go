@@ -14,10 +14,10 @@ type MiddlewareOptions struct {
 	// comes from the scope strings of the request's bearer token
 	// ([mcp.RequestExtra] TokenInfo), mapped by ScopeNames; a request that
 	// carries no token (stdio, in-memory) has only the scope of its
-	// connection, set with [WithScope], and without one it may call
+	// connection, set with [WithConnectionScope], and without one it may call
 	// nothing.
 	//
-	// Whatever Scope returns, a scope set with WithScope on the connection
+	// Whatever Scope returns, a scope set with WithConnectionScope on the connection
 	// caps it.
 	Scope func(context.Context, mcp.Request) Scope
 
@@ -33,7 +33,7 @@ type MiddlewareOptions struct {
 
 	// OnDenied, if non-nil, is called with each refused tools/call, before
 	// the refusal is sent: for logging or metrics. It must not block.
-	OnDenied func(context.Context, *Denial)
+	OnDenied func(context.Context, *DeniedError)
 }
 
 // CodeDenied is the JSON-RPC error code of a tools/call refused by
@@ -50,13 +50,13 @@ type MiddlewareOptions struct {
 // classify is refused for every scope. With HideDenied, it filters
 // tools/list. Every other method passes through untouched.
 //
-// Middleware panics if opts.ScopeNames is not valid (see [ScopeNames.Check]).
+// Middleware panics if opts.ScopeNames is not valid (see [ScopeNames.Validate]).
 func (r *Registry) Middleware(opts *MiddlewareOptions) mcp.Middleware {
 	var o MiddlewareOptions
 	if opts != nil {
 		o = *opts
 	}
-	if err := o.ScopeNames.Check(); err != nil {
+	if err := o.ScopeNames.Validate(); err != nil {
 		panic(err)
 	}
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
@@ -105,7 +105,7 @@ func (o *MiddlewareOptions) scope(ctx context.Context, req mcp.Request) Scope {
 	} else if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
 		s, have = o.ScopeNames.Scope(extra.TokenInfo.Scopes), true
 	}
-	if c, ok := ScopeFrom(ctx); ok && (!have || c < s) {
+	if c, ok := connectionScope(ctx); ok && (!have || c < s) {
 		s = c
 	}
 	return s

@@ -18,7 +18,7 @@ func TestMiddlewareScopes(t *testing.T) {
 	s, r, c := newTestServer(t, nil)
 	ctx := context.Background()
 	for _, scope := range []mcpeffect.Scope{0, mcpeffect.ReadOnly, mcpeffect.NonDestructive, mcpeffect.Full} {
-		cs := connect(t, mcpeffect.WithScope(ctx, scope), s)
+		cs := connect(t, mcpeffect.WithConnectionScope(ctx, scope), s)
 		for _, tool := range testTools {
 			t.Run(fmt.Sprintf("%s/%s", scope, tool.name), func(t *testing.T) {
 				before := c.count(tool.name)
@@ -37,12 +37,12 @@ func TestMiddlewareScopes(t *testing.T) {
 				if ran {
 					t.Fatal("the handler of a refused call ran")
 				}
-				d, ok := mcpeffect.AsDenial(err)
+				d, ok := mcpeffect.AsDeniedError(err)
 				if !ok {
-					t.Fatalf("refused call: err %v, want a Denial", err)
+					t.Fatalf("refused call: err %v, want a DeniedError", err)
 				}
 				need, _ := r.Required(tool.name)
-				wantDenial := mcpeffect.Denial{Tool: tool.name, Classified: true, Required: need, RequiredScope: mcpeffect.ScopeNames{}.Name(need), Granted: scope}
+				wantDenial := mcpeffect.DeniedError{Tool: tool.name, Classified: true, Required: need, RequiredScopeName: mcpeffect.ScopeNames{}.Name(need), Granted: scope}
 				if *d != wantDenial {
 					t.Errorf("denial %+v, want %+v", *d, wantDenial)
 				}
@@ -68,9 +68,9 @@ func TestMiddlewareUnclassified(t *testing.T) {
 	})
 	ctx := context.Background()
 	for _, name := range []string{"sneaky_write", "no_such_tool"} {
-		cs := connect(t, mcpeffect.WithScope(ctx, mcpeffect.Full), s)
+		cs := connect(t, mcpeffect.WithConnectionScope(ctx, mcpeffect.Full), s)
 		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name})
-		d, ok := mcpeffect.AsDenial(err)
+		d, ok := mcpeffect.AsDeniedError(err)
 		if !ok || d.Classified || d.Tool != name || !strings.Contains(err.Error(), "no effect classification") {
 			t.Errorf("%s with full scope: err %v, want a denial for an unclassified tool", name, err)
 		}
@@ -88,7 +88,7 @@ func TestMiddlewareHideDenied(t *testing.T) {
 			return nil, nil, nil
 		})
 		for _, scope := range []mcpeffect.Scope{0, mcpeffect.ReadOnly, mcpeffect.NonDestructive, mcpeffect.Full} {
-			cs := connect(t, mcpeffect.WithScope(ctx, scope), s)
+			cs := connect(t, mcpeffect.WithConnectionScope(ctx, scope), s)
 			res, err := cs.ListTools(ctx, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -119,7 +119,7 @@ func TestMiddlewareHideDenied(t *testing.T) {
 			}
 		}
 		// The server's own list is whole after filtered lists were served.
-		cs := connect(t, mcpeffect.WithScope(ctx, mcpeffect.ReadOnly), s)
+		cs := connect(t, mcpeffect.WithConnectionScope(ctx, mcpeffect.ReadOnly), s)
 		if res, err := cs.ListTools(ctx, nil); err != nil || (!hide && len(res.Tools) != len(testTools)+1) {
 			t.Errorf("hide %t: second listing %d tools, %v", hide, len(res.Tools), err)
 		}
@@ -144,21 +144,21 @@ func TestMiddlewareCustomScope(t *testing.T) {
 	if err := call(connect(t, ctx, s)); err != nil || c.count("delete_task") != 1 {
 		t.Errorf("custom scope full: %v", err)
 	}
-	if err := call(connect(t, mcpeffect.WithScope(ctx, mcpeffect.NonDestructive), s)); err == nil || c.count("delete_task") != 1 {
+	if err := call(connect(t, mcpeffect.WithConnectionScope(ctx, mcpeffect.NonDestructive), s)); err == nil || c.count("delete_task") != 1 {
 		t.Errorf("custom scope capped by the connection: %v, want a refusal", err)
 	}
 }
 
 func TestMiddlewareOnDenied(t *testing.T) {
 	var mu sync.Mutex
-	var got []mcpeffect.Denial
-	s, _, _ := newTestServer(t, &mcpeffect.MiddlewareOptions{OnDenied: func(_ context.Context, d *mcpeffect.Denial) {
+	var got []mcpeffect.DeniedError
+	s, _, _ := newTestServer(t, &mcpeffect.MiddlewareOptions{OnDenied: func(_ context.Context, d *mcpeffect.DeniedError) {
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, *d)
 	}})
 	ctx := context.Background()
-	cs := connect(t, mcpeffect.WithScope(ctx, mcpeffect.ReadOnly), s)
+	cs := connect(t, mcpeffect.WithConnectionScope(ctx, mcpeffect.ReadOnly), s)
 	cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_task"})
 	cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_task"})
 	mu.Lock()

@@ -61,7 +61,6 @@ type snapshot struct {
 type entry struct {
 	effect Effect
 	need   Scope // the least scope allowed to call the tool
-	title  string
 }
 
 // NewRegistry returns an empty Registry.
@@ -74,18 +73,12 @@ func NewRegistry() *Registry {
 // It returns an error, and leaves the registry unchanged, when name is not a
 // valid MCP tool name (1 to 128 characters among A-Z a-z 0-9 _ - .), when
 // name is already classified (the first classification stays), or when e is
-// not valid (see [Effect.Check]).
+// not valid (see [Effect.Valid]).
 func (r *Registry) Add(name string, e Effect) error {
-	return r.AddTitled(name, "", e)
-}
-
-// AddTitled is [Registry.Add] with a human-readable title, which
-// [Registry.Annotations] reports as the title annotation.
-func (r *Registry) AddTitled(name, title string, e Effect) error {
-	if err := CheckToolName(name); err != nil {
-		return fmt.Errorf("mcpeffect: %w", err)
+	if err := ValidateToolName(name); err != nil {
+		return err
 	}
-	if err := e.Check(); err != nil {
+	if err := e.validate(); err != nil {
 		return fmt.Errorf("mcpeffect: tool %q: %w", name, err)
 	}
 	r.mu.Lock()
@@ -109,7 +102,7 @@ func (r *Registry) AddTitled(name, title string, e Effect) error {
 			r.read.Store(&snapshot{pending: true})
 		}
 	}
-	r.dirty[name] = entry{effect: e, need: e.required(), title: title}
+	r.dirty[name] = entry{effect: e, need: e.required()}
 	return nil
 }
 
@@ -162,12 +155,6 @@ func (r *Registry) missLocked() {
 func (r *Registry) Effect(name string) (Effect, bool) {
 	e, ok := r.lookup(name)
 	return e.effect, ok
-}
-
-// Title returns the title given to the tool with [Registry.AddTitled], or "".
-func (r *Registry) Title(name string) string {
-	e, _ := r.lookup(name)
-	return e.title
 }
 
 // Required returns the least [Scope] that may call the tool called name:
@@ -241,9 +228,9 @@ func (r *Registry) sorted() []namedEntry {
 }
 
 // Annotations returns the annotations of the tool called name, derived from
-// its effect as in [Effect.Annotations], with the title given to
-// [Registry.AddTitled], if any. Each call returns a new value that the caller
-// may change.
+// its effect as in [Effect.Annotations]. Each call returns a new value that
+// the caller may change. The title, which is not the registry's, is left
+// empty: [AddTool] keeps the one set on the [mcp.Tool].
 //
 // A name the registry does not know gets the worst case that the MCP
 // specification tells hosts to assume of a tool without annotations: not
@@ -253,27 +240,26 @@ func (r *Registry) Annotations(name string) *mcp.ToolAnnotations {
 	if !ok {
 		return worstCase()
 	}
-	a := ent.effect.Annotations()
-	a.Title = ent.title
-	return a
+	return ent.effect.Annotations()
 }
 
-// CheckToolName returns nil if name is a valid MCP tool name: 1 to 128
-// characters, each an ASCII letter or digit or one of _ - and .
-// Otherwise the error names the first character that is not allowed.
-func CheckToolName(name string) error {
+// ValidateToolName returns nil if name is a valid MCP tool name: 1 to 128
+// characters, each an ASCII letter or digit or one of _ - and . (the rule
+// go-sdk applies, which only logs a name it refuses). Otherwise the error
+// names the first character that is not allowed.
+func ValidateToolName(name string) error {
 	if name == "" {
-		return errors.New("empty tool name")
+		return errors.New("mcpeffect: empty tool name")
 	}
 	if len(name) > 128 {
-		return fmt.Errorf("tool name %.20q... is %d bytes long; at most 128 are allowed", name, len(name))
+		return fmt.Errorf("mcpeffect: tool name %.20q... is %d bytes long; at most 128 are allowed", name, len(name))
 	}
 	for i, c := range name {
 		if c == utf8.RuneError && !strings.HasPrefix(name[i:], string(utf8.RuneError)) {
-			return fmt.Errorf("tool name %q: invalid UTF-8 at byte %d (want A-Z a-z 0-9 _ - .)", name, i)
+			return fmt.Errorf("mcpeffect: tool name %q: invalid UTF-8 at byte %d (want A-Z a-z 0-9 _ - .)", name, i)
 		}
 		if !validToolNameRune(c) {
-			return fmt.Errorf("tool name %q: character %q at byte %d is not allowed (want A-Z a-z 0-9 _ - .)", name, c, i)
+			return fmt.Errorf("mcpeffect: tool name %q: character %q at byte %d is not allowed (want A-Z a-z 0-9 _ - .)", name, c, i)
 		}
 	}
 	return nil

@@ -53,7 +53,7 @@ func TestAddAcceptsNameEdges(t *testing.T) {
 
 func TestAddDuplicateKeepsFirst(t *testing.T) {
 	r := NewRegistry()
-	if err := r.AddTitled("delete_task", "Delete a task", Destructive); err != nil {
+	if err := r.Add("delete_task", Destructive); err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range []Effect{Destructive, Read} {
@@ -64,9 +64,6 @@ func TestAddDuplicateKeepsFirst(t *testing.T) {
 	}
 	if e, ok := r.Effect("delete_task"); !ok || e != Destructive {
 		t.Errorf("Effect = %s, %t; want the first classification", e, ok)
-	}
-	if got := r.Title("delete_task"); got != "Delete a task" {
-		t.Errorf("Title = %q, want the first title", got)
 	}
 }
 
@@ -231,8 +228,8 @@ func TestCheckToolNameMatchesSDK(t *testing.T) {
 	// The characters MCP allows in a tool name, and no others.
 	for c := range rune(256) {
 		want := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.'
-		if err := CheckToolName(string(c)); (err == nil) != want {
-			t.Errorf("CheckToolName(%q) = %v, want allowed %t", c, err, want)
+		if err := ValidateToolName(string(c)); (err == nil) != want {
+			t.Errorf("ValidateToolName(%q) = %v, want allowed %t", c, err, want)
 		}
 	}
 }

@@ -33,7 +33,7 @@ func (r *Registry) classify(t *mcp.Tool, e Effect) *mcp.Tool {
 	if t == nil {
 		panic("mcpeffect: AddTool: nil tool")
 	}
-	if err := e.Check(); err != nil {
+	if err := e.validate(); err != nil {
 		panic(fmt.Sprintf("mcpeffect: AddTool: tool %q: %v", t.Name, err))
 	}
 	want := e.Annotations()
@@ -44,9 +44,9 @@ func (r *Registry) classify(t *mcp.Tool, e Effect) *mcp.Tool {
 		}
 		title = t.Annotations.Title
 	}
-	if err := r.AddTitled(t.Name, title, e); err != nil {
+	if err := r.Add(t.Name, e); err != nil {
 		if old, ok := r.Effect(t.Name); !ok || old != e {
-			panic(fmt.Sprintf("mcpeffect: AddTool: %v", err))
+			panic(err)
 		}
 	}
 	tt := *t

@@ -14,7 +14,7 @@ import (
 
 func TestAddToolAnnotations(t *testing.T) {
 	s, r, _ := newTestServer(t, nil)
-	cs := connect(t, mcpeffect.WithScope(context.Background(), mcpeffect.Full), s)
+	cs := connect(t, mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full), s)
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -47,8 +47,8 @@ func TestAddToolKeepsTitleAndCallerTool(t *testing.T) {
 	if in.Annotations.ReadOnlyHint || in.Annotations.DestructiveHint != nil {
 		t.Errorf("AddTool changed the caller's tool: %+v", in.Annotations)
 	}
-	if r.Title("get_task") != "Get a task" || r.Annotations("get_task").Title != "Get a task" {
-		t.Errorf("title not kept in the registry: %q", r.Title("get_task"))
+	if e, ok := r.Effect("get_task"); !ok || e != mcpeffect.Read {
+		t.Errorf("registry holds %s, %t; want read", e, ok)
 	}
 	cs := connect(t, context.Background(), s)
 	res, err := cs.ListTools(context.Background(), nil)
@@ -130,7 +130,7 @@ func TestAddToolHandler(t *testing.T) {
 		scope   mcpeffect.Scope
 		allowed bool
 	}{{mcpeffect.NonDestructive, false}, {mcpeffect.Full, true}} {
-		cs := connect(t, mcpeffect.WithScope(ctx, tt.scope), s)
+		cs := connect(t, mcpeffect.WithConnectionScope(ctx, tt.scope), s)
 		before := ran
 		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "purge"})
 		if (err == nil) != tt.allowed || (ran > before) != tt.allowed {

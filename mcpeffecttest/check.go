@@ -29,10 +29,10 @@ import (
 //   - an advertised annotation, among the four hints, that is missing or
 //     differs from the one r derives from the tool's effect.
 //
-// It then connects again with a read-only scope (see [mcpeffect.WithScope])
+// It then connects again with a read-only scope (see [mcpeffect.WithConnectionScope])
 // and calls every listed tool that is not a read, with empty arguments. It
 // fails unless each call is refused by the middleware of [mcpeffect.Registry]
-// with a [mcpeffect.Denial] for that tool: that refusal is made before the
+// with a [mcpeffect.DeniedError] for that tool: that refusal is made before the
 // tool's handler would run, so a passing Check also shows that no handler
 // ran. A server without the middleware fails here, and its write handlers
 // are called with empty arguments, so give Check a server whose storage
@@ -44,7 +44,7 @@ func Check(t testing.TB, server *mcp.Server, r *mcpeffect.Registry) {
 	t.Helper()
 	ctx := context.Background()
 
-	listed := listTools(t, testhook.WithUnfilteredList(mcpeffect.WithScope(ctx, mcpeffect.Full)), server)
+	listed := listTools(t, testhook.WithUnfilteredList(mcpeffect.WithConnectionScope(ctx, mcpeffect.Full)), server)
 	if listed == nil {
 		return
 	}
@@ -65,7 +65,7 @@ func Check(t testing.TB, server *mcp.Server, r *mcpeffect.Registry) {
 		}
 	}
 
-	cs := connect(t, mcpeffect.WithScope(ctx, mcpeffect.ReadOnly), server)
+	cs := connect(t, mcpeffect.WithConnectionScope(ctx, mcpeffect.ReadOnly), server)
 	if cs == nil {
 		return
 	}
@@ -75,7 +75,7 @@ func Check(t testing.TB, server *mcp.Server, r *mcpeffect.Registry) {
 			continue // a read; calling it would run its handler
 		}
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
-		d, denied := mcpeffect.AsDenial(err)
+		d, denied := mcpeffect.AsDeniedError(err)
 		switch {
 		case denied && d.Tool == name:
 			// Refused before the handler, as it must be.

@@ -396,7 +396,7 @@ func (c *loadClient) probe(ctx context.Context) {
 	if ctx.Err() != nil {
 		return
 	}
-	if d, ok := mcpeffect.AsDenial(err); !ok || d.Tool != name || d.Granted != c.scope {
+	if d, ok := mcpeffect.AsDeniedError(err); !ok || d.Tool != name || d.Granted != c.scope {
 		c.failures = append(c.failures, fmt.Errorf("client %d (%s): %s: err = %v, want a refusal", c.id, c.scope, name, err))
 		return
 	}
