@@ -117,7 +117,7 @@ func writeFlagName(e Effect) string {
 // back.
 func (e Effect) MarshalText() ([]byte, error) {
 	if err := e.validate(); err != nil {
-		return nil, fmt.Errorf("mcpeffect: cannot marshal effect %s: %w", e, err)
+		return nil, ruleErrorf(ErrInvalidEffect, "mcpeffect: cannot marshal effect %s: %v", e, err)
 	}
 	return []byte(e.String()), nil
 }
@@ -139,7 +139,7 @@ func (e *Effect) UnmarshalText(text []byte) error {
 // ParseEffect parses the text form of an effect; see [Effect.UnmarshalText].
 func ParseEffect(s string) (Effect, error) {
 	if strings.TrimSpace(s) == "" {
-		return 0, errors.New("mcpeffect: empty effect")
+		return 0, ruleErrorf(ErrInvalidEffect, "mcpeffect: empty effect")
 	}
 	var e Effect
 	for part := range strings.SplitSeq(s, "|") {
@@ -153,7 +153,7 @@ func ParseEffect(s string) (Effect, error) {
 		}
 		switch bit {
 		case 0:
-			return 0, fmt.Errorf("mcpeffect: effect %q: unknown flag %q (want read, write, destructive, idempotent or openworld)", s, name)
+			return 0, ruleErrorf(ErrInvalidEffect, "mcpeffect: effect %q: unknown flag %q (want read, write, destructive, idempotent or openworld)", s, name)
 		case destructiveBit:
 			bit = Destructive
 		case idempotentBit:
@@ -162,7 +162,7 @@ func ParseEffect(s string) (Effect, error) {
 		e |= bit
 	}
 	if err := e.validate(); err != nil {
-		return 0, fmt.Errorf("mcpeffect: effect %q: %w", s, err)
+		return 0, ruleErrorf(ErrInvalidEffect, "mcpeffect: effect %q: %v", s, err)
 	}
 	return e, nil
 }

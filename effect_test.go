@@ -1,6 +1,7 @@
 package mcpeffect
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -117,8 +118,8 @@ func TestParseEffect(t *testing.T) {
 		t.Run(tt.in, func(t *testing.T) {
 			got, err := ParseEffect(tt.in)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("ParseEffect(%q) = %s, %v; want error containing %q", tt.in, got, err, tt.wantErr)
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, ErrInvalidEffect) {
+					t.Fatalf("ParseEffect(%q) = %s, %v; want an ErrInvalidEffect containing %q", tt.in, got, err, tt.wantErr)
 				}
 				if !strings.Contains(err.Error(), fmt.Sprintf("%q", tt.in)) && tt.in != "" && strings.TrimSpace(tt.in) != "" {
 					t.Errorf("error %q does not quote the input", err)

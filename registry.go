@@ -1,8 +1,6 @@
 package mcpeffect
 
 import (
-	"errors"
-	"fmt"
 	"iter"
 	"slices"
 	"strings"
@@ -72,19 +70,17 @@ func NewRegistry() *Registry {
 //
 // It returns an error, and leaves the registry unchanged, when name is not a
 // valid MCP tool name (1 to 128 characters among A-Z a-z 0-9 _ - .), when
-// name is already classified (the first classification stays), or when e is
-// not valid (see [Effect.Valid]).
+// e is not valid (see [Effect.Valid]), or when name is already classified
+// (the first classification stays). The error wraps [ErrInvalidToolName],
+// [ErrInvalidEffect] or [ErrAlreadyClassified].
 func (r *Registry) Add(name string, e Effect) error {
-	if err := ValidateToolName(name); err != nil {
+	if err := validateEntry(name, e); err != nil {
 		return err
-	}
-	if err := e.validate(); err != nil {
-		return fmt.Errorf("mcpeffect: tool %q: %w", name, err)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if old, ok := r.lookupLocked(name); ok {
-		return fmt.Errorf("mcpeffect: tool %q is already classified as %s", name, old.effect)
+		return ruleErrorf(ErrAlreadyClassified, "mcpeffect: tool %q is already classified as %s", name, old.effect)
 	}
 	if r.dirty == nil {
 		snap := r.read.Load()
@@ -243,23 +239,36 @@ func (r *Registry) Annotations(name string) *mcp.ToolAnnotations {
 	return ent.effect.Annotations()
 }
 
+// validateEntry returns the error of Add for a name or an effect that no
+// registry accepts.
+func validateEntry(name string, e Effect) error {
+	if err := ValidateToolName(name); err != nil {
+		return err
+	}
+	if err := e.validate(); err != nil {
+		return ruleErrorf(ErrInvalidEffect, "mcpeffect: tool %q: %v", name, err)
+	}
+	return nil
+}
+
 // ValidateToolName returns nil if name is a valid MCP tool name: 1 to 128
 // characters, each an ASCII letter or digit or one of _ - and . (the rule
 // go-sdk applies, which only logs a name it refuses). Otherwise the error
-// names the first character that is not allowed.
+// names the first character that is not allowed, and wraps
+// [ErrInvalidToolName].
 func ValidateToolName(name string) error {
 	if name == "" {
-		return errors.New("mcpeffect: empty tool name")
+		return ruleErrorf(ErrInvalidToolName, "mcpeffect: empty tool name")
 	}
 	if len(name) > 128 {
-		return fmt.Errorf("mcpeffect: tool name %.20q... is %d bytes long; at most 128 are allowed", name, len(name))
+		return ruleErrorf(ErrInvalidToolName, "mcpeffect: tool name %.20q... is %d bytes long; at most 128 are allowed", name, len(name))
 	}
 	for i, c := range name {
 		if c == utf8.RuneError && !strings.HasPrefix(name[i:], string(utf8.RuneError)) {
-			return fmt.Errorf("mcpeffect: tool name %q: invalid UTF-8 at byte %d (want A-Z a-z 0-9 _ - .)", name, i)
+			return ruleErrorf(ErrInvalidToolName, "mcpeffect: tool name %q: invalid UTF-8 at byte %d (want A-Z a-z 0-9 _ - .)", name, i)
 		}
 		if !validToolNameRune(c) {
-			return fmt.Errorf("mcpeffect: tool name %q: character %q at byte %d is not allowed (want A-Z a-z 0-9 _ - .)", name, c, i)
+			return ruleErrorf(ErrInvalidToolName, "mcpeffect: tool name %q: character %q at byte %d is not allowed (want A-Z a-z 0-9 _ - .)", name, c, i)
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package mcpeffect
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -15,18 +16,21 @@ func TestAddRefuses(t *testing.T) {
 		tool    string
 		e       Effect
 		wantErr string
+		kind    error
 	}{
-		{"empty name", "", Read, "empty tool name"},
-		{"space in name", "get task", Read, `character ' ' at byte 3`},
-		{"slash in name", "tasks/get", Read, `character '/' at byte 5`},
-		{"non-ASCII name", "tâche", Read, `character 'â'`},
-		{"invalid UTF-8", "bad\xffname", Read, "invalid UTF-8 at byte 3"},
-		{"name too long", strings.Repeat("a", 129), Read, "at most 128"},
-		{"no read or write", "t", OpenWorld, `tool "t": effect openworld has neither Read nor Write`},
-		{"zero effect", "t", 0, `tool "t": no effect`},
-		{"read with write", "t", Read | Write, `tool "t": Read cannot be combined with Write`},
-		{"read with destructive", "delete_task", Read | Destructive, `mcpeffect: tool "delete_task": Read cannot be combined with Destructive`},
-		{"read with idempotent", "t", Read | Idempotent, "Read cannot be combined with Idempotent"},
+		{"empty name", "", Read, "empty tool name", ErrInvalidToolName},
+		{"space in name", "get task", Read, `character ' ' at byte 3`, ErrInvalidToolName},
+		{"slash in name", "tasks/get", Read, `character '/' at byte 5`, ErrInvalidToolName},
+		{"non-ASCII name", "tâche", Read, `character 'â'`, ErrInvalidToolName},
+		{"invalid UTF-8", "bad\xffname", Read, "invalid UTF-8 at byte 3", ErrInvalidToolName},
+		{"name too long", strings.Repeat("a", 129), Read, "at most 128", ErrInvalidToolName},
+		{"bad name and bad effect", "get task", Read | Write, `tool name "get task"`, ErrInvalidToolName},
+		{"no read or write", "t", OpenWorld, `tool "t": effect openworld has neither Read nor Write`, ErrInvalidEffect},
+		{"zero effect", "t", 0, `tool "t": no effect`, ErrInvalidEffect},
+		{"read with write", "t", Read | Write, `tool "t": Read cannot be combined with Write`, ErrInvalidEffect},
+		{"read with destructive", "delete_task", Read | Destructive, `mcpeffect: tool "delete_task": Read cannot be combined with Destructive`, ErrInvalidEffect},
+		{"read with idempotent", "t", Read | Idempotent, "Read cannot be combined with Idempotent", ErrInvalidEffect},
+		{"unknown bits", "t", Write | 1<<7, "unknown effect bits 0x80", ErrInvalidEffect},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -34,6 +38,11 @@ func TestAddRefuses(t *testing.T) {
 			err := r.Add(tt.tool, tt.e)
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("Add(%q, %s) = %v, want error containing %q", tt.tool, tt.e, err, tt.wantErr)
+			}
+			for _, kind := range []error{ErrInvalidToolName, ErrInvalidEffect, ErrAlreadyClassified} {
+				if errors.Is(err, kind) != (kind == tt.kind) {
+					t.Errorf("errors.Is(%v, %v) = %t", err, kind, !(kind == tt.kind))
+				}
 			}
 			if r.Len() != 0 {
 				t.Errorf("registry has %d tools after a refused Add", r.Len())
@@ -58,7 +67,7 @@ func TestAddDuplicateKeepsFirst(t *testing.T) {
 	}
 	for _, e := range []Effect{Destructive, Read} {
 		err := r.Add("delete_task", e)
-		if err == nil || !strings.Contains(err.Error(), `tool "delete_task" is already classified as write|destructive`) {
+		if err == nil || !strings.Contains(err.Error(), `tool "delete_task" is already classified as write|destructive`) || !errors.Is(err, ErrAlreadyClassified) {
 			t.Errorf("second Add(%s) = %v, want a duplicate error", e, err)
 		}
 	}

@@ -33,8 +33,10 @@ func (r *Registry) classify(t *mcp.Tool, e Effect) *mcp.Tool {
 	if t == nil {
 		panic("mcpeffect: AddTool: nil tool")
 	}
-	if err := e.validate(); err != nil {
-		panic(fmt.Sprintf("mcpeffect: AddTool: tool %q: %v", t.Name, err))
+	// The name and the effect first: the hints an invalid effect derives
+	// would make the conflict below meaningless.
+	if err := validateEntry(t.Name, e); err != nil {
+		panic(err)
 	}
 	want := e.Annotations()
 	var title string

@@ -3,6 +3,7 @@ package mcpeffect_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -111,6 +112,40 @@ func TestAddToolPanics(t *testing.T) {
 			if !strings.Contains(got, tt.wantPanic) {
 				t.Fatalf("AddTool panic = %q, want it to contain %q", got, tt.wantPanic)
 			}
+		})
+	}
+}
+
+// TestAddToolPanicsWithAddError: a classification that Registry.Add
+// refuses makes AddTool panic with Add's error, which a program that
+// recovers can test.
+func TestAddToolPanicsWithAddError(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		tool   *mcp.Tool
+		effect mcpeffect.Effect
+		kind   error
+	}{
+		{"bad name", &mcp.Tool{Name: "bad name"}, mcpeffect.Read, mcpeffect.ErrInvalidToolName},
+		{"invalid effect", &mcp.Tool{Name: "t"}, mcpeffect.Read | mcpeffect.Write, mcpeffect.ErrInvalidEffect},
+		{"invalid effect and hints", &mcp.Tool{Name: "t", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, mcpeffect.Write | mcpeffect.Read, mcpeffect.ErrInvalidEffect},
+		{"classified otherwise", &mcp.Tool{Name: "taken"}, mcpeffect.Destructive, mcpeffect.ErrAlreadyClassified},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := mcpeffect.NewRegistry()
+			if err := r.Add("taken", mcpeffect.Write); err != nil {
+				t.Fatal(err)
+			}
+			s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "v1"}, nil)
+			defer func() {
+				err, _ := recover().(error)
+				if !errors.Is(err, tt.kind) {
+					t.Errorf("AddTool panicked with %v, want an error wrapping %v", err, tt.kind)
+				}
+			}()
+			mcpeffect.AddTool(s, r, tt.tool, tt.effect, func(context.Context, *mcp.CallToolRequest, taskArgs) (*mcp.CallToolResult, any, error) {
+				return nil, nil, nil
+			})
 		})
 	}
 }
