@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -31,23 +32,53 @@ type DeniedError struct {
 	RequiredScopeName string `json:"requiredScopeName,omitempty"`
 	// Granted is the scope the caller has.
 	Granted Scope `json:"granted"`
+	// Unscoped reports that nothing gave the caller a scope: the request
+	// carried no token, and its connection was given none with
+	// [WithConnectionScope] (as over stdio or in memory, when the server
+	// was started without one). Granted is then the zero Scope, and the
+	// message says how to give one.
+	Unscoped bool `json:"unscoped,omitempty"`
 }
 
 // Error says in plain words which tool was refused, which scope it needs
-// and which scope the caller has.
+// and which scope the caller has; when nothing gave the caller a scope
+// (Unscoped), it also says how to give one.
 func (d *DeniedError) Error() string {
 	if !d.Classified {
 		return fmt.Sprintf("mcpeffect: tool %q is refused: it has no effect classification, so no scope may call it", d.Tool)
 	}
-	return fmt.Sprintf("mcpeffect: tool %q is refused: it needs the %s scope (%q), and the caller has %s",
-		d.Tool, d.Required, d.RequiredScopeName, describeGranted(d.Granted))
+	msg := fmt.Sprintf("mcpeffect: tool %q is refused: it needs the %s scope (%q), and the caller has ", d.Tool, d.Required, d.RequiredScopeName)
+	switch {
+	case d.Unscoped:
+		// The first call of a server copied without a connection scope
+		// ends here: say what to do about it.
+		return msg + fmt.Sprintf("no scope, since the request carried no token and its connection was given none: "+
+			"pass mcpeffect.WithConnectionScope(ctx, scope) to Server.Run or Server.Connect (stdio, in memory), "+
+			"or over HTTP send a bearer token with the scope %q", d.RequiredScopeName)
+	case d.Granted == 0:
+		return msg + "no scope"
+	}
+	return msg + "only " + d.Granted.String()
 }
 
-func describeGranted(s Scope) string {
-	if s == 0 {
-		return "no scope"
+// LogValue implements [slog.LogValuer]: a refusal logs as a group of its
+// fields, scopes by name, such as
+//
+//	denied.tool=delete_task denied.classified=true denied.required=full denied.requiredScopeName=tools:destructive denied.granted=read-only
+func (d *DeniedError) LogValue() slog.Value {
+	if d == nil {
+		return slog.Value{}
 	}
-	return "only " + s.String()
+	attrs := make([]slog.Attr, 0, 6)
+	attrs = append(attrs, slog.String("tool", d.Tool), slog.Bool("classified", d.Classified))
+	if d.Classified {
+		attrs = append(attrs, slog.String("required", d.Required.String()), slog.String("requiredScopeName", d.RequiredScopeName))
+	}
+	attrs = append(attrs, slog.String("granted", d.Granted.String()))
+	if d.Unscoped {
+		attrs = append(attrs, slog.Bool("unscoped", true))
+	}
+	return slog.GroupValue(attrs...)
 }
 
 // AsDeniedError reports whether err, as returned by a client's CallTool, is

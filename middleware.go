@@ -68,11 +68,12 @@ func (r *Registry) Middleware(opts *MiddlewareOptions) mcp.Middleware {
 					break
 				}
 				name := call.Params.Name
-				granted := o.scope(ctx, req)
+				granted, sourced := o.scope(ctx, req)
 				if r.Allowed(name, granted) {
 					return next(context.WithValue(ctx, callerScopeKey{}, granted), method, req)
 				}
 				d := r.denial(name, granted, o.ScopeNames)
+				d.Unscoped = !sourced
 				if o.OnDenied != nil {
 					o.OnDenied(ctx, d)
 				}
@@ -89,15 +90,17 @@ func (r *Registry) Middleware(opts *MiddlewareOptions) mcp.Middleware {
 				if !ok {
 					return res, err
 				}
-				return r.filter(list, o.scope(ctx, req)), nil
+				s, _ := o.scope(ctx, req)
+				return r.filter(list, s), nil
 			}
 			return next(ctx, method, req)
 		}
 	}
 }
 
-// scope returns the scope of the caller of req.
-func (o *MiddlewareOptions) scope(ctx context.Context, req mcp.Request) Scope {
+// scope returns the scope of the caller of req, and whether anything gave
+// it one: o.Scope, a token or the connection.
+func (o *MiddlewareOptions) scope(ctx context.Context, req mcp.Request) (Scope, bool) {
 	var s Scope
 	have := false
 	if o.Scope != nil {
@@ -105,10 +108,11 @@ func (o *MiddlewareOptions) scope(ctx context.Context, req mcp.Request) Scope {
 	} else if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
 		s, have = o.ScopeNames.Scope(extra.TokenInfo.Scopes), true
 	}
-	if c, ok := connectionScope(ctx); ok && (!have || c < s) {
+	c, capped := connectionScope(ctx)
+	if capped && (!have || c < s) {
 		s = c
 	}
-	return s
+	return s, have || capped
 }
 
 // filter returns a copy of list holding only the tools that s may call.
