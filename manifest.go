@@ -44,8 +44,8 @@ func (r *Registry) Manifest(names ScopeNames) *Manifest {
 			DestructiveHint:   *a.DestructiveHint,
 			IdempotentHint:    a.IdempotentHint,
 			OpenWorldHint:     *a.OpenWorldHint,
-			Required:          t.need,
-			RequiredScopeName: names.Name(t.need),
+			Required:          t.effect.required(),
+			RequiredScopeName: names.Name(t.effect.required()),
 		})
 	}
 	return m

@@ -160,10 +160,10 @@ func TestAllSorted(t *testing.T) {
 	}
 }
 
-// TestSnapshotPromotion checks lookups before and after the added tools
-// move into the lock-free snapshot, and that additions after it are seen.
-func TestSnapshotPromotion(t *testing.T) {
-	r := NewRegistry()
+// TestAddAfterLookups checks lookups before and after tools are added,
+// and that a tool added after lookups were made is seen.
+func TestAddAfterLookups(t *testing.T) {
+	var r Registry // the zero Registry is ready to use
 	if r.Allowed("x", Full) || r.Len() != 0 {
 		t.Fatal("empty registry allows or has tools")
 	}
@@ -182,14 +182,51 @@ func TestSnapshotPromotion(t *testing.T) {
 			t.Fatalf("round %d: missing tool allowed", round)
 		}
 	}
-	if snap := r.read.Load(); snap.pending || len(snap.tools) != 10 {
-		t.Fatalf("after 30 lookups the snapshot has %d tools, pending %t; want 10 and promoted", len(snap.tools), snap.pending)
-	}
 	if err := r.Add("late", Destructive); err != nil {
 		t.Fatal(err)
 	}
 	if !r.Allowed("late", Full) || r.Allowed("late", NonDestructive) || r.Len() != 11 {
-		t.Error("a tool added after promotion is not seen correctly")
+		t.Error("a tool added after lookups is not seen correctly")
+	}
+}
+
+func TestAddAll(t *testing.T) {
+	r := NewRegistry()
+	if err := r.Add("get_task", Read); err != nil {
+		t.Fatal(err)
+	}
+	// Every refused entry is reported, in the order of the names, and
+	// nothing is added.
+	err := r.AddAll(map[string]Effect{
+		"create_task": Write,
+		"get_task":    Read,
+		"bad name":    Write,
+		"wipe":        Read | Destructive,
+	})
+	for _, want := range []string{`tool name "bad name"`, `tool "wipe": Read cannot be combined with Destructive`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("AddAll = %v, want an error containing %q", err, want)
+		}
+	}
+	if !errors.Is(err, ErrInvalidToolName) || !errors.Is(err, ErrInvalidEffect) {
+		t.Errorf("AddAll = %v, want it to wrap ErrInvalidToolName and ErrInvalidEffect", err)
+	}
+	if r.Len() != 1 {
+		t.Fatalf("a refused AddAll left %d tools, want 1", r.Len())
+	}
+	// Valid entries that clash with the registry are refused too.
+	err = r.AddAll(map[string]Effect{"create_task": Write, "get_task": Write})
+	if !errors.Is(err, ErrAlreadyClassified) || !strings.Contains(err.Error(), `tool "get_task" is already classified as read`) || r.Len() != 1 {
+		t.Errorf("AddAll of a classified tool = %v, with %d tools; want ErrAlreadyClassified and none added", err, r.Len())
+	}
+	if err := r.AddAll(map[string]Effect{"create_task": Write, "delete_task": Destructive}); err != nil {
+		t.Fatal(err)
+	}
+	if r.Len() != 3 || !r.Allowed("create_task", NonDestructive) || r.Allowed("delete_task", NonDestructive) || !r.Allowed("delete_task", Full) {
+		t.Errorf("after AddAll: %d tools, or wrong scopes", r.Len())
+	}
+	if err := r.AddAll(nil); err != nil || r.Len() != 3 {
+		t.Errorf("AddAll(nil) = %v, %d tools", err, r.Len())
 	}
 }
 
