@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/host"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -178,5 +180,78 @@ func TestAddToolHandler(t *testing.T) {
 	}
 	if a := tools.Tools[0].Annotations; a == nil || a.DestructiveHint == nil || !*a.DestructiveHint {
 		t.Errorf("purge advertises %+v, want destructive", a)
+	}
+}
+
+// TestAddToolFailsClosedWithoutMiddleware: a tool added with AddTool or
+// AddToolHandler runs only behind the middleware; without it, every call
+// is refused with a message that says how to install it, and the handler
+// never runs, whatever the scope of the connection.
+func TestAddToolFailsClosedWithoutMiddleware(t *testing.T) {
+	for _, middleware := range []bool{false, true} {
+		r := mcpeffect.NewRegistry()
+		s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "v1"}, nil)
+		var mu sync.Mutex
+		ran := map[string]int{}
+		count := func(name string) {
+			mu.Lock()
+			defer mu.Unlock()
+			ran[name]++
+		}
+		mcpeffect.AddTool(s, r, &mcp.Tool{Name: "get_task"}, mcpeffect.Read, func(context.Context, *mcp.CallToolRequest, taskArgs) (*mcp.CallToolResult, any, error) {
+			count("get_task")
+			return &mcp.CallToolResult{}, nil, nil
+		})
+		mcpeffect.AddToolHandler(s, r, &mcp.Tool{Name: "purge", InputSchema: json.RawMessage(`{"type":"object"}`)}, mcpeffect.Destructive,
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				count("purge")
+				return &mcp.CallToolResult{}, nil
+			})
+		if middleware {
+			s.AddReceivingMiddleware(r.Middleware(nil))
+		}
+		cs := connect(t, mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full), s)
+		for _, name := range []string{"get_task", "purge"} {
+			_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
+			mu.Lock()
+			n := ran[name]
+			mu.Unlock()
+			if middleware {
+				if err != nil || n != 1 {
+					t.Errorf("with the middleware, %s: err %v, handler ran %d times; want it to run once", name, err, n)
+				}
+				continue
+			}
+			var rpcErr *jsonrpc.Error
+			if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInternalError || n != 0 {
+				t.Fatalf("without the middleware, %s: err %v, handler ran %d times; want an internal error and no run", name, err, n)
+			}
+			for _, part := range []string{fmt.Sprintf("tool %q was not run", name), "the server has no mcpeffect middleware", "server.AddReceivingMiddleware(registry.Middleware(opts))"} {
+				if !strings.Contains(rpcErr.Message, part) {
+					t.Errorf("without the middleware, %s: message %q does not say %q", name, rpcErr.Message, part)
+				}
+			}
+		}
+	}
+}
+
+func TestAddToolNilHandler(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "v1"}, nil)
+	for name, add := range map[string]func(){
+		"AddTool": func() {
+			mcpeffect.AddTool[taskArgs, any](s, mcpeffect.NewRegistry(), &mcp.Tool{Name: "t"}, mcpeffect.Read, nil)
+		},
+		"AddToolHandler": func() {
+			mcpeffect.AddToolHandler(s, mcpeffect.NewRegistry(), &mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`)}, mcpeffect.Read, nil)
+		},
+	} {
+		func() {
+			defer func() {
+				if p := recover(); !strings.Contains(fmt.Sprint(p), "nil handler") {
+					t.Errorf("%s with a nil handler: panic %v, want one about the nil handler", name, p)
+				}
+			}()
+			add()
+		}()
 	}
 }

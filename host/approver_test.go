@@ -67,7 +67,10 @@ func notesServer(pageSize int) (*mcp.Server, *recorder) {
 	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "send_note"}, mcpeffect.Write|mcpeffect.OpenWorld, noop)
 	mcp.AddTool(s, &mcp.Tool{Name: "bare_tool"}, noop)
 	rec := &recorder{}
-	s.AddReceivingMiddleware(rec.middleware)
+	// The recorder sees every call that reaches the server; the registry's
+	// middleware, inside it, enforces the effects (connectApprover gives
+	// the connection the full scope).
+	s.AddReceivingMiddleware(rec.middleware, r.Middleware(nil))
 	return s, rec
 }
 
@@ -76,7 +79,7 @@ func connectApprover(t *testing.T, s *mcp.Server, a *host.Approver, opts *mcp.Cl
 	t.Helper()
 	ctx := t.Context()
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, st, nil)
+	ss, err := s.Connect(mcpeffect.WithConnectionScope(ctx, mcpeffect.Full), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

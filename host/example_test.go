@@ -52,8 +52,9 @@ func ExampleNewApprover() {
 	}
 	mcpeffect.AddTool(server, r, &mcp.Tool{Name: "get_note"}, mcpeffect.Read, handler)
 	mcpeffect.AddTool(server, r, &mcp.Tool{Name: "delete_note"}, mcpeffect.Destructive, handler)
+	server.AddReceivingMiddleware(r.Middleware(nil))
 	serverTransport, clientTransport := mcp.NewInMemoryTransports()
-	if _, err := server.Connect(ctx, serverTransport, nil); err != nil {
+	if _, err := server.Connect(mcpeffect.WithConnectionScope(ctx, mcpeffect.Full), serverTransport, nil); err != nil {
 		log.Fatal(err)
 	}
 

@@ -11,13 +11,16 @@ package mcpeffecttest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/internal/testhook"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -34,9 +37,10 @@ import (
 // fails unless each call is refused by the middleware of [mcpeffect.Registry]
 // with a [mcpeffect.DeniedError] for that tool: that refusal is made before the
 // tool's handler would run, so a passing Check also shows that no handler
-// ran. A server without the middleware fails here, and its write handlers
-// are called with empty arguments, so give Check a server whose storage
-// the test can throw away.
+// ran. A server without the middleware fails here, saying so: tools added
+// with [mcpeffect.AddTool] refuse to run without it, but those added with
+// go-sdk alone run their handlers with empty arguments, so give Check a
+// server whose storage the test can throw away.
 //
 // Check lists the tools as the server holds them, even when the middleware
 // hides them from callers (HideDenied).
@@ -76,13 +80,23 @@ func Check(t testing.TB, server *mcp.Server, r *mcpeffect.Registry) {
 		}
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
 		d, denied := mcpeffect.AsDeniedError(err)
+		var rpcErr *jsonrpc.Error
 		switch {
 		case denied && d.Tool == name:
 			// Refused before the handler, as it must be.
 		case denied:
 			t.Errorf("tool %q with a read-only scope: refused, but the refusal names tool %q", name, d.Tool)
+		case errors.As(err, &rpcErr) && strings.Contains(rpcErr.Message, testhook.NoMiddleware):
+			t.Errorf("tool %q with a read-only scope: %s: the call was refused by mcpeffect.AddTool, which runs no handler without it, not by the middleware that checks the caller's scope; "+
+				"install it with server.AddReceivingMiddleware(registry.Middleware(opts))", name, testhook.NoMiddleware)
 		case err != nil:
 			t.Errorf("tool %q with a read-only scope: want a refusal by the mcpeffect middleware, got another error, so its handler may have run: %v", name, err)
+		case res.IsError && strings.HasPrefix(resultText(res), `validating "arguments"`):
+			// go-sdk validates the arguments of a typed handler before
+			// calling it, and after the middleware would have refused.
+			t.Errorf("tool %q with a read-only scope: want a refusal by the mcpeffect middleware, but go-sdk's schema validation refused the empty arguments (%s): "+
+				"the handler did not run, but nothing checked the caller's scope first, so the server has no mcpeffect middleware, or one whose registry lets a read-only caller call it",
+				name, resultText(res))
 		default:
 			t.Errorf("tool %q with a read-only scope: want a refusal, but the call returned a result (isError %t): its handler ran", name, res.IsError)
 		}
@@ -158,4 +172,15 @@ func annotationDiffs(got, want *mcp.ToolAnnotations) []string {
 		}
 	}
 	return diffs
+}
+
+// resultText returns the text of the first content of res, or "".
+func resultText(res *mcp.CallToolResult) string {
+	if len(res.Content) == 0 {
+		return ""
+	}
+	if text, ok := res.Content[0].(*mcp.TextContent); ok {
+		return text.Text
+	}
+	return ""
 }

@@ -71,8 +71,38 @@ func TestCheck(t *testing.T) {
 		{name: "agrees with hidden tools", middleware: true, opts: &mcpeffect.MiddlewareOptions{HideDenied: true}},
 		{
 			name: "no middleware", middleware: false,
-			want:    []string{`"create_task" with a read-only scope: want a refusal, but the call returned a result`, `"delete_task" with a read-only scope`},
-			wantRan: 2,
+			want: []string{
+				`"create_task" with a read-only scope: the server has no mcpeffect middleware: the call was refused by mcpeffect.AddTool`,
+				`"delete_task" with a read-only scope: the server has no mcpeffect middleware`,
+			},
+		},
+		{
+			name: "no middleware, a tool added by go-sdk alone", middleware: false,
+			change: func(s *mcp.Server, r *mcpeffect.Registry) {
+				r.Add("wipe", mcpeffect.Destructive)
+				mcp.AddTool(s, &mcp.Tool{Name: "wipe", Annotations: mcpeffect.Destructive.Annotations()}, h)
+			},
+			want: []string{
+				`"create_task" with a read-only scope: the server has no mcpeffect middleware`,
+				`"delete_task" with a read-only scope: the server has no mcpeffect middleware`,
+				`"wipe" with a read-only scope: want a refusal, but the call returned a result (isError false): its handler ran`,
+			},
+		},
+		{
+			name: "no middleware, arguments the schema refuses", middleware: false,
+			change: func(s *mcp.Server, r *mcpeffect.Registry) {
+				mcpeffect.AddTool(s, r, &mcp.Tool{Name: "rename_task"}, mcpeffect.Destructive,
+					func(context.Context, *mcp.CallToolRequest, struct {
+						Name string `json:"name"`
+					}) (*mcp.CallToolResult, any, error) {
+						panic("rename_task's handler ran")
+					})
+			},
+			want: []string{
+				`"create_task" with a read-only scope: the server has no mcpeffect middleware`,
+				`"delete_task" with a read-only scope: the server has no mcpeffect middleware`,
+				`"rename_task" with a read-only scope: want a refusal by the mcpeffect middleware, but go-sdk's schema validation refused the empty arguments (validating "arguments"`,
+			},
 		},
 		{
 			name: "tool added without classification", middleware: true, opts: &mcpeffect.MiddlewareOptions{HideDenied: true},
