@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // ChallengeOptions configure [Registry.Challenge]. A nil *ChallengeOptions
@@ -54,11 +55,17 @@ const DefaultMaxBodyBytes = 1 << 20
 // Place it inside [auth.RequireBearerToken], around the handler from
 // [mcp.NewStreamableHTTPHandler]. It is an early answer only, never the
 // only check: install [Registry.Middleware] on the server too. It reads
-// single and batched JSON-RPC bodies up to MaxBodyBytes and restores the
-// body for the next handler. Anything it cannot read with certainty (a
-// body too long or not JSON, duplicated keys, a request without a token, a
-// tool the registry does not classify) goes on untouched, to be decided by
-// the middleware.
+// bodies up to MaxBodyBytes and restores them for the next handler.
+// Anything it cannot read with certainty (a body too long or not JSON,
+// duplicated keys, a request without a token, a tool the registry does
+// not classify) goes on untouched, to be decided by the middleware.
+//
+// A JSON-RPC batch goes on untouched too, and the middleware answers each
+// of its calls: only the 2025-03-26 protocol had batches (2025-06-18
+// removed them, and go-sdk refuses them from that version on), and the
+// step-up challenge came later, in 2025-11-25, so a client that batches
+// does not step up; a 403 for the whole batch would only refuse its
+// allowed calls with the one that is not.
 //
 // Challenge panics if opts.ScopeNames is not valid (see [ScopeNames.Validate]).
 //
@@ -99,24 +106,19 @@ func (r *Registry) Challenge(opts *ChallengeOptions) func(http.Handler) http.Han
 				next.ServeHTTP(w, req)
 				return
 			}
-			calls, batch, err := parseToolCalls(body)
+			call, err := parseToolCall(body)
 			if err != nil {
 				next.ServeHTTP(w, req)
 				return
 			}
-			var denials []*DeniedError
-			for _, c := range calls {
-				// A tool the registry does not know is left to the
-				// middleware: no wider scope would let it through.
-				if need, classified := r.Required(c.name); classified && !granted.allows(need) {
-					denials = append(denials, r.denial(c.name, granted, o.ScopeNames))
-				}
-			}
-			if len(denials) == 0 {
+			// A tool the registry does not know is left to the middleware:
+			// no wider scope would let it through.
+			need, classified := r.Required(call.name)
+			if !classified || granted.allows(need) {
 				next.ServeHTTP(w, req)
 				return
 			}
-			writeChallenge(w, o.ResourceMetadataURL, scopes, denials, calls, batch)
+			writeChallenge(w, o.ResourceMetadataURL, scopes, newDeniedError(call.name, need, true, granted, o.ScopeNames), call.id)
 		})
 	}
 }
@@ -143,21 +145,17 @@ type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
-// writeChallenge answers 403 with the step-up challenge for denials, and a
-// JSON-RPC body that answers every request of the body.
-func writeChallenge(w http.ResponseWriter, metadataURL string, scopes []string, denials []*DeniedError, calls []toolCall, batch bool) {
-	want := make([]string, 0, len(scopes)+len(denials))
+// writeChallenge answers 403 with the step-up challenge for d, and a
+// JSON-RPC error response to the request id.
+func writeChallenge(w http.ResponseWriter, metadataURL string, scopes []string, d *DeniedError, id json.RawMessage) {
+	want := make([]string, 0, len(scopes)+1)
 	for _, s := range scopes {
 		if checkScopeToken(s) == nil && !slices.Contains(want, s) {
 			want = append(want, s)
 		}
 	}
-	tools := make([]string, 0, len(denials))
-	for _, d := range denials {
-		if !slices.Contains(want, d.RequiredScopeName) {
-			want = append(want, d.RequiredScopeName)
-		}
-		tools = append(tools, d.Tool)
+	if !slices.Contains(want, d.RequiredScopeName) {
+		want = append(want, d.RequiredScopeName)
 	}
 	params := []string{
 		`error="insufficient_scope"`,
@@ -166,39 +164,13 @@ func writeChallenge(w http.ResponseWriter, metadataURL string, scopes []string, 
 	if metadataURL != "" {
 		params = append(params, fmt.Sprintf("resource_metadata=%q", metadataURL))
 	}
-	params = append(params, fmt.Sprintf("error_description=%q", "a wider scope is needed to call "+strings.Join(tools, ", ")))
+	params = append(params, fmt.Sprintf("error_description=%q", "a wider scope is needed to call "+d.Tool))
 	w.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusForbidden)
-
-	type rpcError struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-		Data    any    `json:"data,omitempty"`
-	}
-	type response struct {
+	json.NewEncoder(w).Encode(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
-		Error   rpcError        `json:"error"`
-	}
-	var out []response
-	for _, c := range calls {
-		if c.id == nil {
-			continue // a notification or a response: nothing to answer
-		}
-		e := rpcError{Code: CodeDenied, Message: "not processed: another request of the batch needs a wider scope"}
-		for _, d := range denials {
-			if d.Tool == c.name {
-				e = rpcError{Code: CodeDenied, Message: d.Error(), Data: d}
-				break
-			}
-		}
-		out = append(out, response{JSONRPC: "2.0", ID: c.id, Error: e})
-	}
-	enc := json.NewEncoder(w)
-	if batch {
-		enc.Encode(out)
-	} else {
-		enc.Encode(out[0])
-	}
+		Error   *jsonrpc.Error  `json:"error"`
+	}{"2.0", id, d.rpcError()})
 }

@@ -96,9 +96,16 @@ func AsDeniedError(err error) (*DeniedError, bool) {
 	return &d, true
 }
 
+// denial returns the refusal of a call to the tool called name by a caller
+// with scope granted.
 func (r *Registry) denial(name string, granted Scope, names ScopeNames) *DeniedError {
+	need, classified := r.Required(name)
+	return newDeniedError(name, need, classified, granted, names)
+}
+
+func newDeniedError(name string, need Scope, classified bool, granted Scope, names ScopeNames) *DeniedError {
 	d := &DeniedError{Tool: name, Granted: granted}
-	if need, ok := r.Required(name); ok {
+	if classified {
 		d.Classified = true
 		d.Required = need
 		d.RequiredScopeName = names.Name(need)

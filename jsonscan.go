@@ -6,8 +6,8 @@ import (
 	"errors"
 )
 
-// A toolCall is one JSON-RPC message of a body. id is set for a request
-// that expects an answer, name for a tools/call request.
+// A toolCall is a JSON-RPC message: id is set for a request that expects
+// an answer, name for a tools/call request.
 type toolCall struct {
 	id   json.RawMessage
 	name string
@@ -15,34 +15,26 @@ type toolCall struct {
 
 var errUncertain = errors.New("not a body to challenge")
 
-// parseToolCalls reads the JSON-RPC messages of a body: one message or a
-// batch. Any doubt about what the SDK will read is an error: a body that
-// is not JSON, a key that matters given twice (decoders differ on which
-// one wins), a method that is not a string, a tools/call without an id or
-// a string name.
+// parseToolCall reads the tools/call request that body holds. Anything
+// else is an error: a body that is not JSON, a batch, another method, a
+// notification. So is any doubt about what the SDK will read: a key that
+// matters given twice (decoders differ on which one wins), a method that
+// is not a string, a tools/call without an id or a string name.
 //
 // It scans the body in place rather than decoding it, as it runs on every
 // HTTP request: json.Valid has checked the syntax first, so the scanner
 // only has to find where values begin and end.
-func parseToolCalls(body []byte) (calls []toolCall, batch bool, err error) {
+func parseToolCall(body []byte) (toolCall, error) {
 	if !json.Valid(body) {
-		return nil, false, errUncertain
+		return toolCall{}, errUncertain
 	}
 	sc := scanner{b: body}
 	sc.space()
-	if sc.peek() != '[' {
-		c, err := parseMessage(sc.value())
-		return []toolCall{c}, false, err
-	}
-	err = sc.elements(func(raw []byte) error {
-		c, err := parseMessage(raw)
-		calls = append(calls, c)
-		return err
-	})
-	if err == nil && len(calls) == 0 {
+	c, err := parseMessage(sc.value())
+	if err == nil && c.name == "" {
 		err = errUncertain
 	}
-	return calls, true, err
+	return c, err
 }
 
 // parseMessage reads one JSON-RPC message, valid JSON.
@@ -226,24 +218,6 @@ func (sc *scanner) skipString() {
 		case '"':
 			sc.i++
 			return
-		}
-	}
-}
-
-// elements calls f with each element of the array at the scanner.
-func (sc *scanner) elements(f func([]byte) error) error {
-	sc.i++
-	for {
-		sc.space()
-		if sc.peek() == ']' {
-			return nil
-		}
-		if err := f(sc.value()); err != nil {
-			return err
-		}
-		sc.space()
-		if sc.peek() == ',' {
-			sc.i++
 		}
 	}
 }
