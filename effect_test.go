@@ -148,7 +148,9 @@ func hintsOf(t *testing.T, a *mcp.ToolAnnotations) hints {
 	return hints{a.ReadOnlyHint, *a.DestructiveHint, a.IdempotentHint, *a.OpenWorldHint}
 }
 
-// TestAnnotationsTable is the effect table of DESIGN.md.
+// TestAnnotationsTable holds every valid effect to the hints it must
+// advertise, row by row as in the effect table of the package's
+// documentation.
 func TestAnnotationsTable(t *testing.T) {
 	tests := []struct {
 		e    Effect

@@ -1,13 +1,19 @@
 package mcpeffect
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func TestAddRefuses(t *testing.T) {
@@ -76,8 +82,8 @@ func TestAddDuplicateKeepsFirst(t *testing.T) {
 	}
 }
 
-// TestAllowedTable checks every effect against every scope, as in the table
-// of DESIGN.md.
+// TestAllowedTable checks every effect against every scope, as in the scope
+// columns of the effect table in the README.
 func TestAllowedTable(t *testing.T) {
 	type row struct{ none, readOnly, nonDestructive, full bool }
 	want := map[Effect]row{
@@ -270,34 +276,29 @@ func TestConcurrentAddAndAllowed(t *testing.T) {
 	}
 }
 
-func TestCheckToolNameMatchesSDK(t *testing.T) {
-	// The characters MCP allows in a tool name, and no others.
+// TestValidateToolNameMatchesSDK gives the same names to go-sdk's
+// Server.AddTool and to ValidateToolName: go-sdk v1.8.0 logs a name it
+// finds invalid at the error level (and adds the tool all the same), and
+// ValidateToolName must refuse exactly those names.
+func TestValidateToolNameMatchesSDK(t *testing.T) {
+	names := []string{"", "a", "A-Z_a.z-09", strings.Repeat("a", 128), strings.Repeat("a", 129),
+		"bad\xffname", "x\uFFFD", "tâche", "get task", "tasks/get", "é" + strings.Repeat("a", 126)}
 	for c := range rune(256) {
-		want := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.'
-		if err := ValidateToolName(string(c)); (err == nil) != want {
-			t.Errorf("ValidateToolName(%q) = %v, want allowed %t", c, err, want)
-		}
+		names = append(names, "x"+string(c), string(c))
 	}
-}
-
-func TestAnnotationsAreCopies(t *testing.T) {
-	r := NewRegistry()
-	if err := r.Add("get_task", Read); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"get_task", "unknown"} {
-		a := r.Annotations(name)
-		wasDestructive := *a.DestructiveHint
-		*a.DestructiveHint = !wasDestructive
-		*a.OpenWorldHint = !*a.OpenWorldHint
-		a.ReadOnlyHint = !a.ReadOnlyHint
-		a.Title = "changed"
-		b := r.Annotations(name)
-		if *b.DestructiveHint != wasDestructive || b.Title == "changed" {
-			t.Errorf("changing the annotations of %q changed the next ones: %+v", name, b)
-		}
-		if b.DestructiveHint == a.DestructiveHint || b.OpenWorldHint == a.OpenWorldHint {
-			t.Errorf("Annotations(%q) shares hint pointers between calls", name)
+	for _, name := range names {
+		var logged bytes.Buffer
+		s := mcp.NewServer(&mcp.Implementation{Name: "names", Version: "v1"}, &mcp.ServerOptions{
+			Logger: slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelError})),
+		})
+		s.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
+		sdkRefuses := strings.Contains(logged.String(), "invalid tool name")
+		err := ValidateToolName(name)
+		if (err != nil) != sdkRefuses {
+			t.Errorf("name %q: ValidateToolName = %v, but go-sdk refuses it: %t (%s)", name, err, sdkRefuses, strings.TrimSpace(logged.String()))
 		}
 	}
 }
