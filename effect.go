@@ -179,19 +179,10 @@ func (e Effect) required() Scope {
 }
 
 // Annotations returns the annotations that a tool of effect e advertises,
-// with all four hints explicit, as in this table:
-//
-//	effect                          readOnly destructive idempotent openWorld
-//	Read                            true     false       true       false
-//	Write                           false    false       false      false
-//	Write|Idempotent                false    false       true       false
-//	Write|Destructive               false    true        false      false
-//	Write|Destructive|Idempotent    false    true        true       false
-//	|OpenWorld on any                                               true
-//
-// An invalid effect (see [Effect.Valid]) gets the worst case, as for a tool
-// that is not classified at all. Each call returns a new value that the
-// caller may change.
+// with all four hints explicit, as the effect table of the package
+// documentation gives them. An invalid effect (see [Effect.Valid]) gets
+// the worst case, as for a tool that is not classified at all. Each call
+// returns a new value that the caller may change.
 func (e Effect) Annotations() *mcp.ToolAnnotations {
 	if !e.Valid() {
 		return worstCase()
