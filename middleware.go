@@ -13,12 +13,12 @@ type MiddlewareOptions struct {
 	// Scope returns the scope of the caller of a request. If nil, the scope
 	// comes from the scope strings of the request's bearer token
 	// ([mcp.RequestExtra] TokenInfo), mapped by ScopeNames; a request that
-	// carries no token (stdio, in-memory) has only the scope of its
-	// connection, set with [WithConnectionScope], and without one it may call
-	// nothing.
+	// carries no token (stdio, in memory) has only the scope of its
+	// connection, set with [WithConnectionScope], and without one it may
+	// call nothing.
 	//
-	// Whatever Scope returns, a scope set with WithConnectionScope on the connection
-	// caps it.
+	// Whatever Scope returns, a scope set on the connection with
+	// WithConnectionScope caps it.
 	Scope func(context.Context, mcp.Request) Scope
 
 	// HideDenied makes tools/list show only the tools the caller may call.
@@ -47,8 +47,11 @@ type MiddlewareOptions struct {
 // caller's scope does not allow (see [MiddlewareOptions.Scope]) with a
 // JSON-RPC error of code [CodeDenied] whose message names the tool, the
 // scope it needs and the scope the caller has. A tool that r does not
-// classify is refused for every scope. With HideDenied, it filters
-// tools/list. Every other method passes through untouched.
+// classify is refused for every scope. A call it lets through reaches the
+// handler with the caller's scope in its context, which
+// [CallerScopeFromContext] reads and without which a tool added with
+// [AddTool] refuses to run. With HideDenied, it filters tools/list. Every
+// other method passes through untouched.
 //
 // Middleware panics if opts.ScopeNames is not valid (see [ScopeNames.Validate]).
 func (r *Registry) Middleware(opts *MiddlewareOptions) mcp.Middleware {
