@@ -3,7 +3,6 @@ package mcpeffect
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // ChallengeOptions configure [Registry.Challenge]. A nil *ChallengeOptions
@@ -55,13 +55,19 @@ const DefaultMaxBodyBytes = 1 << 20
 // Place it inside [auth.RequireBearerToken], around the handler from
 // [mcp.NewStreamableHTTPHandler]. It is an early answer only, never the
 // only check: install [Registry.Middleware] on the server too. It reads
-// single and batched JSON-RPC bodies up to MaxBodyBytes and restores the
-// body for the next handler. Anything it cannot read with certainty (a
-// body too long or not JSON, duplicated keys, a request without a token, a
-// tool the registry does not classify) goes on untouched, to be decided by
-// the middleware.
+// bodies up to MaxBodyBytes and restores them for the next handler.
+// Anything it cannot read with certainty (a body too long or not JSON,
+// duplicated keys, a request without a token, a tool the registry does
+// not classify) goes on untouched, to be decided by the middleware.
 //
-// Challenge panics if opts.ScopeNames is not valid (see [ScopeNames.Check]).
+// A JSON-RPC batch goes on untouched too, and the middleware answers each
+// of its calls: only the 2025-03-26 protocol had batches (2025-06-18
+// removed them, and go-sdk refuses them from that version on), and the
+// step-up challenge came later, in 2025-11-25, so a client that batches
+// does not step up; a 403 for the whole batch would only refuse its
+// allowed calls with the one that is not.
+//
+// Challenge panics if opts.ScopeNames is not valid (see [ScopeNames.Validate]).
 //
 // [mcp.NewStreamableHTTPHandler]: https://pkg.go.dev/github.com/modelcontextprotocol/go-sdk/mcp#NewStreamableHTTPHandler
 func (r *Registry) Challenge(opts *ChallengeOptions) func(http.Handler) http.Handler {
@@ -69,7 +75,7 @@ func (r *Registry) Challenge(opts *ChallengeOptions) func(http.Handler) http.Han
 	if opts != nil {
 		o = *opts
 	}
-	if err := o.ScopeNames.Check(); err != nil {
+	if err := o.ScopeNames.Validate(); err != nil {
 		panic(err)
 	}
 	if o.MaxBodyBytes <= 0 {
@@ -100,24 +106,19 @@ func (r *Registry) Challenge(opts *ChallengeOptions) func(http.Handler) http.Han
 				next.ServeHTTP(w, req)
 				return
 			}
-			calls, batch, err := parseToolCalls(body)
+			call, err := parseToolCall(body)
 			if err != nil {
 				next.ServeHTTP(w, req)
 				return
 			}
-			var denials []*Denial
-			for _, c := range calls {
-				// A tool the registry does not know is left to the
-				// middleware: no wider scope would let it through.
-				if need, classified := r.Required(c.name); classified && !granted.allows(need) {
-					denials = append(denials, r.denial(c.name, granted, o.ScopeNames))
-				}
-			}
-			if len(denials) == 0 {
+			// A tool the registry does not know is left to the middleware:
+			// no wider scope would let it through.
+			need, classified := r.Required(call.name)
+			if !classified || granted.allows(need) {
 				next.ServeHTTP(w, req)
 				return
 			}
-			writeChallenge(w, o.ResourceMetadataURL, scopes, denials, calls, batch)
+			writeChallenge(w, o.ResourceMetadataURL, scopes, newDeniedError(call.name, need, true, granted, o.ScopeNames), call.id)
 		})
 	}
 }
@@ -144,263 +145,17 @@ type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
-// A toolCall is one JSON-RPC message of a body. id is set for a request
-// that expects an answer, name for a tools/call request.
-type toolCall struct {
-	id   json.RawMessage
-	name string
-}
-
-var errUncertain = errors.New("not a body to challenge")
-
-// parseToolCalls reads the JSON-RPC messages of a body: one message or a
-// batch. Any doubt about what the SDK will read is an error: a body that
-// is not JSON, a key that matters given twice (decoders differ on which
-// one wins), a method that is not a string, a tools/call without an id or
-// a string name.
-//
-// It scans the body in place rather than decoding it, as it runs on every
-// HTTP request: json.Valid has checked the syntax first, so the scanner
-// only has to find where values begin and end.
-func parseToolCalls(body []byte) (calls []toolCall, batch bool, err error) {
-	if !json.Valid(body) {
-		return nil, false, errUncertain
-	}
-	sc := scanner{b: body}
-	sc.space()
-	if sc.peek() != '[' {
-		c, err := parseMessage(sc.value())
-		return []toolCall{c}, false, err
-	}
-	err = sc.elements(func(raw []byte) error {
-		c, err := parseMessage(raw)
-		calls = append(calls, c)
-		return err
-	})
-	if err == nil && len(calls) == 0 {
-		err = errUncertain
-	}
-	return calls, true, err
-}
-
-// parseMessage reads one JSON-RPC message, valid JSON.
-func parseMessage(raw []byte) (toolCall, error) {
-	var version, id, method, params []byte
-	if err := members(raw, func(key string, v []byte) error {
-		var dst *[]byte
-		switch key {
-		case "jsonrpc":
-			dst = &version
-		case "id":
-			dst = &id
-		case "method":
-			dst = &method
-		case "params":
-			dst = &params
-		default:
-			return nil
-		}
-		if *dst != nil {
-			return errUncertain
-		}
-		*dst = v
-		return nil
-	}); err != nil {
-		return toolCall{}, err
-	}
-	var c toolCall
-	if method == nil {
-		// A response to the server: not for this check, and nothing to
-		// answer.
-		return c, nil
-	}
-	m, ok := stringValue(method)
-	if !ok {
-		return toolCall{}, errUncertain
-	}
-	if id != nil && string(id) != "null" {
-		c.id = id
-	}
-	if m != "tools/call" {
-		return c, nil
-	}
-	if v, ok := stringValue(version); !ok || v != "2.0" || c.id == nil {
-		return toolCall{}, errUncertain
-	}
-	var name []byte
-	if err := members(params, func(key string, v []byte) error {
-		if key != "name" {
-			return nil
-		}
-		if name != nil {
-			return errUncertain
-		}
-		name = v
-		return nil
-	}); err != nil {
-		return toolCall{}, err
-	}
-	if c.name, ok = stringValue(name); !ok || c.name == "" {
-		return toolCall{}, errUncertain
-	}
-	return c, nil
-}
-
-// members calls f with the key and the raw value of each member of the
-// JSON object raw, valid JSON; anything but an object is an error.
-func members(raw []byte, f func(key string, v []byte) error) error {
-	sc := scanner{b: raw}
-	sc.space()
-	if sc.peek() != '{' {
-		return errUncertain
-	}
-	sc.i++
-	for {
-		sc.space()
-		if sc.peek() == '}' {
-			return nil
-		}
-		key, ok := stringValue(sc.value())
-		if !ok {
-			return errUncertain
-		}
-		sc.space()
-		sc.i++ // the colon
-		sc.space()
-		if err := f(key, sc.value()); err != nil {
-			return err
-		}
-		sc.space()
-		if sc.peek() == ',' {
-			sc.i++
-		}
-	}
-}
-
-// stringValue returns the string that raw, a JSON value, holds, and
-// whether it is a string. Only strings with escapes are decoded.
-func stringValue(raw []byte) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' {
-		return "", false
-	}
-	if bytes.IndexByte(raw, '\\') < 0 {
-		return string(raw[1 : len(raw)-1]), true
-	}
-	var s string
-	err := json.Unmarshal(raw, &s)
-	return s, err == nil
-}
-
-// A scanner finds the values of JSON that json.Valid accepted.
-type scanner struct {
-	b []byte
-	i int
-}
-
-func (sc *scanner) peek() byte {
-	if sc.i < len(sc.b) {
-		return sc.b[sc.i]
-	}
-	return 0
-}
-
-func (sc *scanner) space() {
-	for sc.i < len(sc.b) {
-		switch sc.b[sc.i] {
-		case ' ', '\t', '\n', '\r':
-			sc.i++
-		default:
-			return
-		}
-	}
-}
-
-// value returns the value that starts at the scanner, and moves past it.
-func (sc *scanner) value() []byte {
-	start := sc.i
-	switch sc.peek() {
-	case '"':
-		sc.skipString()
-	case '{', '[':
-		depth := 0
-		for sc.i < len(sc.b) {
-			switch sc.b[sc.i] {
-			case '"':
-				sc.skipString()
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-			}
-			sc.i++
-			if depth == 0 {
-				break
-			}
-		}
-	default: // a number, true, false or null
-		for sc.i < len(sc.b) && !endsLiteral(sc.b[sc.i]) {
-			sc.i++
-		}
-	}
-	return sc.b[start:sc.i]
-}
-
-// endsLiteral reports whether c ends a number or a literal.
-func endsLiteral(c byte) bool {
-	switch c {
-	case ',', '}', ']', ' ', '\t', '\n', '\r':
-		return true
-	}
-	return false
-}
-
-// skipString moves past the string that starts at the scanner.
-func (sc *scanner) skipString() {
-	for sc.i++; sc.i < len(sc.b); sc.i++ {
-		switch sc.b[sc.i] {
-		case '\\':
-			sc.i++
-		case '"':
-			sc.i++
-			return
-		}
-	}
-}
-
-// elements calls f with each element of the array at the scanner.
-func (sc *scanner) elements(f func([]byte) error) error {
-	sc.i++
-	for {
-		sc.space()
-		if sc.peek() == ']' {
-			return nil
-		}
-		if err := f(sc.value()); err != nil {
-			return err
-		}
-		sc.space()
-		if sc.peek() == ',' {
-			sc.i++
-		}
-	}
-}
-
-// writeChallenge answers 403 with the step-up challenge for denials, and a
-// JSON-RPC body that answers every request of the body.
-func writeChallenge(w http.ResponseWriter, metadataURL string, scopes []string, denials []*Denial, calls []toolCall, batch bool) {
-	want := make([]string, 0, len(scopes)+len(denials))
+// writeChallenge answers 403 with the step-up challenge for d, and a
+// JSON-RPC error response to the request id.
+func writeChallenge(w http.ResponseWriter, metadataURL string, scopes []string, d *DeniedError, id json.RawMessage) {
+	want := make([]string, 0, len(scopes)+1)
 	for _, s := range scopes {
 		if checkScopeToken(s) == nil && !slices.Contains(want, s) {
 			want = append(want, s)
 		}
 	}
-	tools := make([]string, 0, len(denials))
-	for _, d := range denials {
-		if !slices.Contains(want, d.RequiredScope) {
-			want = append(want, d.RequiredScope)
-		}
-		tools = append(tools, d.Tool)
+	if !slices.Contains(want, d.RequiredScopeName) {
+		want = append(want, d.RequiredScopeName)
 	}
 	params := []string{
 		`error="insufficient_scope"`,
@@ -409,39 +164,13 @@ func writeChallenge(w http.ResponseWriter, metadataURL string, scopes []string, 
 	if metadataURL != "" {
 		params = append(params, fmt.Sprintf("resource_metadata=%q", metadataURL))
 	}
-	params = append(params, fmt.Sprintf("error_description=%q", "a wider scope is needed to call "+strings.Join(tools, ", ")))
+	params = append(params, fmt.Sprintf("error_description=%q", "a wider scope is needed to call "+d.Tool))
 	w.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusForbidden)
-
-	type rpcError struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-		Data    any    `json:"data,omitempty"`
-	}
-	type response struct {
+	json.NewEncoder(w).Encode(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
-		Error   rpcError        `json:"error"`
-	}
-	var out []response
-	for _, c := range calls {
-		if c.id == nil {
-			continue // a notification or a response: nothing to answer
-		}
-		e := rpcError{Code: CodeDenied, Message: "not processed: another request of the batch needs a wider scope"}
-		for _, d := range denials {
-			if d.Tool == c.name {
-				e = rpcError{Code: CodeDenied, Message: d.Error(), Data: d}
-				break
-			}
-		}
-		out = append(out, response{JSONRPC: "2.0", ID: c.id, Error: e})
-	}
-	enc := json.NewEncoder(w)
-	if batch {
-		enc.Encode(out)
-	} else {
-		enc.Encode(out[0])
-	}
+		Error   *jsonrpc.Error  `json:"error"`
+	}{"2.0", id, d.rpcError()})
 }

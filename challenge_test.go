@@ -100,7 +100,7 @@ func TestHTTPEveryWriteWithReadToken(t *testing.T) {
 					}
 					continue
 				}
-				d, ok := mcpeffect.AsDenial(err)
+				d, ok := mcpeffect.AsDeniedError(err)
 				if ran || !ok || d.Tool != tool.name || d.Granted != scope {
 					t.Errorf("challenge %t, %s, %s: err %v, ran %t; want a denial without running", challenge, token, tool.name, err, ran)
 				}
@@ -152,16 +152,16 @@ func TestHTTPChallengeResponse(t *testing.T) {
 		JSONRPC string `json:"jsonrpc"`
 		ID      int    `json:"id"`
 		Error   struct {
-			Code    int              `json:"code"`
-			Message string           `json:"message"`
-			Data    mcpeffect.Denial `json:"data"`
+			Code    int                   `json:"code"`
+			Message string                `json:"message"`
+			Data    mcpeffect.DeniedError `json:"data"`
 		} `json:"error"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
 		t.Fatal(err)
 	}
 	if body.JSONRPC != "2.0" || body.ID != 42 || body.Error.Code != mcpeffect.CodeDenied ||
-		body.Error.Data.Tool != "delete_task" || body.Error.Data.RequiredScope != "tools:destructive" ||
+		body.Error.Data.Tool != "delete_task" || body.Error.Data.RequiredScopeName != "tools:destructive" ||
 		!strings.Contains(body.Error.Message, "needs the full scope") {
 		t.Errorf("body %+v", body)
 	}
@@ -170,34 +170,98 @@ func TestHTTPChallengeResponse(t *testing.T) {
 	}
 }
 
-func TestHTTPChallengeBatch(t *testing.T) {
+// TestHTTPBatchGoesToMiddleware sends a JSON-RPC batch, as a client of
+// the 2025-03-26 protocol may, holding an allowed call, two refused ones
+// and a notification. The challenge passes it on, and the middleware
+// answers each call: the allowed one runs.
+func TestHTTPBatchGoesToMiddleware(t *testing.T) {
 	s := newHTTPServer(t, true)
-	batch := "[" + callBody(1, "get_task") + "," + callBody("two", "delete_task") + `,{"jsonrpc":"2.0","method":"notifications/progress","params":{}}` + "," + callBody(3, "rotate_link") + "]"
-	resp := postJSON(t, s.URL+"/mcp", "write-token", batch)
-	if resp.StatusCode != http.StatusForbidden {
-		t.Fatalf("status %d, want 403", resp.StatusCode)
+	post := func(session, body string) *http.Response {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, s.URL+"/mcp", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer write-token")
+		req.Header.Set("Mcp-Protocol-Version", "2025-03-26")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
 	}
-	if got := resp.Header.Get("WWW-Authenticate"); !strings.Contains(got, `scope="tools:write tools:destructive"`) ||
-		!strings.Contains(got, "delete_task, rotate_link") {
-		t.Errorf("WWW-Authenticate %s", got)
+	resp := post("", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"batcher","version":"1"}}}`)
+	session := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || session == "" {
+		t.Fatalf("initialize: status %d, session %q", resp.StatusCode, session)
 	}
-	var out []struct {
-		ID    json.RawMessage `json:"id"`
-		Error struct {
-			Code int              `json:"code"`
-			Data mcpeffect.Denial `json:"data"`
-		} `json:"error"`
+	io.Copy(io.Discard, resp.Body)
+	if resp := post(session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("initialized: status %d", resp.StatusCode)
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+
+	batch := "[" + callBody(1, "create_task") + "," + callBody("two", "delete_task") + `,{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}` + "," + callBody(3, "rotate_link") + "]"
+	resp = post(session, batch)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("batch: status %d (%s), want 200", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+	type answer struct {
+		ID     json.RawMessage       `json:"id"`
+		Result *mcp.CallToolResult   `json:"result"`
+		Error  *struct{ Code int64 } `json:"error"`
+	}
+	got := map[string]answer{}
+	for _, raw := range sseData(t, resp) {
+		var batch []answer
+		if json.Unmarshal(raw, &batch) != nil {
+			var one answer
+			if err := json.Unmarshal(raw, &one); err != nil {
+				t.Fatalf("answer %s: %v", raw, err)
+			}
+			batch = []answer{one}
+		}
+		for _, a := range batch {
+			got[string(a.ID)] = a
+		}
+	}
+	if a := got["1"]; a.Result == nil || a.Error != nil {
+		t.Errorf("create_task in the batch: %+v, want a result", a)
+	}
+	for _, id := range []string{`"two"`, "3"} {
+		if a := got[id]; a.Error == nil || a.Error.Code != mcpeffect.CodeDenied {
+			t.Errorf("call %s in the batch: %+v, want a refusal by the middleware", id, a)
+		}
+	}
+	if s.calls.count("create_task") != 1 || s.calls.count("delete_task") != 0 || s.calls.count("rotate_link") != 0 {
+		t.Errorf("handlers ran: create_task %d, delete_task %d, rotate_link %d; want 1, 0, 0",
+			s.calls.count("create_task"), s.calls.count("delete_task"), s.calls.count("rotate_link"))
+	}
+}
+
+// sseData returns the data of each event of a text/event-stream response,
+// or the body itself if it is JSON.
+func sseData(t *testing.T, resp *http.Response) [][]byte {
+	t.Helper()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out) != 3 || string(out[0].ID) != "1" || out[0].Error.Data.Tool != "" ||
-		string(out[1].ID) != `"two"` || out[1].Error.Data.Tool != "delete_task" || out[2].Error.Data.Tool != "rotate_link" {
-		t.Errorf("batch answer %+v", out)
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		return [][]byte{body}
 	}
-	if s.calls.total() != 0 {
-		t.Errorf("a handler ran")
+	var out [][]byte
+	for line := range strings.Lines(string(body)) {
+		if data, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "data: "); ok {
+			out = append(out, []byte(data))
+		}
 	}
+	return out
 }
 
 // TestHTTPChallengePassesOn feeds the wrapper bodies it must not answer,
@@ -243,6 +307,8 @@ func TestHTTPChallengePassesOn(t *testing.T) {
 		{"trailing data", ts.URL, "read-token", refused + `{}`},
 		{"empty batch", ts.URL, "read-token", `[]`},
 		{"batch with a bad member", ts.URL, "read-token", "[" + refused + `,{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","name":"y"}}]`},
+		{"batch with a refused call", ts.URL, "read-token", "[" + refused + "]"},
+		{"batch of refused calls", ts.URL, "read-token", "[" + refused + "," + callBody(2, "rotate_link") + "]"},
 		{"too long", ts.URL, "read-token", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_task","arguments":{"pad":"` + strings.Repeat("x", 300) + `"}}}`},
 		{"no token", noAuth.URL, "", refused},
 	}
@@ -285,7 +351,7 @@ func TestHTTPChallengeCustomScope(t *testing.T) {
 
 // FuzzChallenge checks that whatever the body, the wrapper either passes it
 // on unchanged or answers 403 with a well-formed challenge, and that it
-// answers only bodies holding a refused call.
+// answers only a body that is one refused call.
 func FuzzChallenge(f *testing.F) {
 	for _, s := range []string{
 		callBody(1, "delete_task"),
@@ -333,8 +399,8 @@ func FuzzChallenge(f *testing.F) {
 		if ch := rec.Header().Get("WWW-Authenticate"); !strings.HasPrefix(ch, `Bearer error="insufficient_scope", scope="tools:read `) {
 			t.Fatalf("challenge %q", ch)
 		}
-		// A challenged body is JSON holding a tools/call of a tool that a
-		// read-only scope may not call.
+		// A challenged body is one tools/call, not a batch, of a tool that
+		// a read-only scope may not call.
 		if len(body) > 4096 || !json.Valid(body) || !refusesSome(r, body) {
 			t.Fatalf("challenged a body that holds no refused call: %q", body)
 		}
@@ -344,26 +410,18 @@ func FuzzChallenge(f *testing.F) {
 	})
 }
 
-// refusesSome reports whether body, decoded generously, holds a tools/call
-// to a tool that r refuses to a read-only scope.
+// refusesSome reports whether body, decoded generously, is one tools/call
+// (not a batch) to a tool that r refuses to a read-only scope.
 func refusesSome(r *mcpeffect.Registry, body []byte) bool {
-	type msg struct {
+	var m struct {
 		Method string `json:"method"`
 		Params struct {
 			Name string `json:"name"`
 		} `json:"params"`
 	}
-	var raws []json.RawMessage
-	if json.Unmarshal(body, &raws) != nil {
-		raws = []json.RawMessage{body}
+	if json.Unmarshal(body, &m) != nil || m.Method != "tools/call" {
+		return false
 	}
-	for _, raw := range raws {
-		var m msg
-		if json.Unmarshal(raw, &m) == nil && m.Method == "tools/call" {
-			if _, ok := r.Required(m.Params.Name); ok && !r.Allowed(m.Params.Name, mcpeffect.ReadOnly) {
-				return true
-			}
-		}
-	}
-	return false
+	_, ok := r.Required(m.Params.Name)
+	return ok && !r.Allowed(m.Params.Name, mcpeffect.ReadOnly)
 }

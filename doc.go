@@ -10,7 +10,8 @@
 // An [Effect] says what a call does. It is [Read] or [Write]; a write may
 // also be [Destructive] (it deletes or overwrites what exists) and
 // [Idempotent] (repeating it with the same arguments changes nothing
-// more); any tool may reach an [OpenWorld] outside the server's own data:
+// more); any tool may reach an [OpenWorld] outside the server's own data.
+// A [Registry] holds the effect of each tool:
 //
 //	r := mcpeffect.NewRegistry()
 //	r.Add("get_task", mcpeffect.Read)
@@ -18,31 +19,28 @@
 //	r.Add("update_task", mcpeffect.Destructive|mcpeffect.Idempotent)
 //	r.Add("search_web", mcpeffect.Read|mcpeffect.OpenWorld)
 //
-// # Annotations
+// [Registry.Add] refuses what cannot be true, with errors that wrap
+// [ErrInvalidToolName], [ErrInvalidEffect] or [ErrAlreadyClassified].
 //
-// [Registry.Annotations] turns the effect into the four hints of the MCP
-// specification, always all explicit:
+// # Annotations and scopes
 //
-//	effect                          readOnly destructive idempotent openWorld
-//	Read                            true     false       true       false
-//	Write                           false    false       false      false
-//	Write|Idempotent                false    false       true       false
-//	Write|Destructive               false    true        false      false
-//	Write|Destructive|Idempotent    false    true        true       false
-//	|OpenWorld on any                                               true
-//	not classified                  false    true        false      true
+// From the effect come the four hints of the MCP specification, always all
+// explicit ([Effect.Annotations], [Registry.Annotations]), and the least
+// [Scope] that may call the tool ([Registry.Required]):
+//
+//	effect                        readOnly destructive idempotent openWorld  least scope
+//	Read                          true     false       true       false      ReadOnly
+//	Write                         false    false       false      false      NonDestructive
+//	Write|Idempotent              false    false       true       false      NonDestructive
+//	Write|Destructive             false    true        false      false      Full
+//	Write|Destructive|Idempotent  false    true        true       false      Full
+//	|OpenWorld on any                                             true
+//	not classified                false    true        false      true       none
 //
 // The last row is the worst case that the specification tells hosts to
-// assume of a tool without annotations. Going the other way, [Hints] and
-// [EffectOf] read the annotations any server sends into the effect a
-// careful host must assume.
-//
-// # Scopes
-//
-// A [Scope] is what a credential may call: [ReadOnly] calls reads,
-// [NonDestructive] also calls writes that are not destructive, [Full] calls
-// everything classified. The zero Scope calls nothing, and neither does any
-// scope call a tool the registry does not know:
+// assume of a tool without annotations, and no scope may call such a tool.
+// The scopes are levels, each allowing what the one below allows: the zero
+// Scope calls nothing.
 //
 //	r.Allowed("get_task", mcpeffect.ReadOnly)          // true
 //	r.Allowed("update_task", mcpeffect.NonDestructive) // false: it overwrites
@@ -52,32 +50,41 @@
 // maps them to a Scope ("tools:read", "tools:write" and "tools:destructive"
 // by default) and gives the string each tool requires.
 //
-// A [Registry] is safe for concurrent use, and [Registry.Allowed], which
+// A Registry is safe for concurrent use, and [Registry.Allowed], which
 // sits on every call, takes no lock and allocates nothing.
 //
 // # Servers built with go-sdk
 //
 // [AddTool] classifies a tool, sets its annotations from the effect and adds
 // it to an [mcp.Server]; [Registry.Middleware] enforces the effects on
-// every tools/call, whatever the transport, before any handler runs:
+// every tools/call, whatever the transport, before any handler runs. A tool
+// added with AddTool runs only behind that middleware: a server that
+// forgets it refuses every call, saying how to install it.
 //
 //	mcpeffect.AddTool(server, r, &mcp.Tool{Name: "delete_task"}, mcpeffect.Destructive, deleteTask)
 //	server.AddReceivingMiddleware(r.Middleware(nil))
 //
-// The caller's scope comes from the scope strings of its bearer token, or,
-// over stdio, from the connection: see [WithScope]. Over Streamable HTTP,
-// [Registry.Challenge] also answers a refused call early with the step-up
-// challenge of the MCP authorization specification (403,
-// error="insufficient_scope"), so that a client can ask for the scope it
-// lacks. Package mcpeffecttest proves in a server's own tests that what it
-// advertises and what it enforces agree, and [Registry.Manifest] lists
+// The caller's scope comes from the scope strings of its bearer token. A
+// request without a token (stdio, in memory) has the scope of its
+// connection, set with [WithConnectionScope], which also caps a token's:
+//
+//	server.Run(mcpeffect.WithConnectionScope(ctx, mcpeffect.ReadOnly), &mcp.StdioTransport{})
+//
+// A refused call gets a JSON-RPC error that names the tool, the scope it
+// needs and the scope the caller has; [AsDeniedError] reads it back as a
+// [DeniedError]. A handler that the middleware let through reads its
+// caller's scope with [CallerScopeFromContext].
+//
+// Over Streamable HTTP, [Registry.Challenge] also answers a refused call
+// early with the step-up challenge of the MCP authorization specification
+// (403, error="insufficient_scope"), so that a client can ask for the scope
+// it lacks. Package mcpeffecttest proves in a server's own tests that what
+// it advertises and what it enforces agree, and [Registry.Manifest] lists
 // every tool with its effect for a README or a review.
 //
 // # Hosts
 //
-// A host decides before a call whether to run it, ask the person first or
-// refuse it. [Policy] makes that decision from a tool's hints and whether
-// the server is trusted, with missing hints taken as the worst case, and
-// [Approver] applies it to the calls of a go-sdk client: a call it denies,
-// or that the person declines, never reaches the server.
+// The other side, MCP hosts (clients) reading any server's hints and
+// deciding whether to run a call, ask the person first or refuse it, is
+// package [github.com/mcpeffect/mcpeffect/host].
 package mcpeffect

@@ -38,7 +38,7 @@ func ExampleAddTool() {
 	server.AddReceivingMiddleware(r.Middleware(nil))
 
 	clientTransport, serverTransport := mcp.NewInMemoryTransports()
-	if _, err := server.Connect(mcpeffect.WithScope(ctx, mcpeffect.ReadOnly), serverTransport, nil); err != nil {
+	if _, err := server.Connect(mcpeffect.WithConnectionScope(ctx, mcpeffect.ReadOnly), serverTransport, nil); err != nil {
 		log.Fatal(err)
 	}
 	session, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v1"}, nil).Connect(ctx, clientTransport, nil)
@@ -62,8 +62,8 @@ func ExampleAddTool() {
 	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
 
 	_, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "delete_note", Arguments: noteArgs{ID: "n1"}})
-	if d, ok := mcpeffect.AsDenial(err); ok {
-		fmt.Printf("refused: %s needs %s (%s), caller has %s\n", d.Tool, d.Required, d.RequiredScope, d.Granted)
+	if d, ok := mcpeffect.AsDeniedError(err); ok {
+		fmt.Printf("refused: %s needs %s (%s), caller has %s\n", d.Tool, d.Required, d.RequiredScopeName, d.Granted)
 	}
 	// Output:
 	// delete_note: readOnlyHint=false destructiveHint=true

@@ -45,16 +45,16 @@ func ExampleRegistry_Add() {
 
 func ExampleRegistry_Annotations() {
 	r := mcpeffect.NewRegistry()
-	r.AddTitled("update_task", "Update a task", mcpeffect.Destructive|mcpeffect.Idempotent)
+	r.Add("update_task", mcpeffect.Destructive|mcpeffect.Idempotent)
 
 	for _, name := range []string{"update_task", "not_classified"} {
 		a := r.Annotations(name)
-		fmt.Printf("%s: title %q readOnly=%t destructive=%t idempotent=%t openWorld=%t\n",
-			name, a.Title, a.ReadOnlyHint, *a.DestructiveHint, a.IdempotentHint, *a.OpenWorldHint)
+		fmt.Printf("%s: readOnly=%t destructive=%t idempotent=%t openWorld=%t\n",
+			name, a.ReadOnlyHint, *a.DestructiveHint, a.IdempotentHint, *a.OpenWorldHint)
 	}
 	// Output:
-	// update_task: title "Update a task" readOnly=false destructive=true idempotent=true openWorld=false
-	// not_classified: title "" readOnly=false destructive=true idempotent=false openWorld=true
+	// update_task: readOnly=false destructive=true idempotent=true openWorld=false
+	// not_classified: readOnly=false destructive=true idempotent=false openWorld=true
 }
 
 func ExampleRegistry_All() {
@@ -117,24 +117,4 @@ func ExampleEffect_UnmarshalText() {
 	// save_doc write|openworld
 	// update_task write|destructive|idempotent
 	// mcpeffect: effect "read|delete": unknown flag "delete" (want read, write, destructive, idempotent or openworld)
-}
-
-// A host reads the annotations a server sends and assumes the worst of
-// what is missing.
-func ExampleParseHints() {
-	for _, raw := range []string{
-		`{"readOnlyHint": true, "openWorldHint": false}`,
-		`{"readOnlyHint": false, "idempotentHint": true}`,
-		``, // no annotations at all
-	} {
-		h, err := mcpeffect.ParseHints([]byte(raw))
-		if err != nil {
-			log.Fatal(err)
-		}
-		fmt.Printf("%-50q %s\n", raw, h.Effect())
-	}
-	// Output:
-	// "{\"readOnlyHint\": true, \"openWorldHint\": false}" read
-	// "{\"readOnlyHint\": false, \"idempotentHint\": true}" write|destructive|idempotent|openworld
-	// ""                                                 write|destructive|openworld
 }

@@ -15,17 +15,25 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// benchServer returns a server with n tools, a third of them reads, and
-// the middleware when opts is not nil.
+// benchServer returns a server with n tools, a third of them reads,
+// classified with mcpeffect.AddTool and enforced by the middleware with
+// opts; with nil opts, the same tools with the same annotations added with
+// go-sdk alone, the baseline without mcpeffect.
 func benchServer(b testing.TB, n int, opts *mcpeffect.MiddlewareOptions) (*mcp.Server, *mcpeffect.Registry) {
 	r := mcpeffect.NewRegistry()
 	s := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "v1"}, nil)
 	effects := []mcpeffect.Effect{mcpeffect.Read, mcpeffect.Write, mcpeffect.Destructive | mcpeffect.Idempotent}
+	handler := func(context.Context, *mcp.CallToolRequest, taskArgs) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+	}
 	for i := range n {
-		mcpeffect.AddTool(s, r, &mcp.Tool{Name: fmt.Sprintf("tool_%02d", i), Description: "a tool of the benchmark server"}, effects[i%3],
-			func(context.Context, *mcp.CallToolRequest, taskArgs) (*mcp.CallToolResult, any, error) {
-				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
-			})
+		tool := &mcp.Tool{Name: fmt.Sprintf("tool_%02d", i), Description: "a tool of the benchmark server"}
+		if opts == nil {
+			tool.Annotations = effects[i%3].Annotations()
+			mcp.AddTool(s, tool, handler)
+			continue
+		}
+		mcpeffect.AddTool(s, r, tool, effects[i%3], handler)
 	}
 	if opts != nil {
 		s.AddReceivingMiddleware(r.Middleware(opts))
@@ -73,7 +81,7 @@ func paired(b *testing.B, baseline, with func() error) {
 // BenchmarkCallInMemory is a tools/call round trip over in-memory
 // transports: without the middleware (the baseline) and with it.
 func BenchmarkCallInMemory(b *testing.B) {
-	ctx := mcpeffect.WithScope(context.Background(), mcpeffect.Full)
+	ctx := mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full)
 	plain, _ := benchServer(b, 84, nil)
 	guarded, _ := benchServer(b, 84, &mcpeffect.MiddlewareOptions{})
 	plainSession, guardedSession := connect(b, ctx, plain), connect(b, ctx, guarded)
@@ -87,7 +95,7 @@ func BenchmarkCallInMemory(b *testing.B) {
 // HideDenied for a caller who may call them all, so that both lists hold
 // the same tools and only the filtering differs.
 func BenchmarkListTools(b *testing.B) {
-	ctx := mcpeffect.WithScope(context.Background(), mcpeffect.Full)
+	ctx := mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full)
 	whole, _ := benchServer(b, 84, &mcpeffect.MiddlewareOptions{})
 	hidden, _ := benchServer(b, 84, &mcpeffect.MiddlewareOptions{HideDenied: true})
 	wholeSession, hiddenSession := connect(b, ctx, whole), connect(b, ctx, hidden)

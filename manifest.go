@@ -18,16 +18,16 @@ type Manifest struct {
 // A ManifestTool is one tool of a [Manifest].
 type ManifestTool struct {
 	Name            string `json:"name"`
-	Title           string `json:"title,omitempty"`
 	Effect          Effect `json:"effect"`
 	ReadOnlyHint    bool   `json:"readOnlyHint"`
 	DestructiveHint bool   `json:"destructiveHint"`
 	IdempotentHint  bool   `json:"idempotentHint"`
 	OpenWorldHint   bool   `json:"openWorldHint"`
-	// Scope is the least scope that may call the tool, and RequiredScope
-	// the scope string that grants it.
-	Scope         Scope  `json:"scope"`
-	RequiredScope string `json:"requiredScope"`
+	// Required is the least scope that may call the tool, and
+	// RequiredScopeName the scope string that grants it, as in
+	// [DeniedError].
+	Required          Scope  `json:"required"`
+	RequiredScopeName string `json:"requiredScopeName"`
 }
 
 // Manifest returns the manifest of every tool classified in r, sorted by
@@ -38,15 +38,14 @@ func (r *Registry) Manifest(names ScopeNames) *Manifest {
 	for _, t := range tools {
 		a := t.effect.Annotations()
 		m.Tools = append(m.Tools, ManifestTool{
-			Name:            t.name,
-			Title:           t.title,
-			Effect:          t.effect,
-			ReadOnlyHint:    a.ReadOnlyHint,
-			DestructiveHint: *a.DestructiveHint,
-			IdempotentHint:  a.IdempotentHint,
-			OpenWorldHint:   *a.OpenWorldHint,
-			Scope:           t.need,
-			RequiredScope:   names.Name(t.need),
+			Name:              t.name,
+			Effect:            t.effect,
+			ReadOnlyHint:      a.ReadOnlyHint,
+			DestructiveHint:   *a.DestructiveHint,
+			IdempotentHint:    a.IdempotentHint,
+			OpenWorldHint:     *a.OpenWorldHint,
+			Required:          t.effect.required(),
+			RequiredScopeName: names.Name(t.effect.required()),
 		})
 	}
 	return m
@@ -67,7 +66,7 @@ func (m *Manifest) WriteMarkdown(w io.Writer) error {
 	for _, t := range m.Tools {
 		fmt.Fprintf(&b, "| `%s` | %s | %t | %t | %t | %t | `%s` |\n",
 			t.Name, strings.ReplaceAll(t.Effect.String(), "|", `\|`),
-			t.ReadOnlyHint, t.DestructiveHint, t.IdempotentHint, t.OpenWorldHint, t.RequiredScope)
+			t.ReadOnlyHint, t.DestructiveHint, t.IdempotentHint, t.OpenWorldHint, t.RequiredScopeName)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -12,7 +12,7 @@ import (
 
 func TestManifestJSON(t *testing.T) {
 	r := mcpeffect.NewRegistry()
-	r.AddTitled("delete_task", "Delete a task", mcpeffect.Destructive|mcpeffect.Idempotent)
+	r.Add("delete_task", mcpeffect.Destructive|mcpeffect.Idempotent)
 	r.Add("search_context", mcpeffect.Read|mcpeffect.OpenWorld)
 	var b bytes.Buffer
 	if err := r.Manifest(mcpeffect.ScopeNames{Full: "admin"}).WriteJSON(&b); err != nil {
@@ -22,14 +22,13 @@ func TestManifestJSON(t *testing.T) {
   "tools": [
     {
       "name": "delete_task",
-      "title": "Delete a task",
       "effect": "write|destructive|idempotent",
       "readOnlyHint": false,
       "destructiveHint": true,
       "idempotentHint": true,
       "openWorldHint": false,
-      "scope": "full",
-      "requiredScope": "admin"
+      "required": "full",
+      "requiredScopeName": "admin"
     },
     {
       "name": "search_context",
@@ -38,8 +37,8 @@ func TestManifestJSON(t *testing.T) {
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": true,
-      "scope": "read-only",
-      "requiredScope": "tools:read"
+      "required": "read-only",
+      "requiredScopeName": "tools:read"
     }
   ]
 }
@@ -52,7 +51,7 @@ func TestManifestJSON(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &m); err != nil {
 		t.Fatal(err)
 	}
-	if got := m.Tools[0]; got.Effect != mcpeffect.Destructive|mcpeffect.Idempotent || got.Scope != mcpeffect.Full {
+	if got := m.Tools[0]; got.Effect != mcpeffect.Destructive|mcpeffect.Idempotent || got.Required != mcpeffect.Full {
 		t.Errorf("read back %+v", got)
 	}
 }

@@ -1,141 +1,20 @@
 package mcpeffect
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// validEffects are all the effects a tool can have: a read or one of the
-// four kinds of write, each with and without OpenWorld.
-var validEffects = []Effect{
-	Read, Write, Idempotent, Destructive, Destructive | Idempotent,
-	Read | OpenWorld, Write | OpenWorld, Idempotent | OpenWorld,
-	Destructive | OpenWorld, Destructive | Idempotent | OpenWorld,
-}
-
-func TestEffectValidity(t *testing.T) {
-	// Every one of the 256 values of an Effect is either in validEffects
-	// or refused with an error that names the rule.
-	for i := range 256 {
-		e := Effect(i)
-		err := e.Check()
-		if want := slices.Contains(validEffects, e); (err == nil) != want {
-			t.Errorf("Effect(%#x) = %s: Check() = %v, want valid = %t", i, e, err, want)
-		}
-	}
-}
-
-func TestEffectCheckErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		e    Effect
-		want string
-	}{
-		{"zero", 0, "must have Read or Write"},
-		{"open world alone", OpenWorld, "neither Read nor Write"},
-		{"read and write", Read | Write, "Read cannot be combined with Write"},
-		{"read and destructive", Read | Destructive, "Read cannot be combined with Destructive"},
-		{"read and idempotent", Read | Idempotent, "Read cannot be combined with Idempotent"},
-		{"read, destructive, idempotent", Read | Destructive | Idempotent, "Read cannot be combined with Destructive"},
-		{"unknown bit", Read | 1<<6, "unknown effect bits 0x40"},
-		{"high bit", 1 << 7, "unknown effect bits 0x80"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.e.Check()
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("Check(%s) = %v, want an error containing %q", tt.e, err, tt.want)
-			}
-		})
-	}
-}
-
-func TestEffectString(t *testing.T) {
-	tests := []struct {
-		e    Effect
-		want string
-	}{
-		{Read, "read"},
-		{Write, "write"},
-		{Destructive, "write|destructive"},
-		{Idempotent, "write|idempotent"},
-		{Destructive | Idempotent, "write|destructive|idempotent"},
-		{Read | OpenWorld, "read|openworld"},
-		{Destructive | Idempotent | OpenWorld, "write|destructive|idempotent|openworld"},
-		{0, "none"},
-		{Read | 1<<6, "read|0x40"},
-	}
-	for _, tt := range tests {
-		if got := tt.e.String(); got != tt.want {
-			t.Errorf("Effect(%#x).String() = %q, want %q", uint8(tt.e), got, tt.want)
-		}
-	}
-}
-
-func TestEffectTextRoundTrip(t *testing.T) {
-	for _, e := range validEffects {
-		text, err := e.MarshalText()
-		if err != nil {
-			t.Fatalf("MarshalText(%s): %v", e, err)
-		}
-		var got Effect
-		if err := got.UnmarshalText(text); err != nil || got != e {
-			t.Errorf("UnmarshalText(%q) = %s, %v; want %s", text, got, err, e)
-		}
-	}
-	for _, e := range []Effect{0, OpenWorld, Read | Write, 1 << 7} {
-		if text, err := e.MarshalText(); err == nil {
-			t.Errorf("MarshalText(%s) = %q, want an error for an invalid effect", e, text)
-		}
-	}
-}
-
-func TestParseEffect(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    Effect
-		wantErr string
-	}{
-		{in: "read", want: Read},
-		{in: "destructive", want: Destructive},
-		{in: "idempotent", want: Idempotent},
-		{in: " Write | Destructive | IDEMPOTENT ", want: Destructive | Idempotent},
-		{in: "openworld|read", want: Read | OpenWorld},
-		{in: "write|write", want: Write},
-		{in: "", wantErr: "empty effect"},
-		{in: "  ", wantErr: "empty effect"},
-		{in: "read|", wantErr: `unknown flag ""`},
-		{in: "delete", wantErr: `unknown flag "delete"`},
-		{in: "read|destructive", wantErr: "Read cannot be combined with Destructive"},
-		{in: "openworld", wantErr: "neither Read nor Write"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			got, err := ParseEffect(tt.in)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("ParseEffect(%q) = %s, %v; want error containing %q", tt.in, got, err, tt.wantErr)
-				}
-				if !strings.Contains(err.Error(), fmt.Sprintf("%q", tt.in)) && tt.in != "" && strings.TrimSpace(tt.in) != "" {
-					t.Errorf("error %q does not quote the input", err)
-				}
-				return
-			}
-			if err != nil || got != tt.want {
-				t.Fatalf("ParseEffect(%q) = %s, %v; want %s", tt.in, got, err, tt.want)
-			}
-		})
-	}
-	// A failed UnmarshalText leaves the destination alone.
-	e := Write
-	if err := e.UnmarshalText([]byte("bogus")); err == nil || e != Write {
-		t.Errorf("UnmarshalText(bogus) = %v and left %s, want an error and write", err, e)
-	}
-}
 
 func TestAddRefuses(t *testing.T) {
 	tests := []struct {
@@ -143,18 +22,21 @@ func TestAddRefuses(t *testing.T) {
 		tool    string
 		e       Effect
 		wantErr string
+		kind    error
 	}{
-		{"empty name", "", Read, "empty tool name"},
-		{"space in name", "get task", Read, `character ' ' at byte 3`},
-		{"slash in name", "tasks/get", Read, `character '/' at byte 5`},
-		{"non-ASCII name", "tâche", Read, `character 'â'`},
-		{"invalid UTF-8", "bad\xffname", Read, "invalid UTF-8 at byte 3"},
-		{"name too long", strings.Repeat("a", 129), Read, "at most 128"},
-		{"no read or write", "t", OpenWorld, `tool "t": effect openworld has neither Read nor Write`},
-		{"zero effect", "t", 0, `tool "t": no effect`},
-		{"read with write", "t", Read | Write, `tool "t": Read cannot be combined with Write`},
-		{"read with destructive", "delete_task", Read | Destructive, `mcpeffect: tool "delete_task": Read cannot be combined with Destructive`},
-		{"read with idempotent", "t", Read | Idempotent, "Read cannot be combined with Idempotent"},
+		{"empty name", "", Read, "empty tool name", ErrInvalidToolName},
+		{"space in name", "get task", Read, `character ' ' at byte 3`, ErrInvalidToolName},
+		{"slash in name", "tasks/get", Read, `character '/' at byte 5`, ErrInvalidToolName},
+		{"non-ASCII name", "tâche", Read, `character 'â'`, ErrInvalidToolName},
+		{"invalid UTF-8", "bad\xffname", Read, "invalid UTF-8 at byte 3", ErrInvalidToolName},
+		{"name too long", strings.Repeat("a", 129), Read, "at most 128", ErrInvalidToolName},
+		{"bad name and bad effect", "get task", Read | Write, `tool name "get task"`, ErrInvalidToolName},
+		{"no read or write", "t", OpenWorld, `tool "t": effect openworld has neither Read nor Write`, ErrInvalidEffect},
+		{"zero effect", "t", 0, `tool "t": no effect`, ErrInvalidEffect},
+		{"read with write", "t", Read | Write, `tool "t": Read cannot be combined with Write`, ErrInvalidEffect},
+		{"read with destructive", "delete_task", Read | Destructive, `mcpeffect: tool "delete_task": Read cannot be combined with Destructive`, ErrInvalidEffect},
+		{"read with idempotent", "t", Read | Idempotent, "Read cannot be combined with Idempotent", ErrInvalidEffect},
+		{"unknown bits", "t", Write | 1<<7, "unknown effect bits 0x80", ErrInvalidEffect},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -162,6 +44,11 @@ func TestAddRefuses(t *testing.T) {
 			err := r.Add(tt.tool, tt.e)
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("Add(%q, %s) = %v, want error containing %q", tt.tool, tt.e, err, tt.wantErr)
+			}
+			for _, kind := range []error{ErrInvalidToolName, ErrInvalidEffect, ErrAlreadyClassified} {
+				if errors.Is(err, kind) != (kind == tt.kind) {
+					t.Errorf("errors.Is(%v, %v) = %t", err, kind, !(kind == tt.kind))
+				}
 			}
 			if r.Len() != 0 {
 				t.Errorf("registry has %d tools after a refused Add", r.Len())
@@ -181,25 +68,22 @@ func TestAddAcceptsNameEdges(t *testing.T) {
 
 func TestAddDuplicateKeepsFirst(t *testing.T) {
 	r := NewRegistry()
-	if err := r.AddTitled("delete_task", "Delete a task", Destructive); err != nil {
+	if err := r.Add("delete_task", Destructive); err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range []Effect{Destructive, Read} {
 		err := r.Add("delete_task", e)
-		if err == nil || !strings.Contains(err.Error(), `tool "delete_task" is already classified as write|destructive`) {
+		if err == nil || !strings.Contains(err.Error(), `tool "delete_task" is already classified as write|destructive`) || !errors.Is(err, ErrAlreadyClassified) {
 			t.Errorf("second Add(%s) = %v, want a duplicate error", e, err)
 		}
 	}
 	if e, ok := r.Effect("delete_task"); !ok || e != Destructive {
 		t.Errorf("Effect = %s, %t; want the first classification", e, ok)
 	}
-	if got := r.Title("delete_task"); got != "Delete a task" {
-		t.Errorf("Title = %q, want the first title", got)
-	}
 }
 
-// TestAllowedTable checks every effect against every scope, as in the table
-// of DESIGN.md.
+// TestAllowedTable checks every effect against every scope, as in the scope
+// columns of the effect table in the README.
 func TestAllowedTable(t *testing.T) {
 	type row struct{ none, readOnly, nonDestructive, full bool }
 	want := map[Effect]row{
@@ -282,10 +166,10 @@ func TestAllSorted(t *testing.T) {
 	}
 }
 
-// TestSnapshotPromotion checks lookups before and after the added tools
-// move into the lock-free snapshot, and that additions after it are seen.
-func TestSnapshotPromotion(t *testing.T) {
-	r := NewRegistry()
+// TestAddAfterLookups checks lookups before and after tools are added,
+// and that a tool added after lookups were made is seen.
+func TestAddAfterLookups(t *testing.T) {
+	var r Registry // the zero Registry is ready to use
 	if r.Allowed("x", Full) || r.Len() != 0 {
 		t.Fatal("empty registry allows or has tools")
 	}
@@ -304,14 +188,51 @@ func TestSnapshotPromotion(t *testing.T) {
 			t.Fatalf("round %d: missing tool allowed", round)
 		}
 	}
-	if snap := r.read.Load(); snap.pending || len(snap.tools) != 10 {
-		t.Fatalf("after 30 lookups the snapshot has %d tools, pending %t; want 10 and promoted", len(snap.tools), snap.pending)
-	}
 	if err := r.Add("late", Destructive); err != nil {
 		t.Fatal(err)
 	}
 	if !r.Allowed("late", Full) || r.Allowed("late", NonDestructive) || r.Len() != 11 {
-		t.Error("a tool added after promotion is not seen correctly")
+		t.Error("a tool added after lookups is not seen correctly")
+	}
+}
+
+func TestAddAll(t *testing.T) {
+	r := NewRegistry()
+	if err := r.Add("get_task", Read); err != nil {
+		t.Fatal(err)
+	}
+	// Every refused entry is reported, in the order of the names, and
+	// nothing is added.
+	err := r.AddAll(map[string]Effect{
+		"create_task": Write,
+		"get_task":    Read,
+		"bad name":    Write,
+		"wipe":        Read | Destructive,
+	})
+	for _, want := range []string{`tool name "bad name"`, `tool "wipe": Read cannot be combined with Destructive`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("AddAll = %v, want an error containing %q", err, want)
+		}
+	}
+	if !errors.Is(err, ErrInvalidToolName) || !errors.Is(err, ErrInvalidEffect) {
+		t.Errorf("AddAll = %v, want it to wrap ErrInvalidToolName and ErrInvalidEffect", err)
+	}
+	if r.Len() != 1 {
+		t.Fatalf("a refused AddAll left %d tools, want 1", r.Len())
+	}
+	// Valid entries that clash with the registry are refused too.
+	err = r.AddAll(map[string]Effect{"create_task": Write, "get_task": Write})
+	if !errors.Is(err, ErrAlreadyClassified) || !strings.Contains(err.Error(), `tool "get_task" is already classified as read`) || r.Len() != 1 {
+		t.Errorf("AddAll of a classified tool = %v, with %d tools; want ErrAlreadyClassified and none added", err, r.Len())
+	}
+	if err := r.AddAll(map[string]Effect{"create_task": Write, "delete_task": Destructive}); err != nil {
+		t.Fatal(err)
+	}
+	if r.Len() != 3 || !r.Allowed("create_task", NonDestructive) || r.Allowed("delete_task", NonDestructive) || !r.Allowed("delete_task", Full) {
+		t.Errorf("after AddAll: %d tools, or wrong scopes", r.Len())
+	}
+	if err := r.AddAll(nil); err != nil || r.Len() != 3 {
+		t.Errorf("AddAll(nil) = %v, %d tools", err, r.Len())
 	}
 }
 
@@ -355,12 +276,29 @@ func TestConcurrentAddAndAllowed(t *testing.T) {
 	}
 }
 
-func TestCheckToolNameMatchesSDK(t *testing.T) {
-	// The characters MCP allows in a tool name, and no others.
+// TestValidateToolNameMatchesSDK gives the same names to go-sdk's
+// Server.AddTool and to ValidateToolName: go-sdk v1.8.0 logs a name it
+// finds invalid at the error level (and adds the tool all the same), and
+// ValidateToolName must refuse exactly those names.
+func TestValidateToolNameMatchesSDK(t *testing.T) {
+	names := []string{"", "a", "A-Z_a.z-09", strings.Repeat("a", 128), strings.Repeat("a", 129),
+		"bad\xffname", "x\uFFFD", "tâche", "get task", "tasks/get", "é" + strings.Repeat("a", 126)}
 	for c := range rune(256) {
-		want := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.'
-		if err := CheckToolName(string(c)); (err == nil) != want {
-			t.Errorf("CheckToolName(%q) = %v, want allowed %t", c, err, want)
+		names = append(names, "x"+string(c), string(c))
+	}
+	for _, name := range names {
+		var logged bytes.Buffer
+		s := mcp.NewServer(&mcp.Implementation{Name: "names", Version: "v1"}, &mcp.ServerOptions{
+			Logger: slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelError})),
+		})
+		s.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
+		sdkRefuses := strings.Contains(logged.String(), "invalid tool name")
+		err := ValidateToolName(name)
+		if (err != nil) != sdkRefuses {
+			t.Errorf("name %q: ValidateToolName = %v, but go-sdk refuses it: %t (%s)", name, err, sdkRefuses, strings.TrimSpace(logged.String()))
 		}
 	}
 }

@@ -144,10 +144,11 @@ func (n ScopeNames) Scope(scopes []string) Scope {
 	return s
 }
 
-// Check returns an error if a name is not a valid OAuth scope token
+// Validate returns an error if a name is not a valid OAuth scope token
 // (RFC 6749, section 3.3: printable ASCII without space, " or \) or if two
-// levels share a name.
-func (n ScopeNames) Check() error {
+// levels share a name. [Registry.Middleware] and [Registry.Challenge] panic
+// on names it refuses.
+func (n ScopeNames) Validate() error {
 	names := n.Strings()
 	for i, name := range names {
 		if err := checkScopeToken(name); err != nil {

@@ -104,7 +104,7 @@ func TestScopeNamesCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.names.Check()
+			err := tt.names.Validate()
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Fatalf("Check() = %v", err)

@@ -65,12 +65,15 @@ func TestTypeScriptClient(t *testing.T) {
 		if !strings.Contains(strings.ReplaceAll(r.Message, `\"`, `"`), `tool "delete_task" is refused: it needs the full scope`) {
 			t.Errorf("challenge %t: refusal message %q does not say why", challenge, r.Message)
 		}
-		wantCode := float64(-32050) // CodeDenied, as a JSON-RPC error
+		// What the README says the client sees.
+		wantName, wantCode := "McpError", float64(-32050) // CodeDenied, as a JSON-RPC error
 		if challenge {
-			wantCode = 403 // the HTTP status of the step-up challenge
+			// The HTTP status of the step-up challenge, before any
+			// JSON-RPC.
+			wantName, wantCode = "StreamableHTTPError", 403
 		}
-		if r.Code != wantCode {
-			t.Errorf("challenge %t: error code %v, want %v", challenge, r.Code, wantCode)
+		if r.Name != wantName || r.Code != wantCode {
+			t.Errorf("challenge %t: error %s, code %v; want %s, code %v", challenge, r.Name, r.Code, wantName, wantCode)
 		}
 		if n := s.calls.count("delete_task"); n != 0 {
 			t.Errorf("challenge %t: delete_task ran %d times", challenge, n)

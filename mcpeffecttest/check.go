@@ -2,13 +2,16 @@ package mcpeffecttest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/internal/testhook"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -21,17 +24,18 @@ import (
 //     differs from the one r derives from the tool's effect.
 //
 // It then proves each boundary between scopes: it connects with a
-// read-only scope (see [mcpeffect.WithScope]) and calls every listed tool
-// that is not a read, then with a non-destructive scope and calls every
-// destructive tool, with empty arguments. It fails unless each call is
-// refused by the middleware of [mcpeffect.Registry] with a
-// [mcpeffect.Denial] for that tool: that refusal is made before the tool's
-// handler would run, so a passing Check also shows that no handler ran.
-// Check never calls a tool that a scope allows, since that would run its
-// handler. A server without the middleware, or one that enforces read-only
-// and nothing else, fails here, and the handlers it lets through are called
-// with empty arguments, so give Check a server whose storage the test can
-// throw away.
+// read-only scope (see [mcpeffect.WithConnectionScope]) and calls every
+// listed tool that is not a read, then with a non-destructive scope and
+// calls every destructive tool, with empty arguments. It fails unless each
+// call is refused by the middleware of [mcpeffect.Registry] with a
+// [mcpeffect.DeniedError] for that tool: that refusal is made before the
+// tool's handler would run, so a passing Check also shows that no handler
+// ran. Check never calls a tool that a scope allows, since that would run
+// its handler. A server without the middleware, or one that enforces
+// read-only and nothing else, fails here, saying so: tools added with
+// [mcpeffect.AddTool] refuse to run without the middleware, but those added
+// with go-sdk alone run their handlers with empty arguments, so give Check
+// a server whose storage the test can throw away.
 //
 // Check lists the tools as the server holds them, even when the middleware
 // hides them from callers (HideDenied).
@@ -39,7 +43,7 @@ func Check(t testing.TB, server *mcp.Server, r *mcpeffect.Registry) {
 	t.Helper()
 	ctx := context.Background()
 
-	listed := listTools(t, testhook.WithUnfilteredList(mcpeffect.WithScope(ctx, mcpeffect.Full)), server)
+	listed := listTools(t, testhook.WithUnfilteredList(mcpeffect.WithConnectionScope(ctx, mcpeffect.Full)), server)
 	if listed == nil {
 		return
 	}
@@ -70,7 +74,7 @@ func Check(t testing.TB, server *mcp.Server, r *mcpeffect.Registry) {
 func checkRefusals(t testing.TB, server *mcp.Server, r *mcpeffect.Registry, scope mcpeffect.Scope, listed map[string]*mcp.Tool) {
 	t.Helper()
 	ctx := context.Background()
-	cs := connect(t, mcpeffect.WithScope(ctx, scope), server)
+	cs := connect(t, mcpeffect.WithConnectionScope(ctx, scope), server)
 	if cs == nil {
 		return
 	}
@@ -80,14 +84,24 @@ func checkRefusals(t testing.TB, server *mcp.Server, r *mcpeffect.Registry, scop
 			continue // calling it would run its handler
 		}
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
-		d, denied := mcpeffect.AsDenial(err)
+		d, denied := mcpeffect.AsDeniedError(err)
+		var rpcErr *jsonrpc.Error
 		switch {
 		case denied && d.Tool == name:
 			// Refused before the handler, as it must be.
 		case denied:
 			t.Errorf("tool %q with a %s scope: refused, but the refusal names tool %q", name, scope, d.Tool)
+		case errors.As(err, &rpcErr) && strings.Contains(rpcErr.Message, testhook.NoMiddleware):
+			t.Errorf("tool %q with a %s scope: %s: the call was refused by mcpeffect.AddTool, which runs no handler without it, not by the middleware that checks the caller's scope; "+
+				"install it with server.AddReceivingMiddleware(registry.Middleware(opts))", name, scope, testhook.NoMiddleware)
 		case err != nil:
 			t.Errorf("tool %q with a %s scope: want a refusal by the mcpeffect middleware, got another error, so its handler may have run: %v", name, scope, err)
+		case res.IsError && strings.HasPrefix(resultText(res), `validating "arguments"`):
+			// go-sdk validates the arguments of a typed handler before
+			// calling it, and after the middleware would have refused.
+			t.Errorf("tool %q with a %s scope: want a refusal by the mcpeffect middleware, but go-sdk's schema validation refused the empty arguments (%s): "+
+				"the handler did not run, but nothing checked the caller's scope first, so the server has no mcpeffect middleware, or one whose registry lets this scope call it",
+				name, scope, resultText(res))
 		default:
 			t.Errorf("tool %q with a %s scope: want a refusal, but the call returned a result (isError %t): its handler ran", name, scope, res.IsError)
 		}

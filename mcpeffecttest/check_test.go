@@ -72,19 +72,54 @@ func TestCheck(t *testing.T) {
 		{
 			name: "no middleware", middleware: false,
 			want: []string{
-				`"create_task" with a read-only scope: want a refusal, but the call returned a result`,
-				`"delete_task" with a read-only scope: want a refusal, but the call returned a result`,
-				`"delete_task" with a non-destructive scope: want a refusal, but the call returned a result`,
+				`"create_task" with a read-only scope: the server has no mcpeffect middleware: the call was refused by mcpeffect.AddTool`,
+				`"delete_task" with a read-only scope: the server has no mcpeffect middleware`,
+				`"delete_task" with a non-destructive scope: the server has no mcpeffect middleware`,
 			},
-			wantRan: 3,
 		},
 		{
 			name: "read-only enforced and nothing else", middleware: false,
-			change: func(s *mcp.Server, r *mcpeffect.Registry) { s.AddReceivingMiddleware(readOnlyMode(r)) },
-			want: []string{
-				`"delete_task" with a non-destructive scope: want a refusal, but the call returned a result (isError false): its handler ran`,
+			change: func(s *mcp.Server, r *mcpeffect.Registry) {
+				r.Add("purge_all", mcpeffect.Destructive)
+				mcp.AddTool(s, &mcp.Tool{Name: "purge_all", Annotations: mcpeffect.Destructive.Annotations()}, h)
+				s.AddReceivingMiddleware(readOnlyMode(r))
 			},
-			wantRan: 1,
+			want: []string{
+				`"delete_task" with a non-destructive scope: the server has no mcpeffect middleware`,
+				`"purge_all" with a non-destructive scope: want a refusal, but the call returned a result (isError false): its handler ran`,
+			},
+		},
+		{
+			name: "no middleware, a tool added by go-sdk alone", middleware: false,
+			change: func(s *mcp.Server, r *mcpeffect.Registry) {
+				r.Add("wipe", mcpeffect.Destructive)
+				mcp.AddTool(s, &mcp.Tool{Name: "wipe", Annotations: mcpeffect.Destructive.Annotations()}, h)
+			},
+			want: []string{
+				`"create_task" with a read-only scope: the server has no mcpeffect middleware`,
+				`"delete_task" with a read-only scope: the server has no mcpeffect middleware`,
+				`"wipe" with a read-only scope: want a refusal, but the call returned a result (isError false): its handler ran`,
+				`"delete_task" with a non-destructive scope: the server has no mcpeffect middleware`,
+				`"wipe" with a non-destructive scope: want a refusal, but the call returned a result (isError false): its handler ran`,
+			},
+		},
+		{
+			name: "no middleware, arguments the schema refuses", middleware: false,
+			change: func(s *mcp.Server, r *mcpeffect.Registry) {
+				mcpeffect.AddTool(s, r, &mcp.Tool{Name: "rename_task"}, mcpeffect.Destructive,
+					func(context.Context, *mcp.CallToolRequest, struct {
+						Name string `json:"name"`
+					}) (*mcp.CallToolResult, any, error) {
+						panic("rename_task's handler ran")
+					})
+			},
+			want: []string{
+				`"create_task" with a read-only scope: the server has no mcpeffect middleware`,
+				`"delete_task" with a read-only scope: the server has no mcpeffect middleware`,
+				`"rename_task" with a read-only scope: want a refusal by the mcpeffect middleware, but go-sdk's schema validation refused the empty arguments (validating "arguments"`,
+				`"delete_task" with a non-destructive scope: the server has no mcpeffect middleware`,
+				`"rename_task" with a non-destructive scope: want a refusal by the mcpeffect middleware, but go-sdk's schema validation refused the empty arguments (validating "arguments"`,
+			},
 		},
 		{
 			name: "tool added without classification", middleware: true, opts: &mcpeffect.MiddlewareOptions{HideDenied: true},
@@ -145,18 +180,22 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-// readOnlyMode enforces r on read-only connections and lets every other
-// call through: a server that has a read-only mode and nothing more, so
-// that a non-destructive token may still delete.
+// readOnlyMode enforces r on read-only callers and lets through every call
+// that r refuses to a wider scope: a server that has a read-only mode and
+// nothing more, so that a non-destructive token may still delete. The
+// calls it lets through never pass r's middleware, so the tools that
+// mcpeffect.AddTool added still refuse to run; those added with go-sdk
+// alone run.
 func readOnlyMode(r *mcpeffect.Registry) mcp.Middleware {
 	enforce := r.Middleware(nil)
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		enforced := enforce(next)
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if s, _ := mcpeffect.ScopeFrom(ctx); s == mcpeffect.ReadOnly {
-				return enforced(ctx, method, req)
+			res, err := enforced(ctx, method, req)
+			if d, ok := mcpeffect.AsDeniedError(err); ok && d.Granted != mcpeffect.ReadOnly {
+				return next(ctx, method, req)
 			}
-			return next(ctx, method, req)
+			return res, err
 		}
 	}
 }

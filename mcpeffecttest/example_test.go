@@ -107,7 +107,7 @@ func Example() {
 		{Tool: "edit_note", Name: "a new note", Setup: onNewNote("Buy bread")},
 		{Tool: "edit_note", Name: "refused to a reader", Setup: onNewNote("Buy bread"),
 			Caller: func(ctx context.Context, _ *notes) context.Context {
-				return mcpeffect.WithScope(ctx, mcpeffect.ReadOnly)
+				return mcpeffect.WithConnectionScope(ctx, mcpeffect.ReadOnly)
 			},
 			WantError: "refused"},
 	}, nil)

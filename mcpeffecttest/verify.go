@@ -39,7 +39,7 @@ type Instance[E any] struct {
 	// with a credential. Examples make their fixtures as this caller, and
 	// make their call as this caller too unless they have a Caller of
 	// their own. If nil, the caller has the full scope of the connection
-	// (see [mcpeffect.WithScope]), so that every classified tool may be
+	// (see [mcpeffect.WithConnectionScope]), so that every classified tool may be
 	// called.
 	Caller func(ctx context.Context) context.Context
 }
@@ -156,7 +156,7 @@ func Verify[E any](t testing.TB, newInstance func(testing.TB) Instance[E], examp
 		t.Errorf("mcpeffecttest: %v", err)
 		return
 	}
-	ctx := testhook.WithUnfilteredList(mcpeffect.WithScope(t.Context(), mcpeffect.Full))
+	ctx := testhook.WithUnfilteredList(mcpeffect.WithConnectionScope(t.Context(), mcpeffect.Full))
 	v.listed = listTools(t, ctx, inst.Server)
 	if v.listed == nil {
 		return
@@ -353,7 +353,7 @@ func (v *verifier[E]) example(t testing.TB, tool string, e mcpeffect.Effect, sch
 		return out
 	}
 	ctx := t.Context()
-	owner := mcpeffect.WithScope(ctx, mcpeffect.Full)
+	owner := mcpeffect.WithConnectionScope(ctx, mcpeffect.Full)
 	if inst.Caller != nil {
 		if owner = inst.Caller(ctx); owner == nil {
 			fail("%s: the Instance's Caller returned a nil context", at)

@@ -226,7 +226,7 @@ func onNewTask(a taskArgs) func(testing.TB, *tasks, *mcpeffecttest.Session) any 
 }
 
 func readOnly(ctx context.Context, _ *tasks) context.Context {
-	return mcpeffect.WithScope(ctx, mcpeffect.ReadOnly)
+	return mcpeffect.WithConnectionScope(ctx, mcpeffect.ReadOnly)
 }
 
 // honest holds an example that passes for each tool that tells the truth.
@@ -527,7 +527,7 @@ func TestVerifyNilCaller(t *testing.T) {
 func TestVerifyCallers(t *testing.T) {
 	type caller struct{}
 	as := func(ctx context.Context, name string, s mcpeffect.Scope) context.Context {
-		return mcpeffect.WithScope(context.WithValue(ctx, caller{}, name), s)
+		return mcpeffect.WithConnectionScope(context.WithValue(ctx, caller{}, name), s)
 	}
 	// whoami is a "read" that records its caller as a record of its own,
 	// so that Verify's failure names who called.

@@ -264,7 +264,7 @@ func TestCalendarLinkOverStdio(t *testing.T) {
 	stdio, _ := newServer(e.store, e.logger, config{})
 	secret := e.mint("alice", store.Human, mcpeffect.NonDestructive)
 	ct, st := mcp.NewInMemoryTransports()
-	ss, err := stdio.Connect(mcpeffect.WithScope(withStdioCredential(t.Context(), stdioCredential{secret: secret}), mcpeffect.NonDestructive), st, nil)
+	ss, err := stdio.Connect(mcpeffect.WithConnectionScope(withStdioCredential(t.Context(), stdioCredential{secret: secret}), mcpeffect.NonDestructive), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,7 +107,7 @@ func (e *env) connect(secret string) *mcp.ClientSession {
 		e.t.Fatal(err)
 	}
 	ct, stt := mcp.NewInMemoryTransports()
-	ss, err := e.server.Connect(mcpeffect.WithScope(withStdioCredential(ctx, stdioCredential{secret: secret}), k.Scope), stt, nil)
+	ss, err := e.server.Connect(mcpeffect.WithConnectionScope(withStdioCredential(ctx, stdioCredential{secret: secret}), k.Scope), stt, nil)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -37,10 +37,10 @@ const loadClients = 32
 // whose creation was acknowledged must be there afterwards.
 //
 // It runs the same load on two servers: Done as it is, and Done with
-// mcpeffect removed (no middleware, no HTTP challenge; bearer tokens
-// stay), alternating between them round by round since the machine may
-// be shared and noisy, and reports the calls per second and the latency
-// of each. The clients make the same calls on both, except that on the
+// mcpeffect's checks removed (no HTTP challenge, a middleware that lets
+// every tool through; bearer tokens stay), alternating between them
+// round by round since the machine may be shared and noisy, and reports
+// the calls per second and the latency of each. The clients make the same calls on both, except that on the
 // first, every 50th call of a read-only or non-destructive client is one
 // its scope does not allow, which must be refused: the second would let
 // it through, so there the client skips it. The refusals are left out of
@@ -209,11 +209,16 @@ func runLoad(t *testing.T, seed *loadSeed, guarded bool, length time.Duration) l
 		server, registry := newServer(st, logger, cfg)
 		srv.Config.Handler = httpHandler(st, server, registry, logger, base)
 	} else {
-		// Done without mcpeffect, for this measurement only: no scope
-		// check in the server, no challenge before it. The caller is
-		// still identified, for the handlers.
-		server, _ := newToolServer(st, logger, cfg)
-		server.AddReceivingMiddleware(identify(st))
+		// Done without mcpeffect's checks, for this measurement only: no
+		// challenge before the server, and in it a middleware that lets
+		// every classified tool through, since tools added with
+		// mcpeffect.AddTool run only behind one. The caller is still
+		// identified, for the handlers.
+		server, registry := newToolServer(st, logger, cfg)
+		server.AddReceivingMiddleware(
+			registry.Middleware(&mcpeffect.MiddlewareOptions{Scope: func(context.Context, mcp.Request) mcpeffect.Scope { return mcpeffect.Full }}),
+			identify(st),
+		)
 		mux := http.NewServeMux()
 		mux.Handle(mcpPath, bearer(st, logger, base)(streamableHandler(server, logger)))
 		srv.Config.Handler = mux
@@ -396,7 +401,7 @@ func (c *loadClient) probe(ctx context.Context) {
 	if ctx.Err() != nil {
 		return
 	}
-	if d, ok := mcpeffect.AsDenial(err); !ok || d.Tool != name || d.Granted != c.scope {
+	if d, ok := mcpeffect.AsDeniedError(err); !ok || d.Tool != name || d.Granted != c.scope {
 		c.failures = append(c.failures, fmt.Errorf("client %d (%s): %s: err = %v, want a refusal", c.id, c.scope, name, err))
 		return
 	}

@@ -95,7 +95,7 @@ func TestOwnerStdio(t *testing.T) {
 		t.Errorf("whoami with -scope read-only: %+v", capped)
 	}
 	_, err = cs.CallTool(t.Context(), callParams("create_task", args{"title": "not allowed"}))
-	if d, ok := mcpeffect.AsDenial(err); !ok || d.Granted != mcpeffect.ReadOnly {
+	if d, ok := mcpeffect.AsDeniedError(err); !ok || d.Granted != mcpeffect.ReadOnly {
 		t.Errorf("create_task with -scope read-only: err = %v, want a refusal", err)
 	}
 	stop(cs)

@@ -203,7 +203,7 @@ func TestReadOnlySweep(t *testing.T) {
 				t.Fatalf("no arguments for write tool %s in writeCalls", name)
 			}
 			_, err := sessions[e.caller(name, ro)].CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: a})
-			d, ok := mcpeffect.AsDenial(err)
+			d, ok := mcpeffect.AsDeniedError(err)
 			if !ok {
 				t.Fatalf("%s by a read-only token: err = %v, want a refusal by the scope check", name, err)
 			}
@@ -243,7 +243,7 @@ func TestWritesByScope(t *testing.T) {
 				cs := e.connect(e.caller(name, below))
 				before := e.dump()
 				_, err := call[map[string]any](t, cs, name, a)
-				if _, ok := mcpeffect.AsDenial(err); !ok {
+				if _, ok := mcpeffect.AsDeniedError(err); !ok {
 					t.Fatalf("%s (%s) with scope %s: err = %v, want a refusal", name, effect, below, err)
 				}
 				if after := e.dump(); after != before {

@@ -39,7 +39,7 @@ func newServer(st *store.Store, logger *slog.Logger, cfg config) (*mcp.Server, *
 	server.AddReceivingMiddleware(
 		registry.Middleware(&mcpeffect.MiddlewareOptions{
 			ScopeNames: scopeNames,
-			OnDenied: func(ctx context.Context, denial *mcpeffect.Denial) {
+			OnDenied: func(ctx context.Context, denial *mcpeffect.DeniedError) {
 				logger.InfoContext(ctx, "call refused", "tool", denial.Tool, "granted", denial.Granted, "required", denial.Required)
 			},
 		}),
@@ -180,6 +180,6 @@ func serveStdio(ctx context.Context, st *store.Store, logger *slog.Logger, cfg c
 	server, _ := newServer(st, logger, cfg)
 	// A stdio connection has no bearer token on each request: its scope is
 	// set once, for the whole connection.
-	ctx = mcpeffect.WithScope(withStdioCredential(ctx, cred), scope)
+	ctx = mcpeffect.WithConnectionScope(withStdioCredential(ctx, cred), scope)
 	return server.Run(ctx, &mcp.StdioTransport{})
 }

@@ -86,7 +86,7 @@ func TestStdioProcess(t *testing.T) {
 		t.Errorf("whoami over stdio: %+v", me)
 	}
 	_, err = cs.CallTool(t.Context(), callParams("delete_task", args{"task_id": task.ID}))
-	if d, ok := mcpeffect.AsDenial(err); !ok || d.Granted != mcpeffect.ReadOnly {
+	if d, ok := mcpeffect.AsDeniedError(err); !ok || d.Granted != mcpeffect.ReadOnly {
 		t.Errorf("delete_task with a read-only DONE_TOKEN: err = %v, want a refusal", err)
 	}
 }

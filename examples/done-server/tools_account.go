@@ -44,10 +44,7 @@ type whoamiResult struct {
 
 func (d *done) whoami(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, whoamiResult, error) {
 	k := callerToken(ctx)
-	scope := k.Scope
-	if max, ok := mcpeffect.ScopeFrom(ctx); ok {
-		scope = min(scope, max)
-	}
+	scope := min(k.Scope, mcpeffect.CallerScopeFromContext(ctx))
 	return nil, whoamiResult{
 		TokenID:     k.ID,
 		Name:        k.Name,

@@ -4,7 +4,7 @@
 // and findings where the hints are missing or contradict each other or the
 // tool's name.
 //
-// [Audit] connects to a server and lists its tools; [Check] builds the
+// [Audit] connects to a server and lists its tools; [Review] builds the
 // report from tools already listed, and holds every rule.
 package audit
 
@@ -16,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/host"
 )
 
 // A Level is how serious a [Finding] is.
@@ -178,10 +179,10 @@ type Tool struct {
 	Title string `json:"title,omitempty"`
 	// Declared holds the hints the server sent; a missing hint is nil,
 	// and absent from the JSON.
-	Declared mcpeffect.Hints `json:"declared"`
+	Declared host.Hints `json:"declared"`
 	// Assumed holds every hint, a missing one taking the value a host
 	// must assume.
-	Assumed mcpeffect.Hints `json:"assumed"`
+	Assumed host.Hints `json:"assumed"`
 	// Effect is what the hints amount to for a host.
 	Effect mcpeffect.Effect `json:"effect"`
 }
@@ -220,13 +221,13 @@ func (r *Report) Worst() Level {
 	return worst
 }
 
-// Check audits tools as server listed them, in the order given. It fails
+// Review audits tools as server listed them, in the order given. It fails
 // only when a tool's annotations are not a JSON object or hold a hint that
 // is neither a boolean nor null: a host could not read them at all.
-func Check(server Server, tools []Listed) (*Report, error) {
+func Review(server Server, tools []Listed) (*Report, error) {
 	r := &Report{Server: server, Tools: []Tool{}, Findings: []Finding{}}
 	for _, l := range tools {
-		declared, err := mcpeffect.ParseHints(l.Annotations)
+		declared, err := host.ParseHints(l.Annotations)
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: %w", l.Name, err)
 		}
@@ -277,7 +278,7 @@ func check(t Tool) []Finding {
 		out = append(out, Finding{Tool: t.Name, Level: rule.Level(), Rule: rule, Message: fmt.Sprintf(format, args...)})
 	}
 	h := t.Declared
-	if h == (mcpeffect.Hints{}) {
+	if h == (host.Hints{}) {
 		add(RuleNoAnnotations, "declares none of the four hints: hosts must assume a destructive, non-idempotent write on an open world")
 		return out
 	}
@@ -317,7 +318,7 @@ var (
 
 // describeDestructive says why a tool whose name deletes is not
 // destructive.
-func describeDestructive(h mcpeffect.Hints) string {
+func describeDestructive(h host.Hints) string {
 	if h.ReadOnly != nil && *h.ReadOnly {
 		return "readOnlyHint is true"
 	}
@@ -325,7 +326,7 @@ func describeDestructive(h mcpeffect.Hints) string {
 }
 
 // describeReadOnly says why a tool whose name reads is not read-only.
-func describeReadOnly(h mcpeffect.Hints) string {
+func describeReadOnly(h host.Hints) string {
 	switch {
 	case h.ReadOnly == nil:
 		return "readOnlyHint is missing, so hosts treat it as a write"

@@ -9,7 +9,7 @@ import (
 	"github.com/mcpeffect/mcpeffect"
 )
 
-func TestCheck(t *testing.T) {
+func TestReview(t *testing.T) {
 	const (
 		read        = `"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false`
 		write       = `"readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false`
@@ -79,7 +79,7 @@ func TestCheck(t *testing.T) {
 		{"a verb later in the name", "task_delete", "{" + write + "}", mcpeffect.Write, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Check(Server{}, []Listed{{Name: tc.tool, Annotations: json.RawMessage(tc.annotations)}})
+			r, err := Review(Server{}, []Listed{{Name: tc.tool, Annotations: json.RawMessage(tc.annotations)}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,7 +111,7 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-func TestCheckMessages(t *testing.T) {
+func TestReviewMessages(t *testing.T) {
 	for _, tc := range []struct {
 		tool, annotations string
 		want              string
@@ -123,7 +123,7 @@ func TestCheckMessages(t *testing.T) {
 		{"get_task", `{"readOnlyHint": true, "destructiveHint": true}`, "the name says get, but destructiveHint is true as well as readOnlyHint"},
 		{"setValue", `{"readOnlyHint": true}`, "the name says set, but readOnlyHint is true"},
 	} {
-		r, err := Check(Server{}, []Listed{{Name: tc.tool, Annotations: json.RawMessage(tc.annotations)}})
+		r, err := Review(Server{}, []Listed{{Name: tc.tool, Annotations: json.RawMessage(tc.annotations)}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +134,7 @@ func TestCheckMessages(t *testing.T) {
 	}
 }
 
-func TestCheckInvalid(t *testing.T) {
+func TestReviewInvalid(t *testing.T) {
 	for _, tc := range []struct {
 		annotations string
 		want        string
@@ -142,7 +142,7 @@ func TestCheckInvalid(t *testing.T) {
 		{`[true]`, `tool "bad_tool": mcpeffect: annotations are not a JSON object`},
 		{`{"readOnlyHint": "yes"}`, `tool "bad_tool": mcpeffect: annotation readOnlyHint is "yes", not a boolean`},
 	} {
-		_, err := Check(Server{}, []Listed{
+		_, err := Review(Server{}, []Listed{
 			{Name: "good_tool", Annotations: json.RawMessage(`{"readOnlyHint": true}`)},
 			{Name: "bad_tool", Annotations: json.RawMessage(tc.annotations)},
 		})
@@ -162,7 +162,7 @@ func TestSummary(t *testing.T) {
 		{Name: "f"}, // no annotations: write, destructive, open world; an error
 		{Name: "g", Annotations: json.RawMessage(`{"readOnlyHint": true}`)}, // a warning
 	}
-	r, err := Check(Server{}, tools)
+	r, err := Review(Server{}, tools)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestSummary(t *testing.T) {
 }
 
 func TestReportJSON(t *testing.T) {
-	r, err := Check(Server{Name: "s", Version: "1", ProtocolVersion: "2025-11-25"}, []Listed{
+	r, err := Review(Server{Name: "s", Version: "1", ProtocolVersion: "2025-11-25"}, []Listed{
 		{Name: "fetch", Title: "Fetch", Annotations: json.RawMessage(`{"readOnlyHint": true}`)},
 	})
 	if err != nil {

@@ -13,14 +13,14 @@ import (
 )
 
 // Audit connects to the server over t, lists all its tools, following
-// pagination, and checks them with [Check]. It closes the session before
+// pagination, and checks them with [Review]. It closes the session before
 // it returns.
 func Audit(ctx context.Context, t mcp.Transport) (*Report, error) {
 	server, tools, err := List(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	return Check(server, tools)
+	return Review(server, tools)
 }
 
 // List connects to the server over t and returns how it introduced

@@ -130,7 +130,7 @@ func TestHTTPTransport(t *testing.T) {
 }
 
 func TestWriteText(t *testing.T) {
-	r, err := Check(Server{Name: "notes", Title: "Notes", Version: "2.0", ProtocolVersion: "2025-11-25"}, []Listed{
+	r, err := Review(Server{Name: "notes", Title: "Notes", Version: "2.0", ProtocolVersion: "2025-11-25"}, []Listed{
 		{Name: "get_note", Annotations: json.RawMessage(`{"readOnlyHint": true, "openWorldHint": false}`)},
 		{Name: "wipe", Annotations: json.RawMessage(`{"readOnlyHint": true, "destructiveHint": true, "openWorldHint": false}`)},
 		{Name: "export"},
@@ -178,7 +178,7 @@ error    export  no-annotations             declares none of the four hints: hos
 }
 
 func TestWriteTextNoTools(t *testing.T) {
-	r, err := Check(Server{Name: "empty", Version: "1", ProtocolVersion: "2025-06-18"}, nil)
+	r, err := Review(Server{Name: "empty", Version: "1", ProtocolVersion: "2025-06-18"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestWriteTextNoTools(t *testing.T) {
 
 func TestWriteTextEscapes(t *testing.T) {
 	// A server must not be able to write escapes to the terminal.
-	r, err := Check(Server{Name: "evil\x1b[2J", Version: "1\n"}, []Listed{{Name: "x\x1b]0;title\x07"}})
+	r, err := Review(Server{Name: "evil\x1b[2J", Version: "1\n"}, []Listed{{Name: "x\x1b]0;title\x07"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,68 +1,13 @@
-package mcpeffect
+package host
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 
+	"github.com/mcpeffect/mcpeffect"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// Annotations returns the annotations that a tool of effect e advertises,
-// with all four hints explicit, as in this table:
-//
-//	effect                          readOnly destructive idempotent openWorld
-//	Read                            true     false       true       false
-//	Write                           false    false       false      false
-//	Write|Idempotent                false    false       true       false
-//	Write|Destructive               false    true        false      false
-//	Write|Destructive|Idempotent    false    true        true       false
-//	|OpenWorld on any                                               true
-//
-// An invalid effect (see [Effect.Check]) gets the worst case, as for a tool
-// that is not classified at all. Each call returns a new value that the
-// caller may change.
-func (e Effect) Annotations() *mcp.ToolAnnotations {
-	if !e.Valid() {
-		return worstCase()
-	}
-	read := e&Read != 0
-	return &mcp.ToolAnnotations{
-		ReadOnlyHint:    read,
-		DestructiveHint: ptr(e&destructiveBit != 0),
-		IdempotentHint:  read || e&idempotentBit != 0,
-		OpenWorldHint:   ptr(e&OpenWorld != 0),
-	}
-}
-
-// Annotations returns the annotations of the tool called name, derived from
-// its effect as in [Effect.Annotations], with the title given to
-// [Registry.AddTitled], if any. Each call returns a new value that the caller
-// may change.
-//
-// A name the registry does not know gets the worst case that the MCP
-// specification tells hosts to assume of a tool without annotations: not
-// read-only, destructive, not idempotent, open world.
-func (r *Registry) Annotations(name string) *mcp.ToolAnnotations {
-	ent, ok := r.lookup(name)
-	if !ok {
-		return worstCase()
-	}
-	a := ent.effect.Annotations()
-	a.Title = ent.title
-	return a
-}
-
-func worstCase() *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{
-		ReadOnlyHint:    false,
-		DestructiveHint: ptr(true),
-		IdempotentHint:  false,
-		OpenWorldHint:   ptr(true),
-	}
-}
-
-func ptr[T any](v T) *T { return &v }
 
 // Hints are the four annotation hints of a tool as a server declared them,
 // seen from the host's side. A nil field is a hint the server left out.
@@ -172,22 +117,22 @@ func (h Hints) Contradictory() bool {
 // explicit destructiveHint of true contradicts readOnlyHint, and a host
 // cannot know which of the two is wrong: the effect is then the write.
 // The result is always a valid Effect.
-func (h Hints) Effect() Effect {
+func (h Hints) Effect() mcpeffect.Effect {
 	open := valueOr(h.OpenWorld, DefaultOpenWorldHint)
-	var e Effect
+	var e mcpeffect.Effect
 	if valueOr(h.ReadOnly, DefaultReadOnlyHint) && !h.Contradictory() {
-		e = Read
+		e = mcpeffect.Read
 	} else {
-		e = Write
+		e = mcpeffect.Write
 		if valueOr(h.Destructive, DefaultDestructiveHint) {
-			e |= Destructive
+			e |= mcpeffect.Destructive
 		}
 		if valueOr(h.Idempotent, DefaultIdempotentHint) {
-			e |= Idempotent
+			e |= mcpeffect.Idempotent
 		}
 	}
 	if open {
-		e |= OpenWorld
+		e |= mcpeffect.OpenWorld
 	}
 	return e
 }
@@ -195,6 +140,8 @@ func (h Hints) Effect() Effect {
 // EffectOf returns the effect that annotations received from a server
 // amount to: HintsOf(a).Effect(). A nil a, a tool without annotations, is
 // the worst case, Write|Destructive|OpenWorld.
-func EffectOf(a *mcp.ToolAnnotations) Effect {
+func EffectOf(a *mcp.ToolAnnotations) mcpeffect.Effect {
 	return HintsOf(a).Effect()
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -1,4 +1,4 @@
-package mcpeffect_test
+package host_test
 
 import (
 	"context"
@@ -8,13 +8,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/host"
 )
 
 // A host decides what to do with a call from the hints the server lists,
 // and from whether it trusts the server.
 func ExamplePolicy_Decide() {
-	careful := mcpeffect.Policy{}
-	trusted := mcpeffect.Policy{Trusted: true, AllowIdempotentWrites: true}
+	careful := host.Policy{}
+	trusted := host.Policy{Trusted: true, AllowIdempotentWrites: true}
 	for _, tool := range []struct {
 		name        string
 		annotations *mcp.ToolAnnotations
@@ -25,7 +26,7 @@ func ExamplePolicy_Decide() {
 		{"delete_note", mcpeffect.Destructive.Annotations()},
 		{"legacy_tool", nil}, // no annotations: the worst case
 	} {
-		h := mcpeffect.HintsOf(tool.annotations)
+		h := host.HintsOf(tool.annotations)
 		fmt.Printf("%-12s untrusted: %-5s trusted: %s\n", tool.name, careful.Decide(tool.name, h), trusted.Decide(tool.name, h))
 	}
 	// Output:
@@ -51,17 +52,18 @@ func ExampleNewApprover() {
 	}
 	mcpeffect.AddTool(server, r, &mcp.Tool{Name: "get_note"}, mcpeffect.Read, handler)
 	mcpeffect.AddTool(server, r, &mcp.Tool{Name: "delete_note"}, mcpeffect.Destructive, handler)
+	server.AddReceivingMiddleware(r.Middleware(nil))
 	serverTransport, clientTransport := mcp.NewInMemoryTransports()
-	if _, err := server.Connect(ctx, serverTransport, nil); err != nil {
+	if _, err := server.Connect(mcpeffect.WithConnectionScope(ctx, mcpeffect.Full), serverTransport, nil); err != nil {
 		log.Fatal(err)
 	}
 
 	// The host.
-	confirm := func(_ context.Context, c *mcpeffect.Confirmation) (bool, error) {
+	confirm := func(_ context.Context, c *host.Confirmation) (bool, error) {
 		fmt.Printf("host: run %s? (%s) no\n", c.Params.Name, c.Reason)
 		return false, nil
 	}
-	approver := mcpeffect.NewApprover(mcpeffect.Policy{Trusted: true}, confirm)
+	approver := host.NewApprover(host.Policy{Trusted: true}, confirm)
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "v1"},
 		&mcp.ClientOptions{ToolListChangedHandler: approver.ToolListChanged})
 	client.AddSendingMiddleware(approver.Middleware())
@@ -80,4 +82,24 @@ func ExampleNewApprover() {
 	// server: ran get_note
 	// host: run delete_note? (it is destructive) no
 	// host: mcpeffect: call to tool "delete_note" not sent: declined when asked (it is destructive)
+}
+
+// A host reads the annotations a server sends and assumes the worst of
+// what is missing.
+func ExampleParseHints() {
+	for _, raw := range []string{
+		`{"readOnlyHint": true, "openWorldHint": false}`,
+		`{"readOnlyHint": false, "idempotentHint": true}`,
+		``, // no annotations at all
+	} {
+		h, err := host.ParseHints([]byte(raw))
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%-50q %s\n", raw, h.Effect())
+	}
+	// Output:
+	// "{\"readOnlyHint\": true, \"openWorldHint\": false}" read
+	// "{\"readOnlyHint\": false, \"idempotentHint\": true}" write|destructive|idempotent|openworld
+	// ""                                                 write|destructive|openworld
 }

@@ -1,4 +1,4 @@
-package mcpeffect_test
+package host_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/host"
 )
 
 // A recorder records the requests a server receives.
@@ -66,16 +67,19 @@ func notesServer(pageSize int) (*mcp.Server, *recorder) {
 	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "send_note"}, mcpeffect.Write|mcpeffect.OpenWorld, noop)
 	mcp.AddTool(s, &mcp.Tool{Name: "bare_tool"}, noop)
 	rec := &recorder{}
-	s.AddReceivingMiddleware(rec.middleware)
+	// The recorder sees every call that reaches the server; the registry's
+	// middleware, inside it, enforces the effects (connectApprover gives
+	// the connection the full scope).
+	s.AddReceivingMiddleware(rec.middleware, r.Middleware(nil))
 	return s, rec
 }
 
 // connect connects a client that applies a to server s, in memory.
-func connectApprover(t *testing.T, s *mcp.Server, a *mcpeffect.Approver, opts *mcp.ClientOptions) *mcp.ClientSession {
+func connectApprover(t *testing.T, s *mcp.Server, a *host.Approver, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	ctx := t.Context()
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, st, nil)
+	ss, err := s.Connect(mcpeffect.WithConnectionScope(ctx, mcpeffect.Full), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,10 +103,10 @@ type person struct {
 	err    error
 
 	mu    sync.Mutex
-	asked []*mcpeffect.Confirmation
+	asked []*host.Confirmation
 }
 
-func (p *person) confirm(_ context.Context, c *mcpeffect.Confirmation) (bool, error) {
+func (p *person) confirm(_ context.Context, c *host.Confirmation) (bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.asked = append(p.asked, c)
@@ -113,47 +117,47 @@ var errNoTerminal = errors.New("no terminal to ask on")
 
 func TestApprover(t *testing.T) {
 	var (
-		trusted = mcpeffect.Policy{Trusted: true}
+		trusted = host.Policy{Trusted: true}
 		yes     = func() *person { return &person{answer: true} }
 		no      = func() *person { return &person{answer: false} }
 		broken  = func() *person { return &person{err: errNoTerminal} }
 	)
 	for _, tc := range []struct {
 		name     string
-		policy   mcpeffect.Policy
+		policy   host.Policy
 		person   func() *person // nil: no ConfirmFunc
 		tool     string
 		asked    bool
 		sent     bool
-		decision mcpeffect.Decision // of the Refusal, if not sent
-		reason   string             // what the error says, if not sent
+		decision host.Decision // of the NotSentError, if not sent
+		reason   string        // what the error says, if not sent
 	}{
-		{"untrusted read, yes", mcpeffect.Policy{}, yes, "get_note", true, true, 0, ""},
-		{"untrusted read, no", mcpeffect.Policy{}, no, "get_note", true, false, mcpeffect.Ask, "the server is not trusted"},
+		{"untrusted read, yes", host.Policy{}, yes, "get_note", true, true, 0, ""},
+		{"untrusted read, no", host.Policy{}, no, "get_note", true, false, host.Ask, "the server is not trusted"},
 		{"trusted read", trusted, no, "get_note", false, true, 0, ""},
 		{"trusted open-world read", trusted, nil, "search_web", false, true, 0, ""},
 		{"trusted write, yes", trusted, yes, "create_note", true, true, 0, ""},
-		{"trusted write, no", trusted, no, "create_note", true, false, mcpeffect.Ask, "it is a write"},
+		{"trusted write, no", trusted, no, "create_note", true, false, host.Ask, "it is a write"},
 		{"trusted destructive, yes", trusted, yes, "delete_note", true, true, 0, ""},
-		{"trusted destructive, no", trusted, no, "delete_note", true, false, mcpeffect.Ask, "it is destructive"},
-		{"trusted destructive, no one to ask", trusted, nil, "delete_note", false, false, mcpeffect.Ask, "there is no one to ask"},
-		{"trusted, no annotations", trusted, no, "bare_tool", true, false, mcpeffect.Ask, "it is destructive (destructiveHint missing)"},
-		{"idempotent write allowed", mcpeffect.Policy{Trusted: true, AllowIdempotentWrites: true}, no, "tag_note", false, true, 0, ""},
-		{"open-world write denied", mcpeffect.Policy{Trusted: true, DenyOpenWorldWrites: true}, yes, "send_note", false, false, mcpeffect.Deny, "a write that may reach an open world"},
-		{"tool denied by name", mcpeffect.Policy{Trusted: true, Tools: map[string]mcpeffect.Decision{"get_note": mcpeffect.Deny}}, yes, "get_note", false, false, mcpeffect.Deny, "the policy names this tool: deny"},
-		{"tool allowed by name", mcpeffect.Policy{Tools: map[string]mcpeffect.Decision{"delete_note": mcpeffect.Allow}}, no, "delete_note", false, true, 0, ""},
+		{"trusted destructive, no", trusted, no, "delete_note", true, false, host.Ask, "it is destructive"},
+		{"trusted destructive, no one to ask", trusted, nil, "delete_note", false, false, host.Ask, "there is no one to ask"},
+		{"trusted, no annotations", trusted, no, "bare_tool", true, false, host.Ask, "it is destructive (destructiveHint missing)"},
+		{"idempotent write allowed", host.Policy{Trusted: true, AllowIdempotentWrites: true}, no, "tag_note", false, true, 0, ""},
+		{"open-world write denied", host.Policy{Trusted: true, DenyOpenWorldWrites: true}, yes, "send_note", false, false, host.Deny, "a write that may reach an open world"},
+		{"tool denied by name", host.Policy{Trusted: true, Tools: map[string]host.Decision{"get_note": host.Deny}}, yes, "get_note", false, false, host.Deny, "the policy names this tool: deny"},
+		{"tool allowed by name", host.Policy{Tools: map[string]host.Decision{"delete_note": host.Allow}}, no, "delete_note", false, true, 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, rec := notesServer(0)
 			var (
 				p       *person
-				confirm mcpeffect.ConfirmFunc
+				confirm host.ConfirmFunc
 			)
 			if tc.person != nil {
 				p = tc.person()
 				confirm = p.confirm
 			}
-			cs := connectApprover(t, s, mcpeffect.NewApprover(tc.policy, confirm), nil)
+			cs := connectApprover(t, s, host.NewApprover(tc.policy, confirm), nil)
 
 			_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tc.tool})
 
@@ -169,9 +173,9 @@ func TestApprover(t *testing.T) {
 				}
 				return
 			}
-			var r *mcpeffect.Refusal
+			var r *host.NotSentError
 			if !errors.As(err, &r) {
-				t.Fatalf("CallTool error %v, want a *Refusal", err)
+				t.Fatalf("CallTool error %v, want a *NotSentError", err)
 			}
 			if r.Tool != tc.tool || r.Decision != tc.decision || r.Asked != tc.asked {
 				t.Errorf("refusal of tool %q, decision %s, asked %t; want tool %q, decision %s, asked %t",
@@ -186,7 +190,7 @@ func TestApprover(t *testing.T) {
 	t.Run("confirmation fails", func(t *testing.T) {
 		s, rec := notesServer(0)
 		p := broken()
-		cs := connectApprover(t, s, mcpeffect.NewApprover(trusted, p.confirm), nil)
+		cs := connectApprover(t, s, host.NewApprover(trusted, p.confirm), nil)
 		_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_note"})
 		if !errors.Is(err, errNoTerminal) {
 			t.Errorf("CallTool error %v, want one wrapping %v", err, errNoTerminal)
@@ -200,7 +204,7 @@ func TestApprover(t *testing.T) {
 func TestApproverConfirmation(t *testing.T) {
 	s, _ := notesServer(0)
 	p := &person{answer: true}
-	cs := connectApprover(t, s, mcpeffect.NewApprover(mcpeffect.Policy{Trusted: true}, p.confirm), nil)
+	cs := connectApprover(t, s, host.NewApprover(host.Policy{Trusted: true}, p.confirm), nil)
 	args := map[string]any{"id": "n1"}
 	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_note", Arguments: args}); err != nil {
 		t.Fatal(err)
@@ -234,7 +238,7 @@ func TestApproverPagination(t *testing.T) {
 	// One tool a page, in order of name: search_web is on the fifth of
 	// seven.
 	s, rec := notesServer(1)
-	cs := connectApprover(t, s, mcpeffect.NewApprover(mcpeffect.Policy{Trusted: true}, nil), nil)
+	cs := connectApprover(t, s, host.NewApprover(host.Policy{Trusted: true}, nil), nil)
 	ctx := t.Context()
 
 	// Had the approver not found the read on its page, it would have
@@ -269,7 +273,7 @@ func TestApproverPagination(t *testing.T) {
 func TestApproverRemembersHostListing(t *testing.T) {
 	// Four tools a page, in order of name: get_note is on the first.
 	s, rec := notesServer(4)
-	cs := connectApprover(t, s, mcpeffect.NewApprover(mcpeffect.Policy{Trusted: true}, nil), nil)
+	cs := connectApprover(t, s, host.NewApprover(host.Policy{Trusted: true}, nil), nil)
 	ctx := t.Context()
 
 	// The host lists the first page itself.
@@ -294,7 +298,7 @@ func TestApproverRemembersHostListing(t *testing.T) {
 
 func TestApproverToolListChanged(t *testing.T) {
 	s, rec := notesServer(0)
-	a := mcpeffect.NewApprover(mcpeffect.Policy{Trusted: true}, nil)
+	a := host.NewApprover(host.Policy{Trusted: true}, nil)
 	changed := make(chan struct{}, 10)
 	cs := connectApprover(t, s, a, &mcp.ClientOptions{
 		ToolListChangedHandler: func(ctx context.Context, req *mcp.ToolListChangedRequest) {
@@ -324,8 +328,8 @@ func TestApproverToolListChanged(t *testing.T) {
 	}
 
 	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_note"})
-	var r *mcpeffect.Refusal
-	if !errors.As(err, &r) || r.Decision != mcpeffect.Ask {
+	var r *host.NotSentError
+	if !errors.As(err, &r) || r.Decision != host.Ask {
 		t.Errorf("calling get_note once destructive: error %v, want a refusal (no one to ask)", err)
 	}
 	if calls := rec.called(); len(calls) != 1 {
@@ -343,7 +347,7 @@ func TestApproverSessions(t *testing.T) {
 	writeServer.AddReceivingMiddleware(writeRec.middleware)
 	mcpeffect.AddTool(writeServer, mcpeffect.NewRegistry(), &mcp.Tool{Name: "get_note"}, mcpeffect.Destructive, noop)
 
-	a := mcpeffect.NewApprover(mcpeffect.Policy{Trusted: true}, nil)
+	a := host.NewApprover(host.Policy{Trusted: true}, nil)
 	readSession := connectApprover(t, readServer, a, nil)
 	writeSession := connectApprover(t, writeServer, a, nil)
 	ctx := t.Context()

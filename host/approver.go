@@ -1,4 +1,4 @@
-package mcpeffect
+package host
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"maps"
 	"sync"
 
+	"github.com/mcpeffect/mcpeffect"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -27,43 +28,16 @@ type Confirmation struct {
 	Tool *mcp.Tool
 	// Effect is what the tool's hints amount to, hints left out counting
 	// as their worst case.
-	Effect Effect
+	Effect mcpeffect.Effect
 	// Reason says in a few words why the policy asks, such as "it is
 	// destructive".
 	Reason string
 }
 
-// A Refusal is the error of a tool call that an [Approver] did not send to
-// the server: its policy denied the call, or asked about it and the answer
-// was no.
-type Refusal struct {
-	// Tool is the tool that was called.
-	Tool string
-	// Decision is the policy's: Deny, or Ask.
-	Decision Decision
-	// Asked reports, when the policy asks, whether a person was asked and
-	// declined; false means there was no one to ask (no ConfirmFunc).
-	Asked bool
-	// Reason says in a few words why the policy decided so, such as "it
-	// is destructive".
-	Reason string
-}
-
-// Error names the tool, and says why the call was not sent.
-func (r *Refusal) Error() string {
-	switch {
-	case r.Decision != Ask:
-		return fmt.Sprintf("mcpeffect: call to tool %q not sent: the policy denies it: %s", r.Tool, r.Reason)
-	case r.Asked:
-		return fmt.Sprintf("mcpeffect: call to tool %q not sent: declined when asked (%s)", r.Tool, r.Reason)
-	}
-	return fmt.Sprintf("mcpeffect: call to tool %q not sent: the policy asks about it (%s), and there is no one to ask", r.Tool, r.Reason)
-}
-
 // An Approver applies a [Policy] to the tool calls of a go-sdk client,
 // before they are sent: install [Approver.Middleware] with
 // [mcp.Client.AddSendingMiddleware]. A call the policy allows is sent; one
-// it denies is not, and CallTool returns a [*Refusal]; for one it asks
+// it denies is not, and CallTool returns a [*NotSentError]; for one it asks
 // about, the Approver asks a person through its [ConfirmFunc], and sends
 // the call only if they say yes.
 //
@@ -77,7 +51,7 @@ func (r *Refusal) Error() string {
 // it from the one the client has), which also has go-sdk ask the server
 // for those notifications:
 //
-//	approver := mcpeffect.NewApprover(policy, confirm)
+//	approver := host.NewApprover(policy, confirm)
 //	client := mcp.NewClient(impl, &mcp.ClientOptions{ToolListChangedHandler: approver.ToolListChanged})
 //	client.AddSendingMiddleware(approver.Middleware())
 //
@@ -174,7 +148,7 @@ func (a *Approver) approve(ctx context.Context, req mcp.Request) error {
 		return nil
 	case Ask:
 		if a.confirm == nil {
-			return &Refusal{Tool: params.Name, Decision: Ask, Reason: reason}
+			return &NotSentError{Tool: params.Name, Decision: Ask, Reason: reason}
 		}
 		ok, err := a.confirm(ctx, &Confirmation{
 			Session: session,
@@ -187,11 +161,11 @@ func (a *Approver) approve(ctx context.Context, req mcp.Request) error {
 			return fmt.Errorf("mcpeffect: call to tool %q not sent: asking for confirmation: %w", params.Name, err)
 		}
 		if !ok {
-			return &Refusal{Tool: params.Name, Decision: Ask, Asked: true, Reason: reason}
+			return &NotSentError{Tool: params.Name, Decision: Ask, Asked: true, Reason: reason}
 		}
 		return nil
 	}
-	return &Refusal{Tool: params.Name, Decision: Deny, Reason: reason}
+	return &NotSentError{Tool: params.Name, Decision: Deny, Reason: reason}
 }
 
 // lookup returns the tool called name as the server lists it on session,

@@ -1,8 +1,10 @@
-package mcpeffect
+package host
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mcpeffect/mcpeffect"
 )
 
 // A Decision is what a host does with a call to a tool: run it, ask a
@@ -121,8 +123,8 @@ func (p Policy) decide(name string, h Hints) (Decision, string) {
 		return d, "the policy names this tool: " + d.String()
 	}
 	e := h.Effect()
-	write := e&Write != 0
-	if p.DenyOpenWorldWrites && write && e&OpenWorld != 0 {
+	write := e&mcpeffect.Write != 0
+	if p.DenyOpenWorldWrites && write && e&mcpeffect.OpenWorld != 0 {
 		return Deny, "it is a write that may reach an open world" + missing(h.OpenWorld, "openWorldHint")
 	}
 	if !p.Trusted {
@@ -131,11 +133,11 @@ func (p Policy) decide(name string, h Hints) (Decision, string) {
 	switch {
 	case h.Contradictory():
 		return Ask, "its hints say both read-only and destructive"
-	case e&Destructive == Destructive:
+	case e&mcpeffect.Destructive == mcpeffect.Destructive:
 		return Ask, "it is destructive" + missing(h.Destructive, "destructiveHint")
 	case !write:
 		return Allow, "it is a read, and the server is trusted"
-	case p.AllowIdempotentWrites && e&Idempotent == Idempotent:
+	case p.AllowIdempotentWrites && e&mcpeffect.Idempotent == mcpeffect.Idempotent:
 		return Allow, "it is an idempotent write that destroys nothing, and the server is trusted"
 	}
 	return Ask, "it is a write" + missing(h.ReadOnly, "readOnlyHint")

@@ -1,0 +1,123 @@
+package mcpeffect
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// CodeDenied is the JSON-RPC error code of a tools/call refused by
+// [Registry.Middleware]. The error's data is a [DeniedError] in JSON. It is in
+// the range JSON-RPC leaves to servers, clear of the codes that go-sdk and
+// the MCP specification use.
+const CodeDenied = -32050
+
+// A DeniedError describes a tools/call refused by [Registry.Middleware].
+// It is the data of the JSON-RPC error the caller receives, and
+// [AsDeniedError] reads it back on the client; [MiddlewareOptions] OnDenied
+// sees it on the server.
+type DeniedError struct {
+	// Tool is the tool that was called.
+	Tool string `json:"tool"`
+	// Classified is false for a tool the registry does not know, which
+	// no scope may call.
+	Classified bool `json:"classified"`
+	// Required is the least scope that may call the tool, and
+	// RequiredScopeName the scope string that grants it. Both are empty for
+	// a tool that is not classified.
+	Required          Scope  `json:"required"`
+	RequiredScopeName string `json:"requiredScopeName,omitempty"`
+	// Granted is the scope the caller has.
+	Granted Scope `json:"granted"`
+	// Unscoped reports that nothing gave the caller a scope: the request
+	// carried no token, and its connection was given none with
+	// [WithConnectionScope] (as over stdio or in memory, when the server
+	// was started without one). Granted is then the zero Scope, and the
+	// message says how to give one.
+	Unscoped bool `json:"unscoped,omitempty"`
+}
+
+// Error says in plain words which tool was refused, which scope it needs
+// and which scope the caller has; when nothing gave the caller a scope
+// (Unscoped), it also says how to give one.
+func (d *DeniedError) Error() string {
+	if !d.Classified {
+		return fmt.Sprintf("mcpeffect: tool %q is refused: it has no effect classification, so no scope may call it", d.Tool)
+	}
+	msg := fmt.Sprintf("mcpeffect: tool %q is refused: it needs the %s scope (%q), and the caller has ", d.Tool, d.Required, d.RequiredScopeName)
+	switch {
+	case d.Unscoped:
+		// The first call of a server copied without a connection scope
+		// ends here: say what to do about it.
+		return msg + fmt.Sprintf("no scope, since the request carried no token and its connection was given none: "+
+			"pass mcpeffect.WithConnectionScope(ctx, scope) to Server.Run or Server.Connect (stdio, in memory), "+
+			"or over HTTP send a bearer token with the scope %q", d.RequiredScopeName)
+	case d.Granted == 0:
+		return msg + "no scope"
+	}
+	return msg + "only " + d.Granted.String()
+}
+
+// LogValue implements [slog.LogValuer]: a refusal logs as a group of its
+// fields, scopes by name, such as
+//
+//	denied.tool=delete_task denied.classified=true denied.required=full denied.requiredScopeName=tools:destructive denied.granted=read-only
+func (d *DeniedError) LogValue() slog.Value {
+	if d == nil {
+		return slog.Value{}
+	}
+	attrs := make([]slog.Attr, 0, 6)
+	attrs = append(attrs, slog.String("tool", d.Tool), slog.Bool("classified", d.Classified))
+	if d.Classified {
+		attrs = append(attrs, slog.String("required", d.Required.String()), slog.String("requiredScopeName", d.RequiredScopeName))
+	}
+	attrs = append(attrs, slog.String("granted", d.Granted.String()))
+	if d.Unscoped {
+		attrs = append(attrs, slog.Bool("unscoped", true))
+	}
+	return slog.GroupValue(attrs...)
+}
+
+// AsDeniedError reports whether err, as returned by a client's CallTool, is
+// a refusal by [Registry.Middleware], and if so returns its [DeniedError].
+// Any other error, nil included, gives nil and false.
+func AsDeniedError(err error) (*DeniedError, bool) {
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != CodeDenied || len(je.Data) == 0 {
+		return nil, false
+	}
+	var d DeniedError
+	if json.Unmarshal(je.Data, &d) != nil || d.Tool == "" {
+		return nil, false
+	}
+	return &d, true
+}
+
+// denial returns the refusal of a call to the tool called name by a caller
+// with scope granted.
+func (r *Registry) denial(name string, granted Scope, names ScopeNames) *DeniedError {
+	need, classified := r.Required(name)
+	return newDeniedError(name, need, classified, granted, names)
+}
+
+func newDeniedError(name string, need Scope, classified bool, granted Scope, names ScopeNames) *DeniedError {
+	d := &DeniedError{Tool: name, Granted: granted}
+	if classified {
+		d.Classified = true
+		d.Required = need
+		d.RequiredScopeName = names.Name(need)
+	}
+	return d
+}
+
+func (d *DeniedError) rpcError() *jsonrpc.Error {
+	data, err := json.Marshal(d)
+	if err != nil {
+		// A DeniedError holds strings and valid scopes only.
+		panic(err)
+	}
+	return &jsonrpc.Error{Code: CodeDenied, Message: d.Error(), Data: data}
+}

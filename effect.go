@@ -1,0 +1,208 @@
+package mcpeffect
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// An Effect classifies what calling a tool does to the world. It is a set of
+// flags combined with |.
+//
+// Every valid effect has exactly one of [Read] or [Write]. [Destructive] and
+// [Idempotent] describe writes and carry the [Write] bit themselves, so
+// Destructive|Idempotent is already a write. [OpenWorld] may be added to
+// either.
+type Effect uint8
+
+// The flags of an [Effect].
+const (
+	// Read changes nothing. Reads are idempotent by nature.
+	Read Effect = 1 << iota
+	// Write changes something. Alone, it is an additive write: a new row,
+	// a new message; repeating it adds another.
+	Write
+	destructiveBit
+	idempotentBit
+	// OpenWorld reaches outside a closed, known set of resources: another
+	// application, the web, a user's files.
+	OpenWorld
+
+	// Destructive is a write that deletes or overwrites what exists.
+	Destructive = destructiveBit | Write
+	// Idempotent is a write that converges: repeating it with the same
+	// arguments changes nothing more.
+	Idempotent = idempotentBit | Write
+)
+
+// effectBits holds every bit an Effect may carry.
+const effectBits = Read | Write | destructiveBit | idempotentBit | OpenWorld
+
+// flagNames lists the flags in the order String writes them.
+var flagNames = [...]struct {
+	bit  Effect
+	name string
+}{
+	{Read, "read"},
+	{Write, "write"},
+	{destructiveBit, "destructive"},
+	{idempotentBit, "idempotent"},
+	{OpenWorld, "openworld"},
+}
+
+// String returns the flags of e joined by |, such as "write|destructive" or
+// "read|openworld": the form [Effect.UnmarshalText] reads back. The zero
+// Effect is "none"; bits that no flag names are shown in hex.
+func (e Effect) String() string {
+	if e == 0 {
+		return "none"
+	}
+	var b strings.Builder
+	for _, f := range flagNames {
+		if e&f.bit != 0 {
+			if b.Len() > 0 {
+				b.WriteByte('|')
+			}
+			b.WriteString(f.name)
+		}
+	}
+	if rest := e &^ effectBits; rest != 0 {
+		if b.Len() > 0 {
+			b.WriteByte('|')
+		}
+		fmt.Fprintf(&b, "%#x", uint8(rest))
+	}
+	return b.String()
+}
+
+// Valid reports whether e is an effect a tool can have: it has exactly one
+// of [Read] or [Write], no bits that no flag names, and no write flag
+// beside Read. [Registry.Add] and [ParseEffect] refuse an invalid effect
+// with an error naming the rule it breaks.
+func (e Effect) Valid() bool { return e.validate() == nil }
+
+// validate returns nil if e is valid, or an error naming the rule it
+// breaks.
+func (e Effect) validate() error {
+	switch {
+	case e&^effectBits != 0:
+		return fmt.Errorf("unknown effect bits %#x", uint8(e&^effectBits))
+	case e&(Read|Write) == 0:
+		if e == 0 {
+			return errors.New("no effect: it must have Read or Write")
+		}
+		return fmt.Errorf("effect %s has neither Read nor Write", e)
+	case e&Read != 0 && e&(Write|destructiveBit|idempotentBit) != 0:
+		// The message starts with the flag's Go name, as users write it.
+		return fmt.Errorf("%s cannot be combined with %s", "Read", writeFlagName(e))
+	}
+	return nil
+}
+
+// writeFlagName names the most specific write flag in e, for errors.
+func writeFlagName(e Effect) string {
+	switch {
+	case e&destructiveBit != 0:
+		return "Destructive"
+	case e&idempotentBit != 0:
+		return "Idempotent"
+	}
+	return "Write"
+}
+
+// MarshalText implements [encoding.TextMarshaler]. Only valid effects
+// marshal: an invalid one is an error rather than text that cannot be read
+// back.
+func (e Effect) MarshalText() ([]byte, error) {
+	if err := e.validate(); err != nil {
+		return nil, ruleErrorf(ErrInvalidEffect, "mcpeffect: cannot marshal effect %s: %v", e, err)
+	}
+	return []byte(e.String()), nil
+}
+
+// UnmarshalText implements [encoding.TextUnmarshaler]. It reads flag names
+// separated by |, in any order and case, with spaces allowed around them:
+// "read", "write|destructive", "Write | Idempotent | OpenWorld".
+// "destructive" and "idempotent" imply "write". The result must be a valid
+// effect (see [Effect.Valid]); on error e is left unchanged.
+func (e *Effect) UnmarshalText(text []byte) error {
+	v, err := ParseEffect(string(text))
+	if err != nil {
+		return err
+	}
+	*e = v
+	return nil
+}
+
+// ParseEffect parses the text form of an effect; see [Effect.UnmarshalText].
+func ParseEffect(s string) (Effect, error) {
+	if strings.TrimSpace(s) == "" {
+		return 0, ruleErrorf(ErrInvalidEffect, "mcpeffect: empty effect")
+	}
+	var e Effect
+	for part := range strings.SplitSeq(s, "|") {
+		name := strings.TrimSpace(part)
+		var bit Effect
+		for _, f := range flagNames {
+			if strings.EqualFold(name, f.name) {
+				bit = f.bit
+				break
+			}
+		}
+		switch bit {
+		case 0:
+			return 0, ruleErrorf(ErrInvalidEffect, "mcpeffect: effect %q: unknown flag %q (want read, write, destructive, idempotent or openworld)", s, name)
+		case destructiveBit:
+			bit = Destructive
+		case idempotentBit:
+			bit = Idempotent
+		}
+		e |= bit
+	}
+	if err := e.validate(); err != nil {
+		return 0, ruleErrorf(ErrInvalidEffect, "mcpeffect: effect %q: %v", s, err)
+	}
+	return e, nil
+}
+
+// required is the least scope that may call a tool of effect e.
+func (e Effect) required() Scope {
+	switch {
+	case e&destructiveBit != 0:
+		return Full
+	case e&Write != 0:
+		return NonDestructive
+	}
+	return ReadOnly
+}
+
+// Annotations returns the annotations that a tool of effect e advertises,
+// with all four hints explicit, as the effect table of the package
+// documentation gives them. An invalid effect (see [Effect.Valid]) gets
+// the worst case, as for a tool that is not classified at all. Each call
+// returns a new value that the caller may change.
+func (e Effect) Annotations() *mcp.ToolAnnotations {
+	if !e.Valid() {
+		return worstCase()
+	}
+	read := e&Read != 0
+	return &mcp.ToolAnnotations{
+		ReadOnlyHint:    read,
+		DestructiveHint: ptr(e&destructiveBit != 0),
+		IdempotentHint:  read || e&idempotentBit != 0,
+		OpenWorldHint:   ptr(e&OpenWorld != 0),
+	}
+}
+
+func worstCase() *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{
+		ReadOnlyHint:    false,
+		DestructiveHint: ptr(true),
+		IdempotentHint:  false,
+		OpenWorldHint:   ptr(true),
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
