@@ -15,7 +15,7 @@ import (
 // task that is not auto-close to done without a human.
 func TestApprovalGate(t *testing.T) {
 	e := newEnv(t)
-	human := e.connect(e.mint("alice", store.Human, mcpeffect.NonDestructive))
+	human := e.connect(e.mint("alice", store.Human, mcpeffect.Full))
 	agent := e.connect(e.mint("builder", store.Agent, mcpeffect.Full))
 
 	task := must[store.Task](t, agent, "create_task", args{"title": "Ship it"})
@@ -75,8 +75,8 @@ func TestApprovalGate(t *testing.T) {
 // open with the reason kept.
 func TestRejectReopens(t *testing.T) {
 	e := newEnv(t)
-	human := e.connect(e.mint("alice", store.Human, mcpeffect.NonDestructive))
-	agent := e.connect(e.mint("builder", store.Agent, mcpeffect.NonDestructive))
+	human := e.connect(e.mint("alice", store.Human, mcpeffect.Full))
+	agent := e.connect(e.mint("builder", store.Agent, mcpeffect.Full))
 	task := must[store.Task](t, agent, "create_task", args{"title": "Ship it"})
 	must[store.Task](t, agent, "close_task", args{"task_id": task.ID})
 	dec := must[store.Decision](t, human, "reject_task", args{"task_id": task.ID, "reason": "tests are red"})

@@ -8,10 +8,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// approve_task and reject_task are writes that a non-destructive token may
-// call; that only a human may decide is a rule of the domain, checked by
-// the store on the caller's kind, because a scope says what a token may
-// do, not whose it is.
+// approve_task and reject_task change a task's status, so they need a full
+// token; that only a human may decide, whatever the scope, is a rule of the
+// domain, checked by the store on the caller's kind, because a scope says
+// what a token may do, not whose it is.
 func (d *done) addApprovalTools(s *mcp.Server, r *mcpeffect.Registry) {
 	mcpeffect.AddTool(s, r, tool[noArgs, approvalsResult]("list_pending_approvals",
 		"Approval requests waiting for a human: tasks to close, and what agents asked to have validated."),
@@ -25,10 +25,10 @@ func (d *done) addApprovalTools(s *mcp.Server, r *mcpeffect.Registry) {
 		mcpeffect.Write, d.requestApproval)
 	mcpeffect.AddTool(s, r, tool[approveTaskArgs, store.Decision]("approve_task",
 		"A human validates: a task awaiting approval becomes done (or the approval named by approval_id is granted). Human tokens only: agents are refused whatever their scope."),
-		mcpeffect.Idempotent, d.approveTask)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.approveTask)
 	mcpeffect.AddTool(s, r, tool[rejectTaskArgs, store.Decision]("reject_task",
 		"A human refuses, with a reason: a task awaiting approval goes back to open. Human tokens only: agents are refused whatever their scope."),
-		mcpeffect.Idempotent, d.rejectTask)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.rejectTask)
 }
 
 type approvalArg struct {

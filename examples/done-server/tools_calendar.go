@@ -30,7 +30,7 @@ func (d *done) addCalendarTools(s *mcp.Server, r *mcpeffect.Registry) {
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.revokeCalendarLink)
 	mcpeffect.AddTool(s, r, tool[scheduleTaskArgs, store.Task]("schedule_task",
 		"Plan a task on days (start and end dates, both included) or at times (RFC 3339); it then shows in feeds and agendas. Without start, the task is no longer scheduled."),
-		mcpeffect.Idempotent, d.scheduleTask)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.scheduleTask)
 }
 
 type linksResult struct {

@@ -27,10 +27,10 @@ func (d *done) addProjectTools(s *mcp.Server, r *mcpeffect.Registry) {
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.updateProject)
 	mcpeffect.AddTool(s, r, tool[projectArg, store.Project]("archive_project",
 		"Archive a project: it and its tasks become read-only and leave the lists."),
-		mcpeffect.Idempotent, d.archiveProject)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.archiveProject)
 	mcpeffect.AddTool(s, r, tool[projectArg, store.Project]("unarchive_project",
 		"Bring an archived project back to the lists, writable again."),
-		mcpeffect.Idempotent, d.unarchiveProject)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.unarchiveProject)
 	mcpeffect.AddTool(s, r, tool[projectArg, store.TrashItem]("delete_project",
 		"Move a project and all its tasks to the Trash, from where restore_from_trash brings them back; no-op if already there."),
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.deleteProject)

@@ -42,25 +42,25 @@ func (d *done) addTaskTools(s *mcp.Server, r *mcpeffect.Registry) {
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.deleteTask)
 	mcpeffect.AddTool(s, r, tool[moveTaskArgs, store.Task]("move_task",
 		"Put a task in a project, or in none if project_id is left out."),
-		mcpeffect.Idempotent, d.moveTask)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.moveTask)
 	mcpeffect.AddTool(s, r, tool[assignTaskArgs, store.Task]("assign_task",
 		"Set who a task is for (a person or an agent, by name), or no one if assignee is left out."),
-		mcpeffect.Idempotent, d.assignTask)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.assignTask)
 	mcpeffect.AddTool(s, r, tool[taskArg, store.Task]("claim_task",
 		"Assign an unclaimed task to the caller, and start the run queued on it for the caller, if any; no-op if the caller already holds it. Refused to a paused agent."),
-		mcpeffect.Idempotent, d.claimTask)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.claimTask)
 	mcpeffect.AddTool(s, r, tool[blockTaskArgs, store.Task]("block_task",
 		"Mark an open task blocked, with the reason and optionally the task it waits for."),
-		mcpeffect.Idempotent, d.blockTask)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.blockTask)
 	mcpeffect.AddTool(s, r, tool[taskArg, store.Task]("unblock_task",
 		"Clear the blocked state of a task; no-op if it is not blocked."),
-		mcpeffect.Idempotent, d.unblockTask)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.unblockTask)
 	mcpeffect.AddTool(s, r, tool[taskArg, store.Task]("close_task",
 		"Finish a task: done if it is auto-close, else awaiting_approval with one approval request for a human (repeating adds no second)."),
-		mcpeffect.Idempotent, d.closeTask)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.closeTask)
 	mcpeffect.AddTool(s, r, tool[taskArg, store.Task]("reopen_task",
 		"Set a done or awaiting_approval task back to open, withdrawing its approval request; no-op if it is not closed."),
-		mcpeffect.Idempotent, d.reopenTask)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.reopenTask)
 	mcpeffect.AddTool(s, r, tool[dependencyArgs, store.Task]("add_task_dependency",
 		"Make task_id depend on depends_on: it is not ready until depends_on is done. No-op if the dependency exists; refused if it would make a cycle."),
 		mcpeffect.Idempotent, d.addTaskDependency)
