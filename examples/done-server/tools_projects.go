@@ -66,7 +66,7 @@ func (d *done) getProjectProgress(ctx context.Context, _ *mcp.CallToolRequest, i
 type createProjectArgs struct {
 	Name            string `json:"name"`
 	Description     string `json:"description,omitempty"`
-	AutoClose       bool   `json:"auto_close,omitempty" jsonschema:"the auto_close of new tasks; false (the default) makes closing them need a human's approval"`
+	AutoClose       bool   `json:"auto_close,omitempty" jsonschema:"the auto_close of new tasks (only a human may set it); false, the default, makes closing them need a human's approval"`
 	DefaultAssignee string `json:"default_assignee,omitempty" jsonschema:"who new tasks are for when they name no one"`
 }
 
@@ -81,7 +81,7 @@ type updateProjectArgs struct {
 	ProjectID       string  `json:"project_id" jsonschema:"the id of the project"`
 	Name            *string `json:"name,omitempty"`
 	Description     *string `json:"description,omitempty"`
-	AutoClose       *bool   `json:"auto_close,omitempty" jsonschema:"the auto_close of new tasks; tasks that exist keep theirs"`
+	AutoClose       *bool   `json:"auto_close,omitempty" jsonschema:"the auto_close of new tasks (only a human may set it to true); tasks that exist keep theirs"`
 	DefaultAssignee *string `json:"default_assignee,omitempty" jsonschema:"who new tasks are for; an empty string for no one"`
 }
 

@@ -32,10 +32,10 @@ func (d *done) addTaskTools(s *mcp.Server, r *mcpeffect.Registry) {
 		mcpeffect.Read, d.getNextTask)
 
 	mcpeffect.AddTool(s, r, tool[createTaskArgs, store.Task]("create_task",
-		"Create a task. Without auto_close it needs a human's approval to become done; project defaults apply to what is left out."),
+		"Create a task. Unless it is auto-close it needs a human's approval to become done; project defaults apply to what is left out. Only a human may make a task auto-close."),
 		mcpeffect.Write, d.createTask)
 	mcpeffect.AddTool(s, r, tool[updateTaskArgs, store.Task]("update_task",
-		"Overwrite fields of a task (title, description, due, priority, auto_close); the activity log keeps the old values. Only a human may change auto_close."),
+		"Overwrite fields of a task (title, description, due, priority, auto_close); the activity log keeps the old values. Only a human may make a task auto-close."),
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.updateTask)
 	mcpeffect.AddTool(s, r, tool[taskArg, store.TrashItem]("delete_task",
 		"Move a task, with its subtasks, steps and comments, to the Trash, from where restore_from_trash brings it back; no-op if already there."),
@@ -154,7 +154,7 @@ type createTaskArgs struct {
 	ProjectID   string         `json:"project_id,omitempty" jsonschema:"the project of the task; it gives the defaults of auto_close and assignee"`
 	ParentID    string         `json:"parent_id,omitempty" jsonschema:"makes the new task a subtask of this one"`
 	Assignee    string         `json:"assignee,omitempty" jsonschema:"the name of the person or agent the task is for"`
-	AutoClose   *bool          `json:"auto_close,omitempty" jsonschema:"true: close_task finishes the task at once; false: closing needs a human's approval"`
+	AutoClose   *bool          `json:"auto_close,omitempty" jsonschema:"true (humans only): close_task finishes the task at once; false: closing needs a human's approval; left out, the project's or parent task's"`
 	Due         string         `json:"due,omitempty" jsonschema:"the due date, YYYY-MM-DD"`
 	Priority    store.Priority `json:"priority,omitempty" jsonschema:"normal if left out"`
 }
@@ -173,7 +173,7 @@ type updateTaskArgs struct {
 	Description *string         `json:"description,omitempty"`
 	Due         *string         `json:"due,omitempty" jsonschema:"the due date, YYYY-MM-DD, or an empty string for none"`
 	Priority    *store.Priority `json:"priority,omitempty"`
-	AutoClose   *bool           `json:"auto_close,omitempty" jsonschema:"only a human may change it"`
+	AutoClose   *bool           `json:"auto_close,omitempty" jsonschema:"only a human may set it to true"`
 }
 
 func (d *done) updateTask(ctx context.Context, _ *mcp.CallToolRequest, in updateTaskArgs) (*mcp.CallToolResult, store.Task, error) {
