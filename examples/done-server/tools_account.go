@@ -18,7 +18,7 @@ func (d *done) addAccountTools(s *mcp.Server, r *mcpeffect.Registry) {
 		mcpeffect.Read, d.listTokens)
 
 	mcpeffect.AddTool(s, r, tool[createTokenArgs, createTokenResult]("create_token",
-		"Mint an API token, for the caller or for an agent, with a scope no wider than the caller's. The secret is in the answer, once."),
+		"Mint an API token, for the caller or for an agent, with a scope no wider than what the caller may do (its token's scope, or less on a capped connection). The secret is in the answer, once."),
 		mcpeffect.Write, d.createToken)
 	mcpeffect.AddTool(s, r, tool[tokenArg, store.Token]("revoke_token",
 		"Revoke one of the caller's tokens for good: calls made with it fail from the next one on."),
@@ -44,10 +44,7 @@ type whoamiResult struct {
 
 func (d *done) whoami(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, whoamiResult, error) {
 	k := callerToken(ctx)
-	scope := k.Scope
-	if max, ok := mcpeffect.ScopeFrom(ctx); ok {
-		scope = min(scope, max)
-	}
+	scope := mcpeffect.CallerScopeFromContext(ctx)
 	return nil, whoamiResult{
 		TokenID:     k.ID,
 		Name:        k.Name,
@@ -73,7 +70,7 @@ func (d *done) listTokens(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs)
 type createTokenArgs struct {
 	Name          string          `json:"name" jsonschema:"whose token it is: the caller's own name, or the name of an agent"`
 	Kind          store.Kind      `json:"kind"`
-	Scope         mcpeffect.Scope `json:"scope" jsonschema:"at most the caller's scope"`
+	Scope         mcpeffect.Scope `json:"scope" jsonschema:"at most what the caller may do: whoami's scope"`
 	ExpiresInDays int             `json:"expires_in_days,omitempty" jsonschema:"how many days the token lasts (1 to 3650); left out, it lasts until revoked"`
 }
 
@@ -87,7 +84,9 @@ func (d *done) createToken(ctx context.Context, _ *mcp.CallToolRequest, in creat
 	if in.ExpiresInDays < 0 || in.ExpiresInDays > 3650 {
 		return nil, createTokenResult{}, &store.Error{Code: store.Invalid, Message: "expires_in_days must be between 1 and 3650"}
 	}
-	k, secret, err := d.store.CreateToken(ctx, caller(ctx), store.NewToken{
+	// What the call may do, not what the token may: on a connection
+	// capped below its token, a wider token would escape the cap.
+	k, secret, err := d.store.CreateToken(ctx, caller(ctx), mcpeffect.CallerScopeFromContext(ctx), store.NewToken{
 		Name: in.Name, Kind: in.Kind, Scope: in.Scope, TTL: time.Duration(in.ExpiresInDays) * 24 * time.Hour,
 	})
 	return nil, createTokenResult{k, secret}, d.check(ctx, err)

@@ -97,10 +97,13 @@ func (s *Store) MintToken(ctx context.Context, n NewToken) (Token, string, error
 }
 
 // CreateToken mints a token on the authority of the caller's token, and
-// returns it with its secret. Its scope can be no wider than the caller's.
-// An agent may mint tokens only for itself; a person may mint them for
-// themself or for any agent, never for another person.
-func (s *Store) CreateToken(ctx context.Context, by Actor, n NewToken) (Token, string, error) {
+// returns it with its secret. Its scope can be no wider than what the
+// caller may do: the scope of the caller's token, capped by within, the
+// scope of the call (less than the token's on a capped connection), so
+// that a capped connection cannot mint its way out of the cap; the zero
+// within mints nothing. An agent may mint tokens only for itself; a person
+// may mint them for themself or for any agent, never for another person.
+func (s *Store) CreateToken(ctx context.Context, by Actor, within mcpeffect.Scope, n NewToken) (Token, string, error) {
 	type minted struct {
 		token  Token
 		secret string
@@ -110,7 +113,11 @@ func (s *Store) CreateToken(ctx context.Context, by Actor, n NewToken) (Token, s
 		if err != nil {
 			return minted{}, err
 		}
-		if n.Scope > caller.Scope {
+		switch limit := min(caller.Scope, within); {
+		case n.Scope <= limit:
+		case limit < caller.Scope:
+			return minted{}, forbiddenf("scope %s is wider than what this connection may do (%s; your token's is %s): a token can mint only scopes up to its caller's", n.Scope, limit, caller.Scope)
+		default:
 			return minted{}, forbiddenf("scope %s is wider than your token's (%s): a token can mint only scopes up to its own", n.Scope, caller.Scope)
 		}
 		self := n.Kind == by.Kind && n.Name == by.Name
