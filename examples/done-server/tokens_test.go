@@ -18,6 +18,7 @@ func TestCreateToken(t *testing.T) {
 	e := newEnv(t)
 	human := e.connect(e.mint("alice", store.Human, mcpeffect.NonDestructive))
 	agent := e.connect(e.mint("builder", store.Agent, mcpeffect.Full))
+	e.mint("mallory", store.Human, mcpeffect.ReadOnly)
 
 	for _, c := range []struct {
 		name   string
@@ -69,19 +70,33 @@ func TestCreateToken(t *testing.T) {
 		})
 	}
 
-	// list_tokens shows alice's tokens and the one she minted, no secrets.
-	res, err := human.CallTool(t.Context(), callParams("list_tokens", nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	listed := text(res)
-	for _, name := range []string{`"alice"`, `"reader-bot"`} {
-		if !strings.Contains(listed, name) {
-			t.Errorf("list_tokens lacks %s: %s", name, listed)
+	// list_tokens shows a person their tokens and every agent's; an agent
+	// only its own; never a secret.
+	for _, c := range []struct {
+		cs        *mcp.ClientSession
+		want, not []string
+	}{
+		{human, []string{`"alice"`, `"reader-bot"`, `"builder"`}, []string{`"mallory"`}},
+		{agent, []string{`"builder"`}, []string{`"alice"`, `"reader-bot"`}},
+	} {
+		res, err := c.cs.CallTool(t.Context(), callParams("list_tokens", nil))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if strings.Contains(listed, "builder") || strings.Contains(listed, "secret") || strings.Contains(listed, store.SecretPrefix) {
-		t.Errorf("list_tokens shows others' tokens or secrets: %s", listed)
+		listed := text(res)
+		for _, name := range c.want {
+			if !strings.Contains(listed, name) {
+				t.Errorf("list_tokens lacks %s: %s", name, listed)
+			}
+		}
+		for _, name := range c.not {
+			if strings.Contains(listed, name) {
+				t.Errorf("list_tokens shows %s: %s", name, listed)
+			}
+		}
+		if strings.Contains(listed, "secret") || strings.Contains(listed, store.SecretPrefix) {
+			t.Errorf("list_tokens shows secrets: %s", listed)
+		}
 	}
 }
 

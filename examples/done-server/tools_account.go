@@ -14,14 +14,14 @@ func (d *done) addAccountTools(s *mcp.Server, r *mcpeffect.Registry) {
 		"Who is behind the token: a person or an agent, its name, and its scope (whether it may write, and delete)."),
 		mcpeffect.Read, d.whoami)
 	mcpeffect.AddTool(s, r, tool[noArgs, tokensResult]("list_tokens",
-		"The caller's tokens and those it minted: id, scope, expiry, last use. Never their secrets, which Done does not keep."),
+		"The tokens the caller oversees: its own and, for a person, every agent's (what agents were given or minted), each with who minted it, scope, expiry, last use. Never their secrets, which Done does not keep."),
 		mcpeffect.Read, d.listTokens)
 
 	mcpeffect.AddTool(s, r, tool[createTokenArgs, createTokenResult]("create_token",
-		"Mint an API token, for the caller or for an agent, with a scope no wider than what the caller may do (its token's scope, or less on a capped connection). The secret is in the answer, once."),
+		"Mint an API token, for the caller or for an agent, with a scope no wider than what the caller may do (its token's scope, or less on a capped connection). The new token expires at the latest when the caller's does, and revoking the caller's revokes it. The secret is in the answer, once."),
 		mcpeffect.Write, d.createToken)
 	mcpeffect.AddTool(s, r, tool[tokenArg, store.Token]("revoke_token",
-		"Revoke one of the caller's tokens for good: calls made with it fail from the next one on."),
+		"Revoke for good a token the caller oversees (see list_tokens), with every token it minted and every calendar link those made: calls and feeds fail from the next one on."),
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.revokeToken)
 }
 

@@ -115,3 +115,51 @@ INSERT INTO activity (at, token_id, actor, actor_kind, action, subject_kind, sub
 		t.Error("the database took an auto-close task that names no one")
 	}
 }
+
+// TestMigrateOrigins opens a database of before migration 8, where minted
+// tokens could outlive their parents and links their tokens: the tokens
+// and links already there come under the rule.
+func TestMigrateOrigins(t *testing.T) {
+	dir := t.TempDir()
+	legacyDB(t, dir, 7, `
+INSERT INTO tokens (id, secret_hash, name, kind, scope, created_at, created_by, expires_at, revoked_at) VALUES
+	('k-root', x'01', 'alice', 'human', 'full', '2025-06-01T00:00:00.000Z', NULL, '2025-07-01T00:00:00.000Z', '2025-06-10T00:00:00.000Z'),
+	('k-child', x'02', 'bot', 'agent', 'full', '2025-06-02T00:00:00.000Z', 'k-root', NULL, NULL),
+	('k-grandchild', x'03', 'bot', 'agent', 'full', '2025-06-03T00:00:00.000Z', 'k-child', '2026-01-01T00:00:00.000Z', NULL),
+	('k-live', x'04', 'carol', 'human', 'full', '2025-06-01T00:00:00.000Z', NULL, '2025-08-01T00:00:00.000Z', NULL),
+	('k-live-child', x'05', 'robot', 'agent', 'full', '2025-06-02T00:00:00.000Z', 'k-live', NULL, NULL),
+	('k-short', x'06', 'robot', 'agent', 'full', '2025-06-02T00:00:00.000Z', 'k-live', '2025-07-01T00:00:00.000Z', NULL);
+INSERT INTO calendar_links (id, secret_hash, owner, name, created_at, created_by) VALUES
+	('l-dead', x'11', 'bot', 'feed of a revoked chain', '2025-06-03T00:00:00.000Z', 'k-grandchild'),
+	('l-live', x'12', 'robot', 'feed of a live chain', '2025-06-03T00:00:00.000Z', 'k-live-child');
+`)
+	s, _, err := Open(t.Context(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, c := range []struct {
+		table, id        string
+		expires, revoked string
+	}{
+		{"tokens", "k-child", "2025-07-01T00:00:00.000Z", "2025-06-10T00:00:00.000Z"},
+		{"tokens", "k-grandchild", "2025-07-01T00:00:00.000Z", "2025-06-10T00:00:00.000Z"},
+		{"tokens", "k-live-child", "2025-08-01T00:00:00.000Z", ""},
+		{"tokens", "k-short", "2025-07-01T00:00:00.000Z", ""},
+		{"calendar_links", "l-dead", "", "2025-06-10T00:00:00.000Z"},
+		{"calendar_links", "l-live", "", ""},
+	} {
+		expiry := "''"
+		if c.table == "tokens" {
+			expiry = "COALESCE(expires_at, '')"
+		}
+		var expires, revoked string
+		err := s.reader.QueryRow(`SELECT `+expiry+`, COALESCE(revoked_at, '') FROM `+c.table+` WHERE id = ?`, c.id).Scan(&expires, &revoked)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if expires != c.expires || revoked != c.revoked {
+			t.Errorf("%s %s: expires %q, revoked %q; want %q, %q", c.table, c.id, expires, revoked, c.expires, c.revoked)
+		}
+	}
+}
