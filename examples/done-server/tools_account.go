@@ -30,10 +30,12 @@ type whoamiResult struct {
 	Name    string     `json:"name"`
 	Kind    store.Kind `json:"kind"`
 	// Scope is what the caller may call: the token's scope, or less if
-	// the connection is capped (done-server serve -scope).
-	Scope mcpeffect.Scope `json:"scope"`
+	// the connection is capped (done-server serve -scope), as the
+	// registry's middleware let the call through. It is absent where no
+	// such check ran, as on a server built without that middleware.
+	Scope mcpeffect.Scope `json:"scope,omitempty"`
 	// ScopeString is the OAuth scope that grants Scope.
-	ScopeString string          `json:"scope_string"`
+	ScopeString string          `json:"scope_string,omitempty"`
 	ReadOnly    bool            `json:"read_only"`
 	TokenScope  mcpeffect.Scope `json:"token_scope"`
 	// Owner is true for the owner of the data directory, whom Done serves
