@@ -207,8 +207,21 @@ func (t *tx) createTask(n NewTask) (Task, error) {
 		if n.ParentID == "" {
 			autoClose, autoCloseBy = p.AutoClose, p.AutoCloseBy
 		}
-		if n.Assignee == "" {
-			n.Assignee = p.DefaultAssignee
+		// A paused default assignee is passed over: it takes no work,
+		// and the task waits for someone.
+		if n.Assignee == "" && p.DefaultAssignee != "" {
+			paused, err := t.pause(p.DefaultAssignee)
+			if err != nil {
+				return Task{}, err
+			}
+			if paused == nil {
+				n.Assignee = p.DefaultAssignee
+			}
+		}
+	}
+	if n.Assignee != "" {
+		if err := t.checkTakesWork(n.Assignee); err != nil {
+			return Task{}, err
 		}
 	}
 	if n.AutoClose != nil && *n.AutoClose != autoClose {
@@ -419,7 +432,7 @@ func (s *Store) MoveTask(ctx context.Context, by Actor, id, projectID string) (T
 }
 
 // AssignTask sets who a task is for; an empty assignee leaves it for
-// no one.
+// no one. A paused agent is refused: it takes no work.
 func (s *Store) AssignTask(ctx context.Context, by Actor, id, assignee string) (Task, error) {
 	return write(ctx, s, by, func(t *tx) (Task, error) {
 		r, err := t.writableTask("task_id", id)
@@ -428,6 +441,11 @@ func (s *Store) AssignTask(ctx context.Context, by Actor, id, assignee string) (
 		}
 		if err := t.checkAssignee(assignee); err != nil {
 			return Task{}, err
+		}
+		if r.Assignee != assignee {
+			if err := t.checkTakesWork(assignee); err != nil {
+				return Task{}, err
+			}
 		}
 		return t.setAssignee(r, assignee, "assign_task")
 	})

@@ -139,9 +139,11 @@ func (s *Store) CreateToken(ctx context.Context, by Actor, within mcpeffect.Scop
 }
 
 // mint makes a token, minted by parent if it is not nil: the command line
-// mints without one.
+// mints without one. Its name is normalised, and refused if it could pass
+// for another (see the rules in names.go).
 func (t *tx) mint(n NewToken, parent *Token) (Token, string, error) {
-	if err := checkName("name", n.Name); err != nil {
+	var err error
+	if n.Name, err = normalizeName("name", n.Name); err != nil {
 		return Token{}, "", err
 	}
 	if _, err := ParseKind(string(n.Kind)); err != nil {
@@ -156,11 +158,14 @@ func (t *tx) mint(n NewToken, parent *Token) (Token, string, error) {
 	// A name is one person or one agent, so that assignees and authors,
 	// which are names, are never ambiguous.
 	var other Kind
-	err := t.queryRow(`SELECT kind FROM tokens WHERE name = ? AND kind <> ? LIMIT 1`, n.Name, string(n.Kind)).Scan(&other)
+	err = t.queryRow(`SELECT kind FROM tokens WHERE name = ? AND kind <> ? LIMIT 1`, n.Name, string(n.Kind)).Scan(&other)
 	switch {
 	case err == nil:
 		return Token{}, "", conflictf("the name %s belongs to %s %s: pick another name", quote(n.Name), article(other), other)
 	case !errors.Is(err, sql.ErrNoRows):
+		return Token{}, "", err
+	}
+	if err := t.checkNameFree("name", n.Name); err != nil {
 		return Token{}, "", err
 	}
 
