@@ -146,8 +146,15 @@ func TestApproveBindsToReviewedRequest(t *testing.T) {
 	alice := e.connect(e.mint("alice", store.Human, mcpeffect.Full))
 	agent := e.connect(e.mint("builder", store.Agent, mcpeffect.Full))
 	task := must[store.Task](t, agent, "create_task", args{"title": "Migrate the data"})
+	other := must[store.Approval](t, agent, "request_approval", args{"task_id": task.ID, "reason": "May I drop the old table?"})
 	must[store.Task](t, agent, "close_task", args{"task_id": task.ID})
-	reviewed := must[store.TaskDetail](t, alice, "get_task", args{"task_id": task.ID}).Approval.ID
+	// get_task shows the close request, even with an older request of
+	// another kind pending.
+	pending := must[store.TaskDetail](t, alice, "get_task", args{"task_id": task.ID}).Approval
+	if pending == nil || pending.Kind != store.ApprovalClose || pending.ID == other.ID {
+		t.Fatalf("get_task of a task awaiting approval: approval %+v, want its close request", pending)
+	}
+	reviewed := pending.ID
 
 	// While alice reads the evidence, the agent reopens and closes again.
 	must[store.Task](t, agent, "reopen_task", args{"task_id": task.ID})
