@@ -124,7 +124,9 @@ func callerToken(ctx context.Context) store.Token {
 	return k
 }
 
-// caller returns who the request ctx belongs to runs for.
+// caller returns who the request ctx belongs to runs for. What it may do
+// is [mcpeffect.CallerScopeFromContext]: its token's scope, capped by the
+// connection's.
 func caller(ctx context.Context) store.Actor {
 	return callerToken(ctx).Actor()
 }

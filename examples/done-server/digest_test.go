@@ -26,7 +26,7 @@ func digestIDs(t *testing.T, cs *mcp.ClientSession, a args) (ids []string, curso
 func TestDigest(t *testing.T) {
 	e := newEnv(t) // Monday 2 June 2025, 09:00 UTC: ISO week 23
 	alice := e.connect(e.mint("alice", store.Human, mcpeffect.Full))
-	builder := e.connect(e.mint("builder", store.Agent, mcpeffect.NonDestructive))
+	builder := e.connect(e.mint("builder", store.Agent, mcpeffect.Full))
 	must[store.Task](t, alice, "create_task", args{"title": "Plan the launch"})
 	blocked := must[store.Task](t, alice, "create_task", args{"title": "Sign the contract"})
 	must[store.Task](t, alice, "block_task", args{"task_id": blocked.ID, "reason": "waiting for legal"})

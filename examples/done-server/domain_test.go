@@ -15,7 +15,7 @@ import (
 // task that is not auto-close to done without a human.
 func TestApprovalGate(t *testing.T) {
 	e := newEnv(t)
-	human := e.connect(e.mint("alice", store.Human, mcpeffect.NonDestructive))
+	human := e.connect(e.mint("alice", store.Human, mcpeffect.Full))
 	agent := e.connect(e.mint("builder", store.Agent, mcpeffect.Full))
 
 	task := must[store.Task](t, agent, "create_task", args{"title": "Ship it"})
@@ -37,10 +37,9 @@ func TestApprovalGate(t *testing.T) {
 		args       args
 		want       string
 	}{
-		{"approve", "approve_task", args{"task_id": task.ID}, "only a human may approve"},
-		{"approve by id", "approve_task", args{"task_id": task.ID, "approval_id": pending[0].ID}, "only a human may approve"},
-		{"reject", "reject_task", args{"task_id": task.ID, "reason": "no"}, "only a human may reject"},
-		{"clear auto_close", "update_task", args{"task_id": task.ID, "auto_close": true}, "only a human may change auto_close"},
+		{"approve", "approve_task", args{"task_id": task.ID, "approval_id": pending[0].ID}, "only a human may approve"},
+		{"reject", "reject_task", args{"task_id": task.ID, "approval_id": pending[0].ID, "reason": "no"}, "only a human may reject"},
+		{"make it auto-close", "update_task", args{"task_id": task.ID, "auto_close": true}, "only a human may make a task auto-close"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := call[map[string]any](t, agent, c.tool, c.args)
@@ -52,11 +51,12 @@ func TestApprovalGate(t *testing.T) {
 	// Reopening and closing again only asks again.
 	must[store.Task](t, agent, "reopen_task", args{"task_id": task.ID})
 	must[store.Task](t, agent, "close_task", args{"task_id": task.ID})
-	if got := must[store.TaskDetail](t, agent, "get_task", args{"task_id": task.ID}); got.Status != store.StatusAwaitingApproval || got.Approval == nil {
+	got := must[store.TaskDetail](t, agent, "get_task", args{"task_id": task.ID})
+	if got.Status != store.StatusAwaitingApproval || got.Approval == nil {
 		t.Fatalf("after reopen and close: %+v, want awaiting_approval with a pending request", got)
 	}
 
-	dec := must[store.Decision](t, human, "approve_task", args{"task_id": task.ID, "note": "looks good"})
+	dec := must[store.Decision](t, human, "approve_task", args{"task_id": task.ID, "approval_id": got.Approval.ID, "note": "looks good"})
 	if dec.Task.Status != store.StatusDone || dec.Approval.Status != "approved" || dec.Approval.DecidedBy != "alice" {
 		t.Fatalf("approve_task by a human: %+v", dec)
 	}
@@ -64,8 +64,8 @@ func TestApprovalGate(t *testing.T) {
 		t.Errorf("%d pending approvals after the decision, want 0", n)
 	}
 
-	// An auto-close task needs no one.
-	quick := must[store.Task](t, agent, "create_task", args{"title": "Tidy up", "auto_close": true})
+	// A task a human made auto-close needs no one.
+	quick := must[store.Task](t, human, "create_task", args{"title": "Tidy up", "auto_close": true})
 	if got := must[store.Task](t, agent, "close_task", args{"task_id": quick.ID}); got.Status != store.StatusDone {
 		t.Errorf("close_task on an auto-close task: status %s, want done", got.Status)
 	}
@@ -75,11 +75,12 @@ func TestApprovalGate(t *testing.T) {
 // open with the reason kept.
 func TestRejectReopens(t *testing.T) {
 	e := newEnv(t)
-	human := e.connect(e.mint("alice", store.Human, mcpeffect.NonDestructive))
-	agent := e.connect(e.mint("builder", store.Agent, mcpeffect.NonDestructive))
+	human := e.connect(e.mint("alice", store.Human, mcpeffect.Full))
+	agent := e.connect(e.mint("builder", store.Agent, mcpeffect.Full))
 	task := must[store.Task](t, agent, "create_task", args{"title": "Ship it"})
 	must[store.Task](t, agent, "close_task", args{"task_id": task.ID})
-	dec := must[store.Decision](t, human, "reject_task", args{"task_id": task.ID, "reason": "tests are red"})
+	closed := must[store.TaskDetail](t, human, "get_task", args{"task_id": task.ID})
+	dec := must[store.Decision](t, human, "reject_task", args{"task_id": task.ID, "approval_id": closed.Approval.ID, "reason": "tests are red"})
 	if dec.Task.Status != store.StatusOpen || dec.Approval.Status != "rejected" || dec.Approval.DecisionNote != "tests are red" {
 		t.Fatalf("reject_task: %+v", dec)
 	}

@@ -28,7 +28,7 @@ func mustFail(t *testing.T, cs *mcp.ClientSession, tool string, a args, want str
 func TestRunLifecycle(t *testing.T) {
 	e := newEnv(t)
 	alice := e.connect(e.mint("alice", store.Human, mcpeffect.Full))
-	builder := e.connect(e.mint("builder", store.Agent, mcpeffect.NonDestructive))
+	builder := e.connect(e.mint("builder", store.Agent, mcpeffect.Full))
 	task := must[store.Task](t, alice, "create_task", args{"title": "Port the parser"})
 
 	run := must[store.Run](t, alice, "start_run", args{"task_id": task.ID, "agent": "builder", "instructions": "Keep the old API."})
@@ -133,7 +133,7 @@ func TestRunLifecycle(t *testing.T) {
 func TestRetryAndCancel(t *testing.T) {
 	e := newEnv(t)
 	alice := e.connect(e.mint("alice", store.Human, mcpeffect.Full))
-	builder := e.connect(e.mint("builder", store.Agent, mcpeffect.NonDestructive))
+	builder := e.connect(e.mint("builder", store.Agent, mcpeffect.Full))
 	task := must[store.Task](t, alice, "create_task", args{"title": "Migrate the data"})
 	run := must[store.Run](t, alice, "start_run", args{"task_id": task.ID, "agent": "builder", "instructions": "Dry run first."})
 	mustFail(t, alice, "retry_run", args{"run_id": run.ID}, "only a failed or cancelled run can be retried")
@@ -171,7 +171,7 @@ func TestRetryAndCancel(t *testing.T) {
 func TestOneRunAtATime(t *testing.T) {
 	e := newEnv(t)
 	alice := e.connect(e.mint("alice", store.Human, mcpeffect.Full))
-	builder := e.connect(e.mint("builder", store.Agent, mcpeffect.NonDestructive))
+	builder := e.connect(e.mint("builder", store.Agent, mcpeffect.Full))
 	first := must[store.Task](t, alice, "create_task", args{"title": "First", "priority": "low"})
 	second := must[store.Task](t, alice, "create_task", args{"title": "Second", "priority": "urgent"})
 	must[store.Task](t, alice, "create_task", args{"title": "Unassigned and urgent", "priority": "urgent"})
@@ -201,7 +201,7 @@ func TestOneRunAtATime(t *testing.T) {
 // resumes it, and who may pause and resume whom.
 func TestPauseAgent(t *testing.T) {
 	e := newEnv(t)
-	alice := e.connect(e.mint("alice", store.Human, mcpeffect.NonDestructive))
+	alice := e.connect(e.mint("alice", store.Human, mcpeffect.Full))
 	builder := e.connect(e.mint("builder", store.Agent, mcpeffect.Full))
 	e.mint("other-bot", store.Agent, mcpeffect.Full)
 	task := must[store.Task](t, alice, "create_task", args{"title": "Index the docs"})
@@ -241,7 +241,7 @@ func TestFleetStatus(t *testing.T) {
 	alice := e.connect(e.mint("alice", store.Human, mcpeffect.Full))
 	e.connect(e.mint("gone-bot", store.Agent, mcpeffect.ReadOnly)) // seen now, offline later
 	e.clock.Advance(10 * time.Minute)
-	busy := e.connect(e.mint("busy-bot", store.Agent, mcpeffect.NonDestructive))
+	busy := e.connect(e.mint("busy-bot", store.Agent, mcpeffect.Full))
 	e.connect(e.mint("idle-bot", store.Agent, mcpeffect.ReadOnly))
 	e.mint("paused-bot", store.Agent, mcpeffect.NonDestructive)
 	e.mint("never-bot", store.Agent, mcpeffect.NonDestructive)
@@ -281,7 +281,7 @@ func TestFleetStatus(t *testing.T) {
 
 	detail := must[store.AgentDetail](t, alice, "get_agent", args{"agent": "busy-bot"})
 	if detail.CurrentRun == nil || detail.CurrentRun.ID != run.ID || len(detail.RecentRuns) != 1 ||
-		detail.Scope != mcpeffect.NonDestructive || detail.Limits.MaxRunningRuns != 1 {
+		detail.Scope != mcpeffect.Full || detail.Limits.MaxRunningRuns != 1 {
 		t.Errorf("get_agent: %+v", detail)
 	}
 

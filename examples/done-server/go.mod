@@ -7,6 +7,7 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/mcpeffect/mcpeffect v0.0.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	golang.org/x/text v0.41.0
 	modernc.org/sqlite v1.59.0
 )
 

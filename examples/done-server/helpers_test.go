@@ -272,7 +272,8 @@ type seed struct {
 	archived string // an archived project
 	task     string // depends on other; has step, step2, comment and label
 	other    string
-	awaiting string // closed, so awaiting a human's approval
+	awaiting string // closed, so awaiting a human's approval...
+	approval string // ...through this request
 	blocked  string
 	step     string
 	step2    string
@@ -302,6 +303,7 @@ func (e *env) newSeed(cs *mcp.ClientSession) seed {
 	s.other = must[store.Task](t, cs, "create_task", args{"title": "Tag the release", "project_id": s.project}).ID
 	s.awaiting = must[store.Task](t, cs, "create_task", args{"title": "Announce it", "project_id": s.project}).ID
 	must[store.Task](t, cs, "close_task", args{"task_id": s.awaiting})
+	s.approval = must[store.TaskDetail](t, cs, "get_task", args{"task_id": s.awaiting}).Approval.ID
 	s.blocked = must[store.Task](t, cs, "create_task", args{"title": "Publish the binaries", "project_id": s.project}).ID
 	must[store.Task](t, cs, "block_task", args{"task_id": s.blocked, "reason": "no signing key yet"})
 	must[store.Task](t, cs, "add_task_dependency", args{"task_id": s.task, "depends_on": s.other})

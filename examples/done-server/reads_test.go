@@ -54,7 +54,7 @@ func TestListTasksPages(t *testing.T) {
 func TestNextTaskAndClaim(t *testing.T) {
 	e := newEnv(t)
 	alice := e.connect(e.mint("alice", store.Human, mcpeffect.NonDestructive))
-	bot := e.connect(e.mint("bot", store.Agent, mcpeffect.NonDestructive))
+	bot := e.connect(e.mint("bot", store.Agent, mcpeffect.Full))
 	e.mint("other-bot", store.Agent, mcpeffect.ReadOnly)
 
 	if got := must[nextTaskResult](t, bot, "get_next_task", nil); got.Found {

@@ -84,15 +84,16 @@ func schemaFor[T any]() *jsonschema.Schema {
 var schemas sync.Map // reflect.Type -> *jsonschema.Schema
 
 var enumSchemas = map[reflect.Type]*jsonschema.Schema{
-	reflect.TypeFor[store.Status]():     enum(store.Statuses...),
-	reflect.TypeFor[store.Priority]():   enum(store.Priorities...),
-	reflect.TypeFor[store.StepStatus](): enum(store.StepStatuses...),
-	reflect.TypeFor[store.Kind]():       enum(store.Human, store.Agent),
-	reflect.TypeFor[store.RunStatus]():  enum(store.RunStatuses...),
-	reflect.TypeFor[store.Period]():     enum(store.Periods...),
-	reflect.TypeFor[runOutcome]():       enum(store.Outcomes...),
-	reflect.TypeFor[artifactKind]():     enum(store.ArtifactKinds...),
-	reflect.TypeFor[mcpeffect.Scope]():  enum(mcpeffect.ReadOnly.String(), mcpeffect.NonDestructive.String(), mcpeffect.Full.String()),
+	reflect.TypeFor[store.Status]():       enum(store.Statuses...),
+	reflect.TypeFor[store.Priority]():     enum(store.Priorities...),
+	reflect.TypeFor[store.StepStatus]():   enum(store.StepStatuses...),
+	reflect.TypeFor[store.Kind]():         enum(store.Human, store.Agent),
+	reflect.TypeFor[store.RunStatus]():    enum(store.RunStatuses...),
+	reflect.TypeFor[store.Period]():       enum(store.Periods...),
+	reflect.TypeFor[store.ApprovalKind](): enum(store.ApprovalKinds...),
+	reflect.TypeFor[runOutcome]():         enum(store.Outcomes...),
+	reflect.TypeFor[artifactKind]():       enum(store.ArtifactKinds...),
+	reflect.TypeFor[mcpeffect.Scope]():    enum(mcpeffect.ReadOnly.String(), mcpeffect.NonDestructive.String(), mcpeffect.Full.String()),
 }
 
 func enum[T ~string](values ...T) *jsonschema.Schema {

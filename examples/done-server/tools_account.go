@@ -14,14 +14,14 @@ func (d *done) addAccountTools(s *mcp.Server, r *mcpeffect.Registry) {
 		"Who is behind the token: a person or an agent, its name, and its scope (whether it may write, and delete)."),
 		mcpeffect.Read, d.whoami)
 	mcpeffect.AddTool(s, r, tool[noArgs, tokensResult]("list_tokens",
-		"The caller's tokens and those it minted: id, scope, expiry, last use. Never their secrets, which Done does not keep."),
+		"The tokens the caller oversees: its own and, for a person, every agent's (what agents were given or minted), each with who minted it, scope, expiry, last use. Never their secrets, which Done does not keep."),
 		mcpeffect.Read, d.listTokens)
 
 	mcpeffect.AddTool(s, r, tool[createTokenArgs, createTokenResult]("create_token",
-		"Mint an API token, for the caller or for an agent, with a scope no wider than the caller's. The secret is in the answer, once."),
+		"Mint an API token, for the caller or for an agent, with a scope no wider than what the caller may do (its token's scope, or less on a capped connection). The new token expires at the latest when the caller's does, and revoking the caller's revokes it. The secret is in the answer, once."),
 		mcpeffect.Write, d.createToken)
 	mcpeffect.AddTool(s, r, tool[tokenArg, store.Token]("revoke_token",
-		"Revoke one of the caller's tokens for good: calls made with it fail from the next one on."),
+		"Revoke for good a token the caller oversees (see list_tokens), with every token it minted and every calendar link those made: calls and feeds fail from the next one on."),
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.revokeToken)
 }
 
@@ -30,10 +30,12 @@ type whoamiResult struct {
 	Name    string     `json:"name"`
 	Kind    store.Kind `json:"kind"`
 	// Scope is what the caller may call: the token's scope, or less if
-	// the connection is capped (done-server serve -scope).
-	Scope mcpeffect.Scope `json:"scope"`
+	// the connection is capped (done-server serve -scope), as the
+	// registry's middleware let the call through. It is absent where no
+	// such check ran, as on a server built without that middleware.
+	Scope mcpeffect.Scope `json:"scope,omitempty"`
 	// ScopeString is the OAuth scope that grants Scope.
-	ScopeString string          `json:"scope_string"`
+	ScopeString string          `json:"scope_string,omitempty"`
 	ReadOnly    bool            `json:"read_only"`
 	TokenScope  mcpeffect.Scope `json:"token_scope"`
 	// Owner is true for the owner of the data directory, whom Done serves
@@ -44,7 +46,7 @@ type whoamiResult struct {
 
 func (d *done) whoami(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, whoamiResult, error) {
 	k := callerToken(ctx)
-	scope := min(k.Scope, mcpeffect.CallerScopeFromContext(ctx))
+	scope := mcpeffect.CallerScopeFromContext(ctx)
 	return nil, whoamiResult{
 		TokenID:     k.ID,
 		Name:        k.Name,
@@ -70,7 +72,7 @@ func (d *done) listTokens(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs)
 type createTokenArgs struct {
 	Name          string          `json:"name" jsonschema:"whose token it is: the caller's own name, or the name of an agent"`
 	Kind          store.Kind      `json:"kind"`
-	Scope         mcpeffect.Scope `json:"scope" jsonschema:"at most the caller's scope"`
+	Scope         mcpeffect.Scope `json:"scope" jsonschema:"at most what the caller may do: whoami's scope"`
 	ExpiresInDays int             `json:"expires_in_days,omitempty" jsonschema:"how many days the token lasts (1 to 3650); left out, it lasts until revoked"`
 }
 
@@ -84,7 +86,9 @@ func (d *done) createToken(ctx context.Context, _ *mcp.CallToolRequest, in creat
 	if in.ExpiresInDays < 0 || in.ExpiresInDays > 3650 {
 		return nil, createTokenResult{}, &store.Error{Code: store.Invalid, Message: "expires_in_days must be between 1 and 3650"}
 	}
-	k, secret, err := d.store.CreateToken(ctx, caller(ctx), store.NewToken{
+	// What the call may do, not what the token may: on a connection
+	// capped below its token, a wider token would escape the cap.
+	k, secret, err := d.store.CreateToken(ctx, caller(ctx), mcpeffect.CallerScopeFromContext(ctx), store.NewToken{
 		Name: in.Name, Kind: in.Kind, Scope: in.Scope, TTL: time.Duration(in.ExpiresInDays) * 24 * time.Hour,
 	})
 	return nil, createTokenResult{k, secret}, d.check(ctx, err)

@@ -8,10 +8,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// approve_task and reject_task are writes that a non-destructive token may
-// call; that only a human may decide is a rule of the domain, checked by
-// the store on the caller's kind, because a scope says what a token may
-// do, not whose it is.
+// approve_task and reject_task change a task's status, so they need a full
+// token; that only a human may decide, whatever the scope, is a rule of the
+// domain, checked by the store on the caller's kind, because a scope says
+// what a token may do, not whose it is.
 func (d *done) addApprovalTools(s *mcp.Server, r *mcpeffect.Registry) {
 	mcpeffect.AddTool(s, r, tool[noArgs, approvalsResult]("list_pending_approvals",
 		"Approval requests waiting for a human: tasks to close, and what agents asked to have validated."),
@@ -21,14 +21,14 @@ func (d *done) addApprovalTools(s *mcp.Server, r *mcpeffect.Registry) {
 		mcpeffect.Read, d.getApproval)
 
 	mcpeffect.AddTool(s, r, tool[requestApprovalArgs, store.Approval]("request_approval",
-		"Ask a human to validate something other than closing, such as a risky step, before going on. Each call makes a new request."),
+		"Ask a human to validate something before going on: a risky step (kind other), or closing the task (kind close), which needs no more than a non-destructive token because it changes nothing: once a human approves it, the task is done. A task has one pending close request at most; each call makes a new request."),
 		mcpeffect.Write, d.requestApproval)
 	mcpeffect.AddTool(s, r, tool[approveTaskArgs, store.Decision]("approve_task",
-		"A human validates: a task awaiting approval becomes done (or the approval named by approval_id is granted). Human tokens only: agents are refused whatever their scope."),
-		mcpeffect.Idempotent, d.approveTask)
+		"A human grants the approval request approval_id, the one they reviewed: for a close request the task becomes done. Refused if that request is no longer pending (replaced by another in between, say). Human tokens only: agents are refused whatever their scope."),
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.approveTask)
 	mcpeffect.AddTool(s, r, tool[rejectTaskArgs, store.Decision]("reject_task",
-		"A human refuses, with a reason: a task awaiting approval goes back to open. Human tokens only: agents are refused whatever their scope."),
-		mcpeffect.Idempotent, d.rejectTask)
+		"A human refuses the approval request approval_id, with a reason: for a close request a task awaiting approval goes back to open. Refused if that request is no longer pending. Human tokens only: agents are refused whatever their scope."),
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.rejectTask)
 }
 
 type approvalArg struct {
@@ -50,19 +50,20 @@ func (d *done) getApproval(ctx context.Context, _ *mcp.CallToolRequest, in appro
 }
 
 type requestApprovalArgs struct {
-	TaskID string `json:"task_id" jsonschema:"the id of the task"`
-	StepID string `json:"step_id,omitempty" jsonschema:"the step of the task the request is about, if any"`
-	Reason string `json:"reason" jsonschema:"what the human should validate, and the evidence for it"`
+	TaskID string             `json:"task_id" jsonschema:"the id of the task"`
+	Kind   store.ApprovalKind `json:"kind,omitempty" jsonschema:"close: ask for the task to be closed; other (the default): anything else"`
+	StepID string             `json:"step_id,omitempty" jsonschema:"the step of the task the request is about, if any (not for a close request)"`
+	Reason string             `json:"reason" jsonschema:"what the human should validate, and the evidence for it"`
 }
 
 func (d *done) requestApproval(ctx context.Context, _ *mcp.CallToolRequest, in requestApprovalArgs) (*mcp.CallToolResult, store.Approval, error) {
-	a, err := d.store.RequestApproval(ctx, caller(ctx), in.TaskID, in.StepID, in.Reason)
+	a, err := d.store.RequestApproval(ctx, caller(ctx), in.TaskID, in.StepID, in.Kind, in.Reason)
 	return nil, a, d.check(ctx, err)
 }
 
 type approveTaskArgs struct {
 	TaskID     string `json:"task_id" jsonschema:"the id of the task"`
-	ApprovalID string `json:"approval_id,omitempty" jsonschema:"the request to grant; left out, the task's pending close request"`
+	ApprovalID string `json:"approval_id" jsonschema:"the request to grant: the one reviewed, from list_pending_approvals or get_task"`
 	Note       string `json:"note,omitempty"`
 }
 
@@ -73,7 +74,7 @@ func (d *done) approveTask(ctx context.Context, _ *mcp.CallToolRequest, in appro
 
 type rejectTaskArgs struct {
 	TaskID     string `json:"task_id" jsonschema:"the id of the task"`
-	ApprovalID string `json:"approval_id,omitempty" jsonschema:"the request to refuse; left out, the task's pending close request"`
+	ApprovalID string `json:"approval_id" jsonschema:"the request to refuse: the one reviewed, from list_pending_approvals or get_task"`
 	Reason     string `json:"reason" jsonschema:"why the task is refused"`
 }
 

@@ -13,24 +13,24 @@ import (
 // credential. Its secret is shown once, when the link is made.
 func (d *done) addCalendarTools(s *mcp.Server, r *mcpeffect.Registry) {
 	mcpeffect.AddTool(s, r, tool[noArgs, linksResult]("list_calendar_links",
-		"The caller's calendar feed links, live and revoked, with when each was last fetched. Never their secrets, which Done does not keep."),
+		"The calendar feed links the caller oversees, its own and, for a person, those agents made: live and revoked, whether each still answers, when it was last fetched. Never their secrets, which Done does not keep."),
 		mcpeffect.Read, d.listCalendarLinks)
 	mcpeffect.AddTool(s, r, tool[agendaArgs, store.Agenda]("get_agenda",
 		"Tasks due or scheduled between two dates, in time order: the calendar as data. By default the seven days from today (UTC)."),
 		mcpeffect.Read, d.getAgenda)
 
 	mcpeffect.AddTool(s, r, tool[createLinkArgs, calendarLinkResult]("create_calendar_link",
-		"Mint a secret iCalendar feed URL of the tasks of a project, or of the caller's own tasks, for a calendar application to subscribe to: due dates and schedules. The secret is in the answer, once; each call mints another link."),
+		"Mint a secret iCalendar feed URL of the tasks of a project, or of the caller's own tasks, for a calendar application to subscribe to: due dates and schedules. The feed answers only while the token that made it is live. The secret is in the answer, once; each call mints another link."),
 		mcpeffect.Write, d.createCalendarLink)
 	mcpeffect.AddTool(s, r, tool[linkArg, calendarLinkResult]("rotate_calendar_link",
 		"Revoke a feed URL at once and mint a new secret one in its place, for the same tasks. Each call mints another."),
 		mcpeffect.Destructive, d.rotateCalendarLink)
 	mcpeffect.AddTool(s, r, tool[linkArg, store.CalendarLink]("revoke_calendar_link",
-		"Revoke a feed URL for good: it answers nothing from the next request on. No-op if already revoked."),
+		"Revoke a feed URL for good, the caller's own or, for a person, one an agent made: it answers nothing from the next request on. No-op if already revoked."),
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.revokeCalendarLink)
 	mcpeffect.AddTool(s, r, tool[scheduleTaskArgs, store.Task]("schedule_task",
 		"Plan a task on days (start and end dates, both included) or at times (RFC 3339); it then shows in feeds and agendas. Without start, the task is no longer scheduled."),
-		mcpeffect.Idempotent, d.scheduleTask)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.scheduleTask)
 }
 
 type linksResult struct {

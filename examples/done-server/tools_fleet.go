@@ -51,13 +51,13 @@ func (d *done) addFleetTools(s *mcp.Server, r *mcpeffect.Registry) {
 		mcpeffect.Write, d.reportRunProgress)
 	mcpeffect.AddTool(s, r, tool[completeRunArgs, store.Run]("complete_run",
 		"For the agent of a running run: end it, succeeded or failed, with a summary of the result and its cost; no-op if it already ended so. It does not close the task: close_task does."),
-		mcpeffect.Idempotent, d.completeRun)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.completeRun)
 	mcpeffect.AddTool(s, r, tool[pauseAgentArgs, store.AgentInfo]("pause_agent",
 		"Stop dispatching work to an agent: get_next_task offers it nothing and it cannot claim tasks until a human resumes it; its running run goes on. A person may pause any agent, an agent only itself. No-op if already paused."),
-		mcpeffect.Idempotent, d.pauseAgent)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.pauseAgent)
 	mcpeffect.AddTool(s, r, tool[agentArg, store.AgentInfo]("resume_agent",
 		"Dispatch work to a paused agent again. Human tokens only: an agent cannot lift its own pause. No-op if the agent is not paused."),
-		mcpeffect.Idempotent, d.resumeAgent)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.resumeAgent)
 }
 
 // runOutcome is how an agent ends its run.

@@ -27,10 +27,10 @@ func (d *done) addProjectTools(s *mcp.Server, r *mcpeffect.Registry) {
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.updateProject)
 	mcpeffect.AddTool(s, r, tool[projectArg, store.Project]("archive_project",
 		"Archive a project: it and its tasks become read-only and leave the lists."),
-		mcpeffect.Idempotent, d.archiveProject)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.archiveProject)
 	mcpeffect.AddTool(s, r, tool[projectArg, store.Project]("unarchive_project",
 		"Bring an archived project back to the lists, writable again."),
-		mcpeffect.Idempotent, d.unarchiveProject)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.unarchiveProject)
 	mcpeffect.AddTool(s, r, tool[projectArg, store.TrashItem]("delete_project",
 		"Move a project and all its tasks to the Trash, from where restore_from_trash brings them back; no-op if already there."),
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.deleteProject)
@@ -66,7 +66,7 @@ func (d *done) getProjectProgress(ctx context.Context, _ *mcp.CallToolRequest, i
 type createProjectArgs struct {
 	Name            string `json:"name"`
 	Description     string `json:"description,omitempty"`
-	AutoClose       bool   `json:"auto_close,omitempty" jsonschema:"the auto_close of new tasks; false (the default) makes closing them need a human's approval"`
+	AutoClose       bool   `json:"auto_close,omitempty" jsonschema:"the auto_close of new tasks (only a human may set it); false, the default, makes closing them need a human's approval"`
 	DefaultAssignee string `json:"default_assignee,omitempty" jsonschema:"who new tasks are for when they name no one"`
 }
 
@@ -81,7 +81,7 @@ type updateProjectArgs struct {
 	ProjectID       string  `json:"project_id" jsonschema:"the id of the project"`
 	Name            *string `json:"name,omitempty"`
 	Description     *string `json:"description,omitempty"`
-	AutoClose       *bool   `json:"auto_close,omitempty" jsonschema:"the auto_close of new tasks; tasks that exist keep theirs"`
+	AutoClose       *bool   `json:"auto_close,omitempty" jsonschema:"the auto_close of new tasks (only a human may set it to true); tasks that exist keep theirs"`
 	DefaultAssignee *string `json:"default_assignee,omitempty" jsonschema:"who new tasks are for; an empty string for no one"`
 }
 

@@ -27,10 +27,10 @@ func (d *done) addStepTools(s *mcp.Server, r *mcpeffect.Registry) {
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.updateStep)
 	mcpeffect.AddTool(s, r, tool[setStepStatusArgs, store.Step]("set_step_status",
 		"Set a step to todo, doing, done or skipped."),
-		mcpeffect.Idempotent, d.setStepStatus)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.setStepStatus)
 	mcpeffect.AddTool(s, r, tool[reorderStepsArgs, stepsResult]("reorder_steps",
 		"Set the order of a task's steps: step_ids lists every step of the task once, in the new order."),
-		mcpeffect.Idempotent, d.reorderSteps)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.reorderSteps)
 	mcpeffect.AddTool(s, r, tool[stepArg, store.TrashItem]("delete_step",
 		"Move a step to the Trash, from where restore_from_trash brings it back; no-op if already there."),
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.deleteStep)

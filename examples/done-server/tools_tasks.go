@@ -32,35 +32,35 @@ func (d *done) addTaskTools(s *mcp.Server, r *mcpeffect.Registry) {
 		mcpeffect.Read, d.getNextTask)
 
 	mcpeffect.AddTool(s, r, tool[createTaskArgs, store.Task]("create_task",
-		"Create a task. Without auto_close it needs a human's approval to become done; project defaults apply to what is left out."),
+		"Create a task. Unless it is auto-close it needs a human's approval to become done; project defaults apply to what is left out. Only a human may make a task auto-close."),
 		mcpeffect.Write, d.createTask)
 	mcpeffect.AddTool(s, r, tool[updateTaskArgs, store.Task]("update_task",
-		"Overwrite fields of a task (title, description, due, priority, auto_close); the activity log keeps the old values. Only a human may change auto_close."),
+		"Overwrite fields of a task (title, description, due, priority, auto_close); the activity log keeps the old values. Only a human may make a task auto-close."),
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.updateTask)
 	mcpeffect.AddTool(s, r, tool[taskArg, store.TrashItem]("delete_task",
 		"Move a task, with its subtasks, steps and comments, to the Trash, from where restore_from_trash brings it back; no-op if already there."),
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.deleteTask)
 	mcpeffect.AddTool(s, r, tool[moveTaskArgs, store.Task]("move_task",
 		"Put a task in a project, or in none if project_id is left out."),
-		mcpeffect.Idempotent, d.moveTask)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.moveTask)
 	mcpeffect.AddTool(s, r, tool[assignTaskArgs, store.Task]("assign_task",
 		"Set who a task is for (a person or an agent, by name), or no one if assignee is left out."),
-		mcpeffect.Idempotent, d.assignTask)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.assignTask)
 	mcpeffect.AddTool(s, r, tool[taskArg, store.Task]("claim_task",
 		"Assign an unclaimed task to the caller, and start the run queued on it for the caller, if any; no-op if the caller already holds it. Refused to a paused agent."),
-		mcpeffect.Idempotent, d.claimTask)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.claimTask)
 	mcpeffect.AddTool(s, r, tool[blockTaskArgs, store.Task]("block_task",
 		"Mark an open task blocked, with the reason and optionally the task it waits for."),
-		mcpeffect.Idempotent, d.blockTask)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.blockTask)
 	mcpeffect.AddTool(s, r, tool[taskArg, store.Task]("unblock_task",
 		"Clear the blocked state of a task; no-op if it is not blocked."),
-		mcpeffect.Idempotent, d.unblockTask)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.unblockTask)
 	mcpeffect.AddTool(s, r, tool[taskArg, store.Task]("close_task",
 		"Finish a task: done if it is auto-close, else awaiting_approval with one approval request for a human (repeating adds no second)."),
-		mcpeffect.Idempotent, d.closeTask)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.closeTask)
 	mcpeffect.AddTool(s, r, tool[taskArg, store.Task]("reopen_task",
 		"Set a done or awaiting_approval task back to open, withdrawing its approval request; no-op if it is not closed."),
-		mcpeffect.Idempotent, d.reopenTask)
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.reopenTask)
 	mcpeffect.AddTool(s, r, tool[dependencyArgs, store.Task]("add_task_dependency",
 		"Make task_id depend on depends_on: it is not ready until depends_on is done. No-op if the dependency exists; refused if it would make a cycle."),
 		mcpeffect.Idempotent, d.addTaskDependency)
@@ -154,7 +154,7 @@ type createTaskArgs struct {
 	ProjectID   string         `json:"project_id,omitempty" jsonschema:"the project of the task; it gives the defaults of auto_close and assignee"`
 	ParentID    string         `json:"parent_id,omitempty" jsonschema:"makes the new task a subtask of this one"`
 	Assignee    string         `json:"assignee,omitempty" jsonschema:"the name of the person or agent the task is for"`
-	AutoClose   *bool          `json:"auto_close,omitempty" jsonschema:"true: close_task finishes the task at once; false: closing needs a human's approval"`
+	AutoClose   *bool          `json:"auto_close,omitempty" jsonschema:"true (humans only): close_task finishes the task at once; false: closing needs a human's approval; left out, the project's or parent task's"`
 	Due         string         `json:"due,omitempty" jsonschema:"the due date, YYYY-MM-DD"`
 	Priority    store.Priority `json:"priority,omitempty" jsonschema:"normal if left out"`
 }
@@ -173,7 +173,7 @@ type updateTaskArgs struct {
 	Description *string         `json:"description,omitempty"`
 	Due         *string         `json:"due,omitempty" jsonschema:"the due date, YYYY-MM-DD, or an empty string for none"`
 	Priority    *store.Priority `json:"priority,omitempty"`
-	AutoClose   *bool           `json:"auto_close,omitempty" jsonschema:"only a human may change it"`
+	AutoClose   *bool           `json:"auto_close,omitempty" jsonschema:"only a human may set it to true"`
 }
 
 func (d *done) updateTask(ctx context.Context, _ *mcp.CallToolRequest, in updateTaskArgs) (*mcp.CallToolResult, store.Task, error) {

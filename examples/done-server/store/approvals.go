@@ -4,25 +4,41 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 )
 
-// An Approval asks a human to validate something: closing a task that is
-// not auto-close (kind "close"), or anything else an agent wants a human to
-// decide first (kind "other").
+// ApprovalKind says what an approval request is about.
+type ApprovalKind string
+
+// The kinds of approval request. A close request, once approved, makes its
+// task done; a task has at most one pending. Any other request is only a
+// record of a human's decision.
+const (
+	ApprovalClose ApprovalKind = "close"
+	ApprovalOther ApprovalKind = "other"
+)
+
+// ApprovalKinds lists every ApprovalKind.
+var ApprovalKinds = []ApprovalKind{ApprovalClose, ApprovalOther}
+
+// An Approval asks a human to validate something: closing a task (kind
+// "close"), or anything else an agent wants a human to decide first (kind
+// "other").
 type Approval struct {
-	ID              string `json:"id"`
-	TaskID          string `json:"task_id"`
-	StepID          string `json:"step_id,omitempty"`
-	Kind            string `json:"kind"`
-	Reason          string `json:"reason,omitempty"`
-	Status          string `json:"status"`
-	RequestedBy     string `json:"requested_by"`
-	RequestedByKind Kind   `json:"requested_by_kind"`
-	RequestedAt     string `json:"requested_at"`
-	DecidedBy       string `json:"decided_by,omitempty"`
-	DecidedAt       string `json:"decided_at,omitempty"`
-	DecisionNote    string `json:"decision_note,omitempty"`
+	ID              string       `json:"id"`
+	TaskID          string       `json:"task_id"`
+	StepID          string       `json:"step_id,omitempty"`
+	Kind            ApprovalKind `json:"kind"`
+	Reason          string       `json:"reason,omitempty"`
+	Status          string       `json:"status"`
+	RequestedBy     string       `json:"requested_by"`
+	RequestedByKind Kind         `json:"requested_by_kind"`
+	RequestedAt     string       `json:"requested_at"`
+	DecidedBy       string       `json:"decided_by,omitempty"`
+	DecidedAt       string       `json:"decided_at,omitempty"`
+	DecisionNote    string       `json:"decision_note,omitempty"`
 	// RunID is the run its requester, an agent, was working in on the
 	// task when it asked.
 	RunID string `json:"run_id,omitempty"`
@@ -38,7 +54,7 @@ func scanApproval(row scanner) (Approval, error) {
 	return a, err
 }
 
-func (t *tx) insertApproval(taskID, stepID, kind, reason string) (Approval, error) {
+func (t *tx) insertApproval(taskID, stepID string, kind ApprovalKind, reason string) (Approval, error) {
 	// An agent asking while it works on the task asks from its run: the
 	// person deciding sees what the run did.
 	var runID string
@@ -54,7 +70,7 @@ func (t *tx) insertApproval(taskID, stepID, kind, reason string) (Approval, erro
 	id := newID()
 	_, err := t.exec(`INSERT INTO approvals (id, task_id, step_id, kind, reason, status, requested_by, requested_by_kind, requested_at, run_id)
 		VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
-		id, taskID, nullable(stepID), kind, reason, t.by.Name, string(t.by.Kind), t.nowText(), nullable(runID))
+		id, taskID, nullable(stepID), string(kind), reason, t.by.Name, string(t.by.Kind), t.nowText(), nullable(runID))
 	if err != nil {
 		return Approval{}, err
 	}
@@ -69,13 +85,48 @@ func (t *tx) approval(id string) (Approval, error) {
 	return a, err
 }
 
-// RequestApproval asks a human to validate something about a task, such
-// as a risky step, before the caller goes on. Each call makes a new
-// request.
-func (s *Store) RequestApproval(ctx context.Context, by Actor, taskID, stepID, reason string) (Approval, error) {
+// pendingClose returns the pending close request of a task, if any.
+func (t *tx) pendingClose(taskID string) (Approval, bool, error) {
+	a, err := scanApproval(t.queryRow(`SELECT `+approvalColumns+` FROM approvals a
+		WHERE a.task_id = ? AND a.kind = 'close' AND a.status = 'pending'`, taskID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, false, nil
+	}
+	return a, err == nil, err
+}
+
+// RequestApproval asks a human to validate something about a task before
+// the caller goes on: kind "other" for anything, such as a risky step, and
+// kind "close" to ask for the task to be closed. A close request changes
+// nothing about the task: it only asks, so that a caller that may only
+// add can still ask; once a human approves it, the task is done. A task
+// has one pending close request at most. Each call makes a new request.
+func (s *Store) RequestApproval(ctx context.Context, by Actor, taskID, stepID string, kind ApprovalKind, reason string) (Approval, error) {
 	return write(ctx, s, by, func(t *tx) (Approval, error) {
-		if _, err := t.writableTask("task_id", taskID); err != nil {
+		r, err := t.writableTask("task_id", taskID)
+		if err != nil {
 			return Approval{}, err
+		}
+		if kind == "" {
+			kind = ApprovalOther
+		}
+		if !slices.Contains(ApprovalKinds, kind) {
+			return Approval{}, invalidf("kind %s is not valid: want close or other", quote(string(kind)))
+		}
+		if kind == ApprovalClose {
+			if stepID != "" {
+				return Approval{}, invalidf("a close request is about the whole task: leave step_id out")
+			}
+			if err := t.checkClosable(r); err != nil {
+				return Approval{}, err
+			}
+			pending, ok, err := t.pendingClose(taskID)
+			if err != nil {
+				return Approval{}, err
+			}
+			if ok {
+				return Approval{}, conflictf("task %q already has close request %q waiting for a human", taskID, pending.ID)
+			}
 		}
 		if stepID != "" {
 			st, err := t.writableStep(stepID)
@@ -92,11 +143,11 @@ func (s *Store) RequestApproval(ctx context.Context, by Actor, taskID, stepID, r
 		if strings.TrimSpace(reason) == "" {
 			return Approval{}, invalidf("reason is required: say what the human should validate")
 		}
-		a, err := t.insertApproval(taskID, stepID, "other", reason)
+		a, err := t.insertApproval(taskID, stepID, kind, reason)
 		if err != nil {
 			return Approval{}, err
 		}
-		return a, t.record("request_approval", "approval", a.ID, taskID, map[string]any{"reason": reason, "step_id": stepID})
+		return a, t.record("request_approval", "approval", a.ID, taskID, map[string]any{"kind": kind, "reason": reason, "step_id": stepID})
 	})
 }
 
@@ -106,10 +157,12 @@ type Decision struct {
 	Task     Task     `json:"task"`
 }
 
-// ApproveTask records a human's approval. With an empty approvalID it
-// decides the task's pending close request, and the task becomes done;
-// otherwise it decides that request of the task. Approving what is already
-// approved changes nothing.
+// ApproveTask records a human's approval of the request approvalID of the
+// task: for a close request, the task becomes done. The decision is bound
+// to the request the person reviewed: if it is no longer pending (the task
+// was reopened and closed again, say, which replaces it), the call is
+// refused and names the request that replaced it, if any. Approving what
+// is already approved changes nothing.
 //
 // Only a human may approve, whatever the scope of an agent's token: the
 // approval gate exists so that agents cannot finish work alone.
@@ -117,9 +170,11 @@ func (s *Store) ApproveTask(ctx context.Context, by Actor, taskID, approvalID, n
 	return s.decide(ctx, by, taskID, approvalID, note, "approved")
 }
 
-// RejectTask records a human's refusal, with a reason. For a close request
-// the task goes back to open. Rejecting what is already rejected changes
-// nothing. Only a human may reject.
+// RejectTask records a human's refusal of the request approvalID of the
+// task, with a reason. For a close request a task awaiting approval goes
+// back to open. As for [Store.ApproveTask], the request must be the one
+// pending. Rejecting what is already rejected changes nothing. Only a
+// human may reject.
 func (s *Store) RejectTask(ctx context.Context, by Actor, taskID, approvalID, reason string) (Decision, error) {
 	if strings.TrimSpace(reason) == "" {
 		return Decision{}, invalidf("reason is required: say why the task is refused")
@@ -137,54 +192,56 @@ func (s *Store) decide(ctx context.Context, by Actor, taskID, approvalID, note, 
 		if err != nil {
 			return Decision{}, err
 		}
-		if err := checkOptionalID("approval_id", approvalID); err != nil {
+		// The person decides on the request they reviewed, by its id:
+		// deciding "the task's pending request" could approve one that
+		// replaced it in between, with other evidence.
+		if err := checkID("approval_id", approvalID); err != nil {
 			return Decision{}, err
 		}
 		if err := checkText("note", note, MaxText); err != nil {
 			return Decision{}, err
 		}
-		var a Approval
-		if approvalID != "" {
-			if a, err = t.approval(approvalID); err != nil {
-				return Decision{}, err
-			}
-			if a.TaskID != taskID {
-				return Decision{}, invalidf("approval %q is about task %q, not task %q", approvalID, a.TaskID, taskID)
-			}
-		} else {
-			// The pending close request, or else the last one decided, so
-			// that repeating a decision finds what it decided.
-			a, err = scanApproval(t.queryRow(`SELECT `+approvalColumns+` FROM approvals a WHERE a.task_id = ? AND a.kind = 'close'
-				ORDER BY a.status = 'pending' DESC, a.id DESC LIMIT 1`, taskID))
-			if errors.Is(err, sql.ErrNoRows) || err == nil && a.Status == "withdrawn" {
-				return Decision{}, conflictf("task %q is %s: it awaits no approval (close_task asks for one)", taskID, r.Status)
-			}
-			if err != nil {
-				return Decision{}, err
-			}
+		a, err := t.approval(approvalID)
+		if err != nil {
+			return Decision{}, err
+		}
+		if a.TaskID != taskID {
+			return Decision{}, invalidf("approval %q is about task %q, not task %q", approvalID, a.TaskID, taskID)
 		}
 		switch a.Status {
 		case outcome:
 			return Decision{a, r.Task}, nil
 		case "pending":
+		case "withdrawn":
+			return Decision{}, t.replaced(a)
 		default:
 			return Decision{}, conflictf("approval %q is already %s", a.ID, a.Status)
 		}
 		now := t.nowText()
+		details := map[string]any{"approval_id": a.ID, "note": note}
+		if a.Kind == ApprovalClose {
+			status := r.Status
+			switch {
+			case outcome == "approved" && r.Status != StatusDone:
+				if err := t.checkClosable(r); err != nil {
+					return Decision{}, err
+				}
+				status = StatusDone
+				_, err = t.exec(`UPDATE tasks SET status = 'done', closed_at = ?, updated_at = ? WHERE id = ?`, now, now, taskID)
+			case outcome == "rejected" && r.Status == StatusAwaitingApproval:
+				status = StatusOpen
+				_, err = t.exec(`UPDATE tasks SET status = 'open', closed_at = NULL, updated_at = ? WHERE id = ?`, now, taskID)
+			}
+			if err != nil {
+				return Decision{}, err
+			}
+			if status != r.Status {
+				details["status"] = change{r.Status, status}
+			}
+		}
 		if _, err := t.exec(`UPDATE approvals SET status = ?, decided_by = ?, decided_at = ?, decision_note = ? WHERE id = ?`,
 			outcome, t.by.Name, now, note, a.ID); err != nil {
 			return Decision{}, err
-		}
-		details := map[string]any{"approval_id": a.ID, "note": note}
-		if a.Kind == "close" {
-			status, closedAt := StatusDone, any(now)
-			if outcome == "rejected" {
-				status, closedAt = StatusOpen, nil
-			}
-			if _, err := t.exec(`UPDATE tasks SET status = ?, closed_at = ?, updated_at = ? WHERE id = ?`, string(status), closedAt, now, taskID); err != nil {
-				return Decision{}, err
-			}
-			details["status"] = change{r.Status, status}
 		}
 		if err := t.record(verb+"_task", "approval", a.ID, taskID, details); err != nil {
 			return Decision{}, err
@@ -195,6 +252,24 @@ func (s *Store) decide(ctx context.Context, by Actor, taskID, approvalID, note, 
 		r, err = t.taskRow(taskID)
 		return Decision{a, r.Task}, err
 	})
+}
+
+// replaced returns the error of a decision on the withdrawn request a:
+// it names the request pending in its place, if any, which the person has
+// not reviewed.
+func (t *tx) replaced(a Approval) error {
+	why := fmt.Sprintf("approval %q was withdrawn at %s by %s, so it can no longer be decided", a.ID, a.DecidedAt, quote(a.DecidedBy))
+	if a.Kind != ApprovalClose {
+		return conflictf("%s", why)
+	}
+	pending, ok, err := t.pendingClose(a.TaskID)
+	switch {
+	case err != nil:
+		return err
+	case ok:
+		return conflictf("%s: task %q now has close request %q in its place; review that one (get_approval) and decide it by its id", why, a.TaskID, pending.ID)
+	}
+	return conflictf("%s: task %q awaits no approval now", why, a.TaskID)
 }
 
 // ListPendingApprovals returns the requests that wait for a human, oldest

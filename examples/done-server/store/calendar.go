@@ -214,39 +214,74 @@ type CalendarLink struct {
 	// the feed shows the tasks assigned to Owner.
 	ProjectID string `json:"project_id,omitempty"`
 	CreatedAt string `json:"created_at"`
+	// CreatedByToken is the token that made the link: the link answers only
+	// while that token is live, and revoking the token revokes the link.
+	CreatedByToken string `json:"created_by_token"`
 	// Replaces is the link this one was rotated from; ReplacedBy the one
 	// it was rotated into.
 	Replaces      string `json:"replaces,omitempty"`
 	ReplacedBy    string `json:"replaced_by,omitempty"`
 	RevokedAt     string `json:"revoked_at,omitempty"`
 	LastFetchedAt string `json:"last_fetched_at,omitempty"`
+	// Live is true while the feed answers: the link is not revoked, and the
+	// token that made it is live.
+	Live bool `json:"live"`
 }
 
 // CalendarSecretPrefix begins the secret of every calendar link, so that
 // a leaked one is easy to recognise.
 const CalendarSecretPrefix = "donecal_"
 
-const linkColumns = `l.id, l.name, l.owner, COALESCE(l.project_id, ''), l.created_at, COALESCE(l.replaces, ''),
+const linkColumns = `l.id, l.name, l.owner, COALESCE(l.project_id, ''), l.created_at, l.created_by, COALESCE(l.replaces, ''),
 	COALESCE(n.id, ''), COALESCE(l.revoked_at, ''), COALESCE(l.last_fetched_at, '')`
 
 const linkFrom = ` FROM calendar_links l LEFT JOIN calendar_links n ON n.replaces = l.id`
 
 func scanLink(row scanner) (CalendarLink, error) {
 	var l CalendarLink
-	return l, row.Scan(&l.ID, &l.Name, &l.Owner, &l.ProjectID, &l.CreatedAt, &l.Replaces, &l.ReplacedBy, &l.RevokedAt, &l.LastFetchedAt)
+	return l, row.Scan(&l.ID, &l.Name, &l.Owner, &l.ProjectID, &l.CreatedAt, &l.CreatedByToken, &l.Replaces, &l.ReplacedBy, &l.RevokedAt, &l.LastFetchedAt)
 }
 
-// ownLink loads a calendar link of the caller. The link of another is
-// reported as not existing: the caller learns nothing of it.
-func (t *tx) ownLink(id string) (CalendarLink, error) {
+// live sets l.Live.
+func (t *tx) live(l *CalendarLink) error {
+	if l.RevokedAt != "" {
+		l.Live = false
+		return nil
+	}
+	var err error
+	l.Live, err = t.tokenLive(l.CreatedByToken)
+	return err
+}
+
+// overseenLinks selects the calendar links a caller oversees: its own and,
+// for a person, those made by an agent's token, which grant access to
+// Done's data without a person behind them (see overseenTokens).
+const overseenLinks = `(l.owner = ?1 OR (?2 = 'human' AND EXISTS (SELECT 1 FROM tokens o WHERE o.id = l.created_by AND o.kind = 'agent')))`
+
+// link loads a calendar link that the caller oversees, or, if own, that
+// is the caller's own. Any other is reported as not existing: the caller
+// learns nothing of it.
+func (t *tx) link(id string, own bool) (CalendarLink, error) {
 	if err := checkID("link_id", id); err != nil {
 		return CalendarLink{}, err
 	}
-	l, err := scanLink(t.queryRow(`SELECT `+linkColumns+linkFrom+` WHERE l.id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) || err == nil && l.Owner != t.by.Name {
+	where := overseenLinks
+	if own {
+		where = `l.owner = ?1`
+	}
+	l, err := scanLink(t.queryRow(`SELECT `+linkColumns+linkFrom+` WHERE l.id = ?3 AND `+where, t.by.Name, string(t.by.Kind), id))
+	if errors.Is(err, sql.ErrNoRows) {
 		return CalendarLink{}, notFoundf("calendar link %q does not exist", id)
 	}
-	return l, err
+	if err != nil {
+		return CalendarLink{}, err
+	}
+	return l, t.live(&l)
+}
+
+// ownLink loads a calendar link of the caller's own.
+func (t *tx) ownLink(id string) (CalendarLink, error) {
+	return t.link(id, true)
 }
 
 // insertLink makes a link with a new secret, and returns them.
@@ -329,34 +364,46 @@ func (s *Store) RotateCalendarLink(ctx context.Context, by Actor, id string) (Ca
 	return m.link, m.secret, err
 }
 
-// RevokeCalendarLink ends a link of the caller for good: its URL answers
+// RevokeCalendarLink ends for good a link that the caller oversees: its
+// own, or, for a person, one an agent's token made. Its URL answers
 // nothing from now on. Revoking a revoked link changes nothing.
 func (s *Store) RevokeCalendarLink(ctx context.Context, by Actor, id string) (CalendarLink, error) {
 	return write(ctx, s, by, func(t *tx) (CalendarLink, error) {
-		l, err := t.ownLink(id)
+		l, err := t.link(id, false)
 		if err != nil || l.RevokedAt != "" {
 			return l, err
 		}
 		if _, err := t.exec(`UPDATE calendar_links SET revoked_at = ? WHERE id = ?`, t.nowText(), id); err != nil {
 			return CalendarLink{}, err
 		}
-		if err := t.record("revoke_calendar_link", "calendar_link", id, "", map[string]any{"name": l.Name}); err != nil {
+		if err := t.record("revoke_calendar_link", "calendar_link", id, "", map[string]any{"name": l.Name, "owner": l.Owner}); err != nil {
 			return CalendarLink{}, err
 		}
-		return t.ownLink(id)
+		return t.link(id, false)
 	})
 }
 
-// ListCalendarLinks returns the caller's calendar links, live or not,
-// oldest first. Their secrets are not kept, so they are never shown.
+// ListCalendarLinks returns the calendar links the caller oversees, live
+// or not, oldest first: its own and, for a person, those made by an
+// agent's token. Their secrets are not kept, so they are never shown.
 func (s *Store) ListCalendarLinks(ctx context.Context, by Actor) ([]CalendarLink, error) {
 	return read(ctx, s, by, func(t *tx) ([]CalendarLink, error) {
-		return collect(t, scanLink, `SELECT `+linkColumns+linkFrom+` WHERE l.owner = ? ORDER BY l.id`, by.Name)
+		links, err := collect(t, scanLink, `SELECT `+linkColumns+linkFrom+` WHERE `+overseenLinks+` ORDER BY l.id`, by.Name, string(by.Kind))
+		if err != nil {
+			return nil, err
+		}
+		for i := range links {
+			if err := t.live(&links[i]); err != nil {
+				return nil, err
+			}
+		}
+		return links, nil
 	})
 }
 
 // ErrNoFeed is the error of [Store.Feed] for a secret that is unknown,
-// revoked or rotated. It does not say which.
+// revoked or rotated, or whose link's origin token is no longer live. It
+// does not say which.
 var ErrNoFeed = errors.New("no such calendar feed")
 
 // A Feed is what a calendar link shows: the tasks with a due date or a
@@ -373,7 +420,8 @@ type Feed struct {
 const MaxFeedTasks = 1000
 
 // Feed returns the feed of the live calendar link whose secret is secret,
-// or [ErrNoFeed].
+// or [ErrNoFeed]. A link is live until it is revoked or rotated, and while
+// the token that made it is live: a link never outlives its origin.
 func (s *Store) Feed(ctx context.Context, secret string) (Feed, error) {
 	if !strings.HasPrefix(secret, CalendarSecretPrefix) {
 		return Feed{}, ErrNoFeed
@@ -384,6 +432,12 @@ func (s *Store) Feed(ctx context.Context, secret string) (Feed, error) {
 			return Feed{}, ErrNoFeed
 		}
 		if err != nil {
+			return Feed{}, err
+		}
+		if err := t.live(&l); err != nil || !l.Live {
+			if err == nil {
+				err = ErrNoFeed
+			}
 			return Feed{}, err
 		}
 		f := Feed{Link: l, Projects: map[string]string{}}

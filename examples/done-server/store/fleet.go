@@ -23,8 +23,9 @@ type AgentInfo struct {
 	// LastSeenAt is the last use of any of its tokens, to the minute.
 	LastSeenAt string `json:"last_seen_at,omitempty"`
 	// Scope is the widest scope of its live tokens: what it may call, its
-	// capabilities in Done. It is none when no token of its is live.
-	Scope      mcpeffect.Scope `json:"scope"`
+	// capabilities in Done. An agent with no live token may call nothing,
+	// and has no scope: the field is absent.
+	Scope      mcpeffect.Scope `json:"scope,omitempty"`
 	LiveTokens int             `json:"live_tokens"`
 	// CurrentRunID is the run it is working in.
 	CurrentRunID string `json:"current_run_id,omitempty"`

@@ -11,8 +11,10 @@ type Project struct {
 	ID          string `json:"id"`
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
-	// AutoClose is the auto_close setting of new tasks.
-	AutoClose bool `json:"auto_close"`
+	// AutoClose is the auto_close setting of new tasks, and AutoCloseBy
+	// the person who decided it: only a person may (see [Task.AutoCloseBy]).
+	AutoClose   bool   `json:"auto_close"`
+	AutoCloseBy string `json:"auto_close_by,omitempty"`
 	// DefaultAssignee is who new tasks are for when they name no one.
 	DefaultAssignee string `json:"default_assignee,omitempty"`
 	Archived        bool   `json:"archived"`
@@ -20,11 +22,11 @@ type Project struct {
 	UpdatedAt       string `json:"updated_at"`
 }
 
-const projectColumns = `p.id, p.name, p.description, p.auto_close, p.default_assignee, p.archived_at IS NOT NULL, p.created_at, p.updated_at`
+const projectColumns = `p.id, p.name, p.description, p.auto_close, p.auto_close_by, p.default_assignee, p.archived_at IS NOT NULL, p.created_at, p.updated_at`
 
 func scanProject(row scanner) (Project, error) {
 	var p Project
-	err := row.Scan(&p.ID, &p.Name, &p.Description, &p.AutoClose, &p.DefaultAssignee, &p.Archived, &p.CreatedAt, &p.UpdatedAt)
+	err := row.Scan(&p.ID, &p.Name, &p.Description, &p.AutoClose, &p.AutoCloseBy, &p.DefaultAssignee, &p.Archived, &p.CreatedAt, &p.UpdatedAt)
 	return p, err
 }
 
@@ -73,7 +75,7 @@ type NewProject struct {
 	DefaultAssignee string
 }
 
-// CreateProject creates a project.
+// CreateProject creates a project. Only a person may make it auto-close.
 func (s *Store) CreateProject(ctx context.Context, by Actor, n NewProject) (Project, error) {
 	return write(ctx, s, by, func(t *tx) (Project, error) {
 		if err := checkName("name", n.Name); err != nil {
@@ -85,13 +87,20 @@ func (s *Store) CreateProject(ctx context.Context, by Actor, n NewProject) (Proj
 		if err := t.checkAssignee(n.DefaultAssignee); err != nil {
 			return Project{}, err
 		}
+		if err := t.decideAutoClose("project", n.AutoClose); err != nil {
+			return Project{}, err
+		}
 		id, now := newID(), t.nowText()
-		_, err := t.exec(`INSERT INTO projects (id, name, description, auto_close, default_assignee, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, id, n.Name, n.Description, n.AutoClose, n.DefaultAssignee, now, now)
+		_, err := t.exec(`INSERT INTO projects (id, name, description, auto_close, auto_close_by, default_assignee, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, id, n.Name, n.Description, n.AutoClose, t.autoCloseBy(n.AutoClose), n.DefaultAssignee, now, now)
 		if err != nil {
 			return Project{}, err
 		}
-		if err := t.record("create_project", "project", id, "", map[string]any{"name": n.Name}); err != nil {
+		details := map[string]any{"name": n.Name}
+		if n.AutoClose {
+			details["auto_close"] = true
+		}
+		if err := t.record("create_project", "project", id, "", details); err != nil {
 			return Project{}, err
 		}
 		p, _, err := t.projectRow(id)
@@ -110,6 +119,8 @@ type ProjectPatch struct {
 
 // UpdateProject overwrites the fields set in p. The activity entry keeps
 // the old values. Setting fields to the values they have changes nothing.
+// Only a person may make the project auto-close: its tasks would skip the
+// approval gate.
 func (s *Store) UpdateProject(ctx context.Context, by Actor, id string, p ProjectPatch) (Project, error) {
 	return write(ctx, s, by, func(t *tx) (Project, error) {
 		old, err := t.writableProject("project_id", id)
@@ -129,8 +140,12 @@ func (s *Store) UpdateProject(ctx context.Context, by Actor, id string, p Projec
 			}
 			d.add("description", old.Description, *p.Description)
 		}
-		if p.AutoClose != nil {
+		if p.AutoClose != nil && *p.AutoClose != old.AutoClose {
+			if err := t.decideAutoClose("project", *p.AutoClose); err != nil {
+				return Project{}, err
+			}
 			d.add("auto_close", old.AutoClose, *p.AutoClose)
+			d.add("auto_close_by", old.AutoCloseBy, t.autoCloseBy(*p.AutoClose))
 		}
 		if p.DefaultAssignee != nil {
 			if err := t.checkAssignee(*p.DefaultAssignee); err != nil {
@@ -141,9 +156,9 @@ func (s *Store) UpdateProject(ctx context.Context, by Actor, id string, p Projec
 		if len(d) == 0 {
 			return old, nil
 		}
-		_, err = t.exec(`UPDATE projects SET name = ?, description = ?, auto_close = ?, default_assignee = ?, updated_at = ? WHERE id = ?`,
+		_, err = t.exec(`UPDATE projects SET name = ?, description = ?, auto_close = ?, auto_close_by = ?, default_assignee = ?, updated_at = ? WHERE id = ?`,
 			d.str("name", old.Name), d.str("description", old.Description), d.boolean("auto_close", old.AutoClose),
-			d.str("default_assignee", old.DefaultAssignee), t.nowText(), id)
+			d.str("auto_close_by", old.AutoCloseBy), d.str("default_assignee", old.DefaultAssignee), t.nowText(), id)
 		if err != nil {
 			return Project{}, err
 		}

@@ -185,6 +185,16 @@ func (t *tx) pause(name string) (*Pause, error) {
 	return &p, nil
 }
 
+// checkTakesWork returns an error if name is a paused agent, to which
+// nothing is given until a person resumes it: no task, no run.
+func (t *tx) checkTakesWork(name string) error {
+	p, err := t.pause(name)
+	if err == nil && p != nil {
+		err = pausedError(name, p)
+	}
+	return err
+}
+
 func pausedError(name string, p *Pause) error {
 	why := ""
 	if p.Reason != "" {
@@ -198,7 +208,7 @@ func pausedError(name string, p *Pause) error {
 // instructions as its inputs. Without agent, the run is for the task's
 // assignee if that is an agent, or else for the caller if it is one. An
 // unassigned task is assigned to the agent, so that no one else takes it;
-// a task assigned to someone else is refused. A task has at most one run
+// a task assigned to someone else is refused, and so is a paused agent. A task has at most one run
 // under way. The agent finds the run with get_next_task, and starts it by
 // claiming the task.
 func (s *Store) StartRun(ctx context.Context, by Actor, taskID, agent, instructions string) (Run, error) {
@@ -233,6 +243,9 @@ func (t *tx) isAgent(name string) bool {
 }
 
 func (t *tx) queueRun(r taskRecord, agent, instructions, retryOf, action string) (Run, error) {
+	if err := t.checkTakesWork(agent); err != nil {
+		return Run{}, err
+	}
 	if r.Status != StatusOpen {
 		return Run{}, conflictf("task %q is %s: only an open task can get a run", r.ID, r.Status)
 	}
@@ -272,7 +285,7 @@ func (t *tx) queueRun(r taskRecord, agent, instructions, retryOf, action string)
 }
 
 // RetryRun queues a new run with the task, agent and instructions of a
-// failed or cancelled one.
+// failed or cancelled one, unless the agent is paused.
 func (s *Store) RetryRun(ctx context.Context, by Actor, runID string) (Run, error) {
 	return write(ctx, s, by, func(t *tx) (Run, error) {
 		old, err := t.run("run_id", runID)

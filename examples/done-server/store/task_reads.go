@@ -16,7 +16,8 @@ type TaskDetail struct {
 	DependsOn []TaskRef `json:"depends_on"`
 	// Ready is true for an open task whose dependencies are all done.
 	Ready bool `json:"ready"`
-	// Approval is the pending approval request of the task, if any.
+	// Approval is the pending approval request of the task, if any: its
+	// close request first, the one whose approval makes the task done.
 	Approval *Approval `json:"approval,omitempty"`
 	// CurrentRun is the run under way on the task, queued or running.
 	CurrentRun *Run `json:"current_run,omitempty"`
@@ -60,7 +61,7 @@ func (s *Store) GetTask(ctx context.Context, id string) (TaskDetail, error) {
 			}
 		}
 		a, err := scanApproval(t.queryRow(`SELECT `+approvalColumns+` FROM approvals a
-			WHERE a.task_id = ? AND a.status = 'pending' ORDER BY a.id LIMIT 1`, id))
+			WHERE a.task_id = ? AND a.status = 'pending' ORDER BY a.kind = 'close' DESC, a.id LIMIT 1`, id))
 		switch {
 		case err == nil:
 			d.Approval = &a

@@ -49,7 +49,12 @@ type Task struct {
 	// Assignee is the name of the person or agent the task is for.
 	Assignee string `json:"assignee,omitempty"`
 	// AutoClose tasks close directly; the others need a human's approval.
-	AutoClose     bool   `json:"auto_close"`
+	AutoClose bool `json:"auto_close"`
+	// AutoCloseBy is the person who made the task auto-close: directly, or
+	// through the default of its project or parent task. Only a person may
+	// decide that a task skips the approval gate, so an auto-close task
+	// always names one.
+	AutoCloseBy   string `json:"auto_close_by,omitempty"`
 	Due           string `json:"due,omitempty"`
 	BlockedReason string `json:"blocked_reason,omitempty"`
 	BlockedBy     string `json:"blocked_by,omitempty"`
@@ -64,13 +69,13 @@ type Task struct {
 }
 
 const taskColumns = `t.id, COALESCE(t.project_id, ''), COALESCE(t.parent_id, ''), t.title, t.description,
-	t.status, t.priority, t.assignee, t.auto_close, t.due, t.blocked_reason, COALESCE(t.blocked_by, ''),
+	t.status, t.priority, t.assignee, t.auto_close, t.auto_close_by, t.due, t.blocked_reason, COALESCE(t.blocked_by, ''),
 	t.scheduled_start, t.scheduled_end, t.created_at, t.created_by, t.updated_at, COALESCE(t.closed_at, '')`
 
 func scanTask(row scanner) (Task, error) {
 	var x Task
 	err := row.Scan(&x.ID, &x.ProjectID, &x.ParentID, &x.Title, &x.Description,
-		&x.Status, &x.Priority, &x.Assignee, &x.AutoClose, &x.Due, &x.BlockedReason, &x.BlockedBy,
+		&x.Status, &x.Priority, &x.Assignee, &x.AutoClose, &x.AutoCloseBy, &x.Due, &x.BlockedReason, &x.BlockedBy,
 		&x.ScheduledStart, &x.ScheduledEnd, &x.CreatedAt, &x.CreatedBy, &x.UpdatedAt, &x.ClosedAt)
 	return x, err
 }
@@ -160,7 +165,11 @@ func (s *Store) CreateTask(ctx context.Context, by Actor, n NewTask) (Task, erro
 		if err != nil {
 			return Task{}, err
 		}
-		return task, t.record("create_task", "task", task.ID, task.ID, map[string]any{"title": task.Title})
+		details := map[string]any{"title": task.Title}
+		if task.AutoClose {
+			details["auto_close_by"] = task.AutoCloseBy
+		}
+		return task, t.record("create_task", "task", task.ID, task.ID, details)
 	})
 }
 
@@ -180,13 +189,15 @@ func (t *tx) createTask(n NewTask) (Task, error) {
 	if err := checkPriority(n.Priority); err != nil {
 		return Task{}, err
 	}
-	autoClose := false
+	// A task takes its auto_close from its parent task, or else from its
+	// project, with the person who decided it there.
+	autoClose, autoCloseBy := false, ""
 	if n.ParentID != "" {
 		parent, err := t.writableTask("parent_id", n.ParentID)
 		if err != nil {
 			return Task{}, err
 		}
-		autoClose = parent.AutoClose
+		autoClose, autoCloseBy = parent.AutoClose, parent.AutoCloseBy
 	}
 	if n.ProjectID != "" {
 		p, err := t.writableProject("project_id", n.ProjectID)
@@ -194,14 +205,30 @@ func (t *tx) createTask(n NewTask) (Task, error) {
 			return Task{}, err
 		}
 		if n.ParentID == "" {
-			autoClose = p.AutoClose
+			autoClose, autoCloseBy = p.AutoClose, p.AutoCloseBy
 		}
-		if n.Assignee == "" {
-			n.Assignee = p.DefaultAssignee
+		// A paused default assignee is passed over: it takes no work,
+		// and the task waits for someone.
+		if n.Assignee == "" && p.DefaultAssignee != "" {
+			paused, err := t.pause(p.DefaultAssignee)
+			if err != nil {
+				return Task{}, err
+			}
+			if paused == nil {
+				n.Assignee = p.DefaultAssignee
+			}
 		}
 	}
-	if n.AutoClose != nil {
-		autoClose = *n.AutoClose
+	if n.Assignee != "" {
+		if err := t.checkTakesWork(n.Assignee); err != nil {
+			return Task{}, err
+		}
+	}
+	if n.AutoClose != nil && *n.AutoClose != autoClose {
+		if err := t.decideAutoClose("task", *n.AutoClose); err != nil {
+			return Task{}, err
+		}
+		autoClose, autoCloseBy = *n.AutoClose, t.autoCloseBy(*n.AutoClose)
 	}
 	if err := t.checkAssignee(n.Assignee); err != nil {
 		return Task{}, err
@@ -209,15 +236,35 @@ func (t *tx) createTask(n NewTask) (Task, error) {
 	id := newID()
 	now := t.nowText()
 	_, err := t.exec(`INSERT INTO tasks (id, project_id, parent_id, title, description, status, priority, assignee,
-			auto_close, due, created_at, created_by, updated_at)
-		VALUES (?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?)`,
+			auto_close, auto_close_by, due, created_at, created_by, updated_at)
+		VALUES (?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?)`,
 		id, nullable(n.ProjectID), nullable(n.ParentID), n.Title, n.Description, string(n.Priority), n.Assignee,
-		autoClose, n.Due, now, t.by.Name, now)
+		autoClose, autoCloseBy, n.Due, now, t.by.Name, now)
 	if err != nil {
 		return Task{}, err
 	}
 	r, err := t.taskRow(id)
 	return r.Task, err
+}
+
+// decideAutoClose returns an error unless the caller may set the
+// auto_close of a task or project (what) to on: only a person may decide
+// whether closing a task needs a human's approval, since an agent that
+// could decide it could close what it must not. An agent may still turn
+// it off, which only adds the gate back.
+func (t *tx) decideAutoClose(what string, on bool) error {
+	if on && t.by.Kind != Human {
+		return forbiddenf("only a human may make a %s auto-close: it lets closing skip a human's approval, and %s is an agent", what, quote(t.by.Name))
+	}
+	return nil
+}
+
+// autoCloseBy returns who an auto_close set to on by the caller names.
+func (t *tx) autoCloseBy(on bool) string {
+	if on {
+		return t.by.Name
+	}
+	return ""
 }
 
 func checkDue(due string) error {
@@ -268,9 +315,8 @@ type TaskPatch struct {
 // UpdateTask overwrites the fields set in p. The activity entry keeps the
 // old values. Setting fields to the values they have changes nothing.
 //
-// Only a human may change AutoClose: it decides whether closing the task
-// needs a human's approval, so an agent that could clear it could close
-// what it must not.
+// Only a human may make a task auto-close (see [Task.AutoCloseBy]); an
+// agent may only turn it off, which puts the gate back.
 func (s *Store) UpdateTask(ctx context.Context, by Actor, id string, p TaskPatch) (Task, error) {
 	return write(ctx, s, by, func(t *tx) (Task, error) {
 		r, err := t.writableTask("task_id", id)
@@ -303,17 +349,18 @@ func (s *Store) UpdateTask(ctx context.Context, by Actor, id string, p TaskPatch
 			d.add("priority", string(r.Priority), string(*p.Priority))
 		}
 		if p.AutoClose != nil && *p.AutoClose != r.AutoClose {
-			if t.by.Kind != Human {
-				return Task{}, forbiddenf("only a human may change auto_close of task %q: it decides whether closing needs a human's approval", id)
+			if err := t.decideAutoClose("task", *p.AutoClose); err != nil {
+				return Task{}, err
 			}
 			d.add("auto_close", r.AutoClose, *p.AutoClose)
+			d.add("auto_close_by", r.AutoCloseBy, t.autoCloseBy(*p.AutoClose))
 		}
 		if len(d) == 0 {
 			return r.Task, nil
 		}
-		_, err = t.exec(`UPDATE tasks SET title = ?, description = ?, due = ?, priority = ?, auto_close = ?, updated_at = ? WHERE id = ?`,
+		_, err = t.exec(`UPDATE tasks SET title = ?, description = ?, due = ?, priority = ?, auto_close = ?, auto_close_by = ?, updated_at = ? WHERE id = ?`,
 			d.str("title", r.Title), d.str("description", r.Description), d.str("due", r.Due),
-			d.str("priority", string(r.Priority)), d.boolean("auto_close", r.AutoClose), t.nowText(), id)
+			d.str("priority", string(r.Priority)), d.boolean("auto_close", r.AutoClose), d.str("auto_close_by", r.AutoCloseBy), t.nowText(), id)
 		if err != nil {
 			return Task{}, err
 		}
@@ -385,7 +432,7 @@ func (s *Store) MoveTask(ctx context.Context, by Actor, id, projectID string) (T
 }
 
 // AssignTask sets who a task is for; an empty assignee leaves it for
-// no one.
+// no one. A paused agent is refused: it takes no work.
 func (s *Store) AssignTask(ctx context.Context, by Actor, id, assignee string) (Task, error) {
 	return write(ctx, s, by, func(t *tx) (Task, error) {
 		r, err := t.writableTask("task_id", id)
@@ -394,6 +441,11 @@ func (s *Store) AssignTask(ctx context.Context, by Actor, id, assignee string) (
 		}
 		if err := t.checkAssignee(assignee); err != nil {
 			return Task{}, err
+		}
+		if r.Assignee != assignee {
+			if err := t.checkTakesWork(assignee); err != nil {
+				return Task{}, err
+			}
 		}
 		return t.setAssignee(r, assignee, "assign_task")
 	})
@@ -545,11 +597,13 @@ func (s *Store) UnblockTask(ctx context.Context, by Actor, id string) (Task, err
 	})
 }
 
-// CloseTask finishes a task. An auto-close task becomes done. Any other
-// becomes awaiting_approval with one approval request for a human to
-// decide; closing it again while it waits changes nothing, so there is
-// never a second request. A blocked task, or one that depends on a task not
-// yet done, cannot close.
+// CloseTask finishes a task. An auto-close task (one a person made so, see
+// [Task.AutoCloseBy]) becomes done, and a close request pending for it is
+// withdrawn, having no object. Any other becomes awaiting_approval with one
+// close request for a human to decide: the one already pending (made with
+// [Store.RequestApproval]), or a new one; closing it again while it waits
+// changes nothing, so there is never a second request. A blocked task, or
+// one that depends on a task not yet done, cannot close.
 func (s *Store) CloseTask(ctx context.Context, by Actor, id string) (Task, error) {
 	return write(ctx, s, by, func(t *tx) (Task, error) {
 		r, err := t.writableTask("task_id", id)
@@ -559,43 +613,70 @@ func (s *Store) CloseTask(ctx context.Context, by Actor, id string) (Task, error
 		switch r.Status {
 		case StatusDone, StatusAwaitingApproval:
 			return r.Task, nil
-		case StatusBlocked:
-			return Task{}, conflictf("task %q is blocked (%s): unblock it first", id, r.BlockedReason)
 		}
-		var waiting string
-		err = t.queryRow(`SELECT d.id FROM task_dependencies td JOIN tasks d ON d.id = td.depends_on
-			WHERE td.task_id = ? AND d.status <> 'done' AND d.trash_id IS NULL ORDER BY d.id LIMIT 1`, id).Scan(&waiting)
-		switch {
-		case err == nil:
-			return Task{}, conflictf("task %q depends on task %q, which is not done", id, waiting)
-		case !errors.Is(err, sql.ErrNoRows):
+		if err := t.checkClosable(r); err != nil {
 			return Task{}, err
 		}
-
+		pending, ok, err := t.pendingClose(id)
+		if err != nil {
+			return Task{}, err
+		}
 		now := t.nowText()
+		details := map[string]any{}
 		if r.AutoClose {
 			if _, err := t.exec(`UPDATE tasks SET status = 'done', closed_at = ?, updated_at = ? WHERE id = ?`, now, now, id); err != nil {
 				return Task{}, err
 			}
-			if err := t.record("close_task", "task", id, id, map[string]any{"status": change{r.Status, StatusDone}}); err != nil {
-				return Task{}, err
+			details["status"], details["auto_close_by"] = change{r.Status, StatusDone}, r.AutoCloseBy
+			if ok {
+				if err := t.withdraw(pending.ID); err != nil {
+					return Task{}, err
+				}
+				details["withdrawn_approval_id"] = pending.ID
 			}
 		} else {
 			if _, err := t.exec(`UPDATE tasks SET status = 'awaiting_approval', updated_at = ? WHERE id = ?`, now, id); err != nil {
 				return Task{}, err
 			}
-			a, err := t.insertApproval(id, "", "close", "")
-			if err != nil {
-				return Task{}, err
+			if !ok {
+				if pending, err = t.insertApproval(id, "", ApprovalClose, ""); err != nil {
+					return Task{}, err
+				}
 			}
-			if err := t.record("close_task", "task", id, id, map[string]any{
-				"status": change{r.Status, StatusAwaitingApproval}, "approval_id": a.ID}); err != nil {
-				return Task{}, err
-			}
+			details["status"], details["approval_id"] = change{r.Status, StatusAwaitingApproval}, pending.ID
+		}
+		if err := t.record("close_task", "task", id, id, details); err != nil {
+			return Task{}, err
 		}
 		r, err = t.taskRow(id)
 		return r.Task, err
 	})
+}
+
+// checkClosable returns an error unless task r may become done now: it is
+// not blocked, and every live task it depends on is done.
+func (t *tx) checkClosable(r taskRecord) error {
+	if r.Status == StatusBlocked {
+		return conflictf("task %q is blocked (%s): unblock it first", r.ID, r.BlockedReason)
+	}
+	var waiting string
+	err := t.queryRow(`SELECT d.id FROM task_dependencies td JOIN tasks d ON d.id = td.depends_on
+		WHERE td.task_id = ? AND d.status <> 'done' AND d.trash_id IS NULL ORDER BY d.id LIMIT 1`, r.ID).Scan(&waiting)
+	switch {
+	case err == nil:
+		return conflictf("task %q depends on task %q, which is not done", r.ID, waiting)
+	case !errors.Is(err, sql.ErrNoRows):
+		return err
+	}
+	return nil
+}
+
+// withdraw marks a pending approval request withdrawn by the caller: it
+// can no longer be decided.
+func (t *tx) withdraw(approvalID string) error {
+	_, err := t.exec(`UPDATE approvals SET status = 'withdrawn', decided_by = ?, decided_at = ? WHERE id = ? AND status = 'pending'`,
+		t.by.Name, t.nowText(), approvalID)
+	return err
 }
 
 // ReopenTask sets a done or awaiting task back to open, withdrawing its

@@ -21,13 +21,15 @@ type Token struct {
 	Name  string          `json:"name"`
 	Kind  Kind            `json:"kind"`
 	Scope mcpeffect.Scope `json:"scope"`
-	// CreatedBy is the name of whoever minted the token with create_token;
-	// empty for a token made with the command line.
-	CreatedBy  string `json:"created_by,omitempty"`
-	CreatedAt  string `json:"created_at"`
-	ExpiresAt  string `json:"expires_at,omitempty"`
-	RevokedAt  string `json:"revoked_at,omitempty"`
-	LastUsedAt string `json:"last_used_at,omitempty"`
+	// CreatedBy is the name of whoever minted the token with create_token,
+	// and CreatedByToken the token they minted it with, which it never
+	// outlives; both empty for a token made with the command line.
+	CreatedBy      string `json:"created_by,omitempty"`
+	CreatedByToken string `json:"created_by_token,omitempty"`
+	CreatedAt      string `json:"created_at"`
+	ExpiresAt      string `json:"expires_at,omitempty"`
+	RevokedAt      string `json:"revoked_at,omitempty"`
+	LastUsedAt     string `json:"last_used_at,omitempty"`
 	// Owner marks the token of the data directory's owner, which Done
 	// serves as over stdio when DONE_TOKEN is not set (see [Store.Owner]).
 	Owner bool `json:"owner,omitempty"`
@@ -51,7 +53,7 @@ const SecretPrefix = "done_"
 // secretBytes is the entropy of a secret: 256 bits, beyond guessing.
 const secretBytes = 32
 
-const tokenColumns = `k.id, k.name, k.kind, k.scope, COALESCE(c.name, ''), k.created_at,
+const tokenColumns = `k.id, k.name, k.kind, k.scope, COALESCE(c.name, ''), COALESCE(k.created_by, ''), k.created_at,
 	COALESCE(k.expires_at, ''), COALESCE(k.revoked_at, ''), COALESCE(k.last_used_at, ''), k.owner`
 
 const tokenFrom = ` FROM tokens k LEFT JOIN tokens c ON c.id = k.created_by`
@@ -59,7 +61,7 @@ const tokenFrom = ` FROM tokens k LEFT JOIN tokens c ON c.id = k.created_by`
 func scanToken(row scanner) (Token, error) {
 	var k Token
 	var scope string
-	err := row.Scan(&k.ID, &k.Name, &k.Kind, &scope, &k.CreatedBy, &k.CreatedAt, &k.ExpiresAt, &k.RevokedAt, &k.LastUsedAt, &k.Owner)
+	err := row.Scan(&k.ID, &k.Name, &k.Kind, &scope, &k.CreatedBy, &k.CreatedByToken, &k.CreatedAt, &k.ExpiresAt, &k.RevokedAt, &k.LastUsedAt, &k.Owner)
 	if err != nil {
 		return k, err
 	}
@@ -90,17 +92,22 @@ func (s *Store) MintToken(ctx context.Context, n NewToken) (Token, string, error
 		secret string
 	}
 	m, err := write(ctx, s, Actor{}, func(t *tx) (minted, error) {
-		k, secret, err := t.mint(n, "")
+		k, secret, err := t.mint(n, nil)
 		return minted{k, secret}, err
 	})
 	return m.token, m.secret, err
 }
 
 // CreateToken mints a token on the authority of the caller's token, and
-// returns it with its secret. Its scope can be no wider than the caller's.
-// An agent may mint tokens only for itself; a person may mint them for
-// themself or for any agent, never for another person.
-func (s *Store) CreateToken(ctx context.Context, by Actor, n NewToken) (Token, string, error) {
+// returns it with its secret. The new token never outlives the caller's:
+// it expires at the latest when the caller's does (at once given no TTL),
+// and revoking the caller's revokes it (see [Store.RevokeToken]). Its scope can be no wider than what the
+// caller may do: the scope of the caller's token, capped by within, the
+// scope of the call (less than the token's on a capped connection), so
+// that a capped connection cannot mint its way out of the cap; the zero
+// within mints nothing. An agent may mint tokens only for itself; a person
+// may mint them for themself or for any agent, never for another person.
+func (s *Store) CreateToken(ctx context.Context, by Actor, within mcpeffect.Scope, n NewToken) (Token, string, error) {
 	type minted struct {
 		token  Token
 		secret string
@@ -110,7 +117,11 @@ func (s *Store) CreateToken(ctx context.Context, by Actor, n NewToken) (Token, s
 		if err != nil {
 			return minted{}, err
 		}
-		if n.Scope > caller.Scope {
+		switch limit := min(caller.Scope, within); {
+		case n.Scope <= limit:
+		case limit < caller.Scope:
+			return minted{}, forbiddenf("scope %s is wider than what this connection may do (%s; your token's is %s): a token can mint only scopes up to its caller's", n.Scope, limit, caller.Scope)
+		default:
 			return minted{}, forbiddenf("scope %s is wider than your token's (%s): a token can mint only scopes up to its own", n.Scope, caller.Scope)
 		}
 		self := n.Kind == by.Kind && n.Name == by.Name
@@ -118,17 +129,21 @@ func (s *Store) CreateToken(ctx context.Context, by Actor, n NewToken) (Token, s
 			return minted{}, forbiddenf("you may mint tokens for yourself (%s)%s, not for %s %s",
 				quote(by.Name), map[Kind]string{Human: " or for an agent", Agent: ""}[by.Kind], n.Kind, quote(n.Name))
 		}
-		k, secret, err := t.mint(n, by.TokenID)
+		k, secret, err := t.mint(n, &caller)
 		if err != nil {
 			return minted{}, err
 		}
-		return minted{k, secret}, t.record("create_token", "token", k.ID, "", map[string]any{"name": k.Name, "kind": k.Kind, "scope": k.Scope})
+		return minted{k, secret}, t.record("create_token", "token", k.ID, "", map[string]any{"name": k.Name, "kind": k.Kind, "scope": k.Scope, "expires_at": k.ExpiresAt})
 	})
 	return m.token, m.secret, err
 }
 
-func (t *tx) mint(n NewToken, createdBy string) (Token, string, error) {
-	if err := checkName("name", n.Name); err != nil {
+// mint makes a token, minted by parent if it is not nil: the command line
+// mints without one. Its name is normalised, and refused if it could pass
+// for another (see the rules in names.go).
+func (t *tx) mint(n NewToken, parent *Token) (Token, string, error) {
+	var err error
+	if n.Name, err = normalizeName("name", n.Name); err != nil {
 		return Token{}, "", err
 	}
 	if _, err := ParseKind(string(n.Kind)); err != nil {
@@ -143,20 +158,34 @@ func (t *tx) mint(n NewToken, createdBy string) (Token, string, error) {
 	// A name is one person or one agent, so that assignees and authors,
 	// which are names, are never ambiguous.
 	var other Kind
-	err := t.queryRow(`SELECT kind FROM tokens WHERE name = ? AND kind <> ? LIMIT 1`, n.Name, string(n.Kind)).Scan(&other)
+	err = t.queryRow(`SELECT kind FROM tokens WHERE name = ? AND kind <> ? LIMIT 1`, n.Name, string(n.Kind)).Scan(&other)
 	switch {
 	case err == nil:
 		return Token{}, "", conflictf("the name %s belongs to %s %s: pick another name", quote(n.Name), article(other), other)
 	case !errors.Is(err, sql.ErrNoRows):
 		return Token{}, "", err
 	}
+	if err := t.checkNameFree("name", n.Name); err != nil {
+		return Token{}, "", err
+	}
 
 	raw := make([]byte, secretBytes)
 	rand.Read(raw) // never fails; see crypto/rand.Read
 	secret := SecretPrefix + base64.RawURLEncoding.EncodeToString(raw)
-	var expires any
+	var expiry time.Time
 	if n.TTL > 0 {
-		expires = formatTime(t.now.Add(n.TTL))
+		expiry = t.now.Add(n.TTL)
+	}
+	createdBy := ""
+	if parent != nil {
+		createdBy = parent.ID
+		if p := parent.Expiry(); !p.IsZero() && (expiry.IsZero() || p.Before(expiry)) {
+			expiry = p
+		}
+	}
+	var expires any
+	if !expiry.IsZero() {
+		expires = formatTime(expiry)
 	}
 	id := newID()
 	_, err = t.exec(`INSERT INTO tokens (id, secret_hash, name, kind, scope, created_at, created_by, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -215,12 +244,45 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (Token, error) 
 		if subtle.ConstantTimeCompare(stored, hash) != 1 {
 			return k, ErrBadToken
 		}
-		return k, nil
+		return k, t.checkOrigins(k.ID)
 	})
 	if err != nil {
 		return Token{}, err
 	}
 	return s.use(ctx, k)
+}
+
+// checkOrigins returns [ErrBadToken] if a token that the token id descends
+// from (whatever minted it, and so on) is revoked or expired. Revoking a
+// token revokes what it minted, and a minted token expires with its
+// parent, so this holds already; checking the chain on every use keeps it
+// so whatever wrote the rows.
+func (t *tx) checkOrigins(id string) error {
+	dead, err := t.exists(`WITH RECURSIVE origin(id) AS (
+			SELECT created_by FROM tokens WHERE id = ?1
+			UNION SELECT k.created_by FROM tokens k JOIN origin ON k.id = origin.id)
+		SELECT 1 FROM origin JOIN tokens k ON k.id = origin.id
+		WHERE k.revoked_at IS NOT NULL OR k.expires_at <= ?2`, id, t.nowText())
+	if err == nil && dead {
+		err = ErrBadToken
+	}
+	return err
+}
+
+// tokenLive reports whether the token id is live: neither it nor any token
+// it descends from is revoked or expired.
+func (t *tx) tokenLive(id string) (bool, error) {
+	ok, err := t.exists(`SELECT 1 FROM tokens WHERE id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)`, id, t.nowText())
+	if err != nil || !ok {
+		return false, err
+	}
+	switch err := t.checkOrigins(id); {
+	case errors.Is(err, ErrBadToken):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return true, nil
 }
 
 // use returns k if it is live, having noted its use, and [ErrBadToken]
@@ -259,7 +321,7 @@ func (s *Store) Owner(ctx context.Context, name string) (k Token, created bool, 
 		if err == nil || !errors.Is(err, sql.ErrNoRows) {
 			return owner{k, false}, err
 		}
-		k, _, err = t.mint(NewToken{Name: name, Kind: Human, Scope: mcpeffect.Full}, "")
+		k, _, err = t.mint(NewToken{Name: name, Kind: Human, Scope: mcpeffect.Full}, nil)
 		if err != nil {
 			return owner{}, err
 		}
@@ -284,7 +346,10 @@ func (s *Store) AuthenticateOwner(ctx context.Context) (Token, error) {
 		if errors.Is(err, sql.ErrNoRows) {
 			return k, ErrBadToken
 		}
-		return k, err
+		if err != nil {
+			return k, err
+		}
+		return k, t.checkOrigins(k.ID)
 	})
 	if err != nil {
 		return Token{}, err
@@ -292,44 +357,93 @@ func (s *Store) AuthenticateOwner(ctx context.Context) (Token, error) {
 	return s.use(ctx, k)
 }
 
-// ListTokens returns the tokens of the caller: those with the caller's
-// name, and those the caller's tokens minted. Secrets are never kept, so
+// The tokens a caller oversees: its own (those with its name) and, for a
+// person, every agent's. A token mints only for its own name or, a
+// person's, for agents, so this holds everything a caller's tokens minted,
+// at any depth; and every person can see and stop what any agent was
+// given or made, as they can pause any agent or decide its requests.
+const overseenTokens = `(k.name = ?1 OR (?2 = 'human' AND k.kind = 'agent'))`
+
+// ListTokens returns the tokens the caller oversees: its own and, for a
+// person, every agent's, with who minted each. Secrets are never kept, so
 // they are never shown.
 func (s *Store) ListTokens(ctx context.Context, by Actor) ([]Token, error) {
 	return read(ctx, s, by, func(t *tx) ([]Token, error) {
 		return collect(t, scanToken, `SELECT `+tokenColumns+tokenFrom+`
-			WHERE k.name = ?1 OR c.name = ?1 ORDER BY k.id`, by.Name)
+			WHERE `+overseenTokens+` ORDER BY k.id`, by.Name, string(by.Kind))
 	})
 }
 
-// RevokeToken revokes a token of the caller (see [Store.ListTokens]) for
-// good. Calls made with it fail from the next one on. Revoking a revoked
-// token changes nothing.
+// RevokeToken revokes for good a token the caller oversees (see
+// [Store.ListTokens]), and with it everything that grants access and
+// descends from it: the tokens it minted, at any depth, and the calendar
+// links any of them made. Calls made with them fail from the next one on.
+// Revoking a revoked token changes nothing.
 func (s *Store) RevokeToken(ctx context.Context, by Actor, id string) (Token, error) {
 	return write(ctx, s, by, func(t *tx) (Token, error) {
 		if err := checkID("token_id", id); err != nil {
 			return Token{}, err
 		}
-		k, err := t.token(id)
+		ok, err := t.exists(`SELECT 1 FROM tokens k WHERE k.id = ?3 AND `+overseenTokens, by.Name, string(by.Kind), id)
 		if err != nil {
 			return Token{}, err
 		}
-		if k.Name != by.Name && k.CreatedBy != by.Name {
+		if !ok {
 			// The same answer as for a token that does not exist: the
 			// caller learns nothing about the tokens of others.
 			return Token{}, notFoundf("token %q does not exist", id)
 		}
-		if k.RevokedAt != "" {
-			return k, nil
+		k, err := t.token(id)
+		if err != nil || k.RevokedAt != "" {
+			return k, err
 		}
-		if _, err := t.exec(`UPDATE tokens SET revoked_at = ? WHERE id = ?`, t.nowText(), id); err != nil {
+		tokens, links, err := t.revoke(id)
+		if err != nil {
 			return Token{}, err
 		}
-		if err := t.record("revoke_token", "token", id, "", map[string]any{"name": k.Name}); err != nil {
+		details := map[string]any{"name": k.Name}
+		if len(tokens) > 1 {
+			details["minted_tokens_revoked"] = tokens[1:]
+		}
+		if len(links) > 0 {
+			details["calendar_links_revoked"] = links
+		}
+		if err := t.record("revoke_token", "token", id, "", details); err != nil {
 			return Token{}, err
 		}
 		return t.token(id)
 	})
+}
+
+// revoke revokes the live token id with every live token it minted, at
+// any depth, and every live calendar link those tokens made: whatever
+// grants access by the token's authority ends with it. It returns the
+// ids of the tokens revoked, id first, and of the links.
+func (t *tx) revoke(id string) (tokens, links []string, err error) {
+	const tree = `WITH RECURSIVE tree(id) AS (
+			SELECT ?1 UNION SELECT k.id FROM tokens k JOIN tree ON k.created_by = tree.id)`
+	scanID := func(row scanner) (string, error) {
+		var id string
+		return id, row.Scan(&id)
+	}
+	tokens, err = collect(t, scanID, tree+` SELECT k.id FROM tree JOIN tokens k ON k.id = tree.id
+		WHERE k.revoked_at IS NULL ORDER BY k.id = ?1 DESC, k.id`, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	links, err = collect(t, scanID, tree+` SELECT l.id FROM calendar_links l JOIN tree ON l.created_by = tree.id
+		WHERE l.revoked_at IS NULL ORDER BY l.id`, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	now := t.nowText()
+	if _, err := t.exec(tree+` UPDATE tokens SET revoked_at = ?2 WHERE id IN (SELECT id FROM tree) AND revoked_at IS NULL`, id, now); err != nil {
+		return nil, nil, err
+	}
+	if _, err := t.exec(tree+` UPDATE calendar_links SET revoked_at = ?2 WHERE created_by IN (SELECT id FROM tree) AND revoked_at IS NULL`, id, now); err != nil {
+		return nil, nil, err
+	}
+	return tokens, links, nil
 }
 
 // AllTokens returns every token, for the command line, which holds the
@@ -341,8 +455,9 @@ func (s *Store) AllTokens(ctx context.Context) ([]Token, error) {
 }
 
 // RevokeAnyToken revokes any token, on the command line's authority: the
-// way out when a token leaks and no other token may revoke it. Revoking a
-// revoked token changes nothing.
+// way out when a token leaks and no other token may revoke it. As with
+// [Store.RevokeToken], what the token minted and the calendar links they
+// made are revoked with it. Revoking a revoked token changes nothing.
 func (s *Store) RevokeAnyToken(ctx context.Context, id string) (Token, error) {
 	return write(ctx, s, Actor{}, func(t *tx) (Token, error) {
 		if err := checkID("token id", id); err != nil {
@@ -352,7 +467,7 @@ func (s *Store) RevokeAnyToken(ctx context.Context, id string) (Token, error) {
 		if err != nil || k.RevokedAt != "" {
 			return k, err
 		}
-		if _, err := t.exec(`UPDATE tokens SET revoked_at = ? WHERE id = ?`, t.nowText(), id); err != nil {
+		if _, _, err := t.revoke(id); err != nil {
 			return Token{}, err
 		}
 		return t.token(id)
