@@ -111,3 +111,25 @@ func TestConnectorTools(t *testing.T) {
 		t.Errorf("searching for what was saved and what was there: %+v", found)
 	}
 }
+
+// TestSearchContextHostileText is the crash of issue 9 through MCP: a
+// non-destructive agent saves a document whose text grows when
+// lower-cased, and a read-only token searches it. The search answers, and
+// the server serves the next call.
+func TestSearchContextHostileText(t *testing.T) {
+	e := newEnv(t)
+	agent := e.connect(e.mint("planter", store.Agent, mcpeffect.NonDestructive))
+	reader := e.connect(e.mint("rita", store.Human, mcpeffect.ReadOnly))
+	for _, text := range []string{strings.Repeat("Ⱥ", 2000) + " the launch plan", strings.Repeat("\u212a", 2000) + " the launch plan", "plan"} {
+		must[contextDocument](t, agent, "save_context", args{"title": "Note", "text": text})
+	}
+	for _, query := range []string{"plan", "PLAN", "ⱥⱥ the", "ȺȺȺ"} {
+		found := must[searchContextResult](t, reader, "search_context", args{"query": query})
+		if len(found.Results) == 0 {
+			t.Errorf("search_context %q: %+v", query, found)
+		}
+	}
+	if me := must[whoamiResult](t, reader, "whoami", nil); me.Name != "rita" {
+		t.Errorf("whoami after the searches: %+v", me)
+	}
+}

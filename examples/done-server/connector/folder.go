@@ -1,7 +1,6 @@
 package connector
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -185,7 +184,7 @@ func (f *Folder) Search(ctx context.Context, query string, limit int) ([]Documen
 		return nil, err
 	}
 	defer root.Close()
-	needle := strings.ToLower(query)
+	needle := fold(query)
 	type hit struct {
 		doc     Document
 		inTitle bool
@@ -223,12 +222,12 @@ func (f *Folder) Search(ctx context.Context, query string, limit int) ([]Documen
 		}
 		text := string(data)
 		t := title(p, text)
-		inTitle := strings.Contains(strings.ToLower(t), needle)
-		at := bytes.Index(bytes.ToLower(data), []byte(needle))
+		inTitle := strings.Contains(fold(t), needle)
+		at, end := folded{text, foldBytes(text)}.indexFold(needle)
 		if !inTitle && at < 0 {
 			return nil
 		}
-		hits = append(hits, hit{Document{ID: p, Title: t, Snippet: snippet(text, at, len(needle)), Size: info.Size(), Modified: info.ModTime().UTC()}, inTitle})
+		hits = append(hits, hit{Document{ID: p, Title: t, Snippet: snippet(text, at, end), Size: info.Size(), Modified: info.ModTime().UTC()}, inTitle})
 		return nil
 	})
 	if err != nil {
@@ -250,22 +249,27 @@ func (f *Folder) Search(ctx context.Context, query string, limit int) ([]Documen
 	return docs, nil
 }
 
-// snippet returns about 160 bytes of text around the match at [at,
-// at+n), on one line; the start of the text if there is no match.
-func snippet(text string, at, n int) string {
+// snippet returns about 160 bytes of text around its bytes [at, end), on
+// one line; the start of the text if at is negative (no match). at and
+// end must be offsets of text with at <= end, or at negative; whatever
+// bytes text holds, the snippet is valid UTF-8.
+func snippet(text string, at, end int) string {
 	const before, after = 60, 100
-	start, end := max(0, at-before), min(len(text), max(at, 0)+n+after)
-	for start > 0 && !utf8.RuneStart(text[start]) {
-		start--
+	if at < 0 {
+		at, end = 0, 0
 	}
-	for end < len(text) && !utf8.RuneStart(text[end]) {
-		end++
+	from, to := max(0, at-before), min(len(text), end+after)
+	for from > 0 && !utf8.RuneStart(text[from]) {
+		from--
 	}
-	s := strings.Join(strings.Fields(text[start:end]), " ")
-	if start > 0 {
+	for to < len(text) && !utf8.RuneStart(text[to]) {
+		to++
+	}
+	s := strings.Join(strings.Fields(strings.ToValidUTF8(text[from:to], "\uFFFD")), " ")
+	if from > 0 {
 		s = "…" + s
 	}
-	if end < len(text) {
+	if to < len(text) {
 		s += "…"
 	}
 	return s

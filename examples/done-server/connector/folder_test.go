@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // newFolder returns a Folder over a fresh directory, next to a directory
@@ -220,5 +221,33 @@ func TestFolderSearchAndRead(t *testing.T) {
 	write(t, filepath.Join(dir, "binary.md"), "\xff\xfe")
 	if _, err := f.Read(t.Context(), "binary.md"); code(err) != Invalid {
 		t.Errorf("Read of a file that is not UTF-8: %v", err)
+	}
+}
+
+// TestFolderSearchHostileText searches documents whose case mapping
+// changes byte lengths, the crash of issue 9: a document of U+023A before
+// the match made the snippet slice past the end of the text.
+func TestFolderSearchHostileText(t *testing.T) {
+	f, dir, _ := newFolder(t)
+	write(t, filepath.Join(dir, "grow.md"), strings.Repeat("Ⱥ", 1000)+" the launch plan")
+	write(t, filepath.Join(dir, "shrink.md"), strings.Repeat("\u212a", 1000)+" the launch plan")
+	write(t, filepath.Join(dir, "edge.md"), "plan")
+	write(t, filepath.Join(dir, "binary.md"), "plan \xff\xfe")
+	for _, query := range []string{"PLAN", "plan", "ⱥ the launch", "ȺȺȺ", "\u212a the", "k the"} {
+		res, err := f.Search(t.Context(), query, 10)
+		if err != nil {
+			t.Fatalf("Search(%q): %v", query, err)
+		}
+		if len(res) == 0 {
+			t.Errorf("Search(%q) found nothing", query)
+		}
+		for _, d := range res {
+			if d.ID == "binary.md" {
+				t.Errorf("Search(%q) found a file that is not UTF-8 text", query)
+			}
+			if !utf8.ValidString(d.Snippet) || !strings.Contains(strings.ToLower(d.Snippet), strings.ToLower(strings.TrimPrefix(query, "\u212a"))) {
+				t.Errorf("Search(%q): snippet of %s is %q", query, d.ID, d.Snippet)
+			}
+		}
 	}
 }
