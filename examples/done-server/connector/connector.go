@@ -44,7 +44,8 @@ type Info struct {
 	Kind        string `json:"kind"`
 	Description string `json:"description"`
 	// Location says where its documents are, such as a folder or a
-	// workspace.
+	// workspace, in words any caller may see: a name, never a path on
+	// the server's disk.
 	Location string `json:"location,omitempty"`
 }
 

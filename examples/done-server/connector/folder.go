@@ -20,11 +20,17 @@ import (
 // and text (.txt) files. A document's id is its path in the directory,
 // with slashes, such as notes/plan.md.
 //
-// Every access goes through an [os.Root] opened on the directory, so no id
-// reaches outside it: not with .., not as an absolute path, and not through
-// a symbolic link, to a file or to a parent directory, wherever it points.
-// Search does not follow symbolic links at all, and skips hidden files and
-// directories (.git, say).
+// What a caller may reach is exactly what a search may find: a regular
+// file with one of those extensions, none of whose path is hidden (no
+// name starts with a dot, so not .git nor .env), reached through no
+// symbolic link at all, neither the file nor a folder on its path. A
+// link's target is chosen by whoever made the link, and may be hidden or
+// elsewhere on the disk; so links are not followed, even those that stay
+// inside. Every access also goes through an [os.Root] opened on the
+// directory, so that no id reaches outside it, with .. or as an absolute
+// path, even if the folder changes under a call. Nothing is opened
+// before it is known to be a regular file, and then opened without
+// blocking: a FIFO or a device never holds a call.
 type Folder struct {
 	name string
 	dir  string
@@ -58,13 +64,14 @@ const (
 // extensions are those of the files a Folder holds.
 var extensions = []string{".md", ".markdown", ".txt"}
 
-// Info describes f.
+// Info describes f. Its Location is the name of the folder, never its
+// path on the server's disk, which is not the caller's to know.
 func (f *Folder) Info() Info {
 	return Info{
 		Name:        f.name,
 		Kind:        "folder",
 		Description: "Markdown and text files in a folder on the server's disk",
-		Location:    f.dir,
+		Location:    "the folder " + strconv.Quote(filepath.Base(f.dir)) + " of the server",
 	}
 }
 
@@ -106,6 +113,65 @@ func openError(id string, err error) error {
 	return err
 }
 
+// checkDirs returns an error unless every folder on the way to id (all
+// of its elements but the last) that exists is a directory, and not a
+// symbolic link. It stops at the first that does not exist: Save makes it.
+func checkDirs(root *os.Root, id string) error {
+	dir := ""
+	parts := strings.Split(id, "/")
+	for _, part := range parts[:len(parts)-1] {
+		dir = path.Join(dir, part)
+		info, err := root.Lstat(filepath.FromSlash(dir))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil
+		case err != nil:
+			return openError(id, err)
+		case info.Mode()&fs.ModeSymlink != 0:
+			return invalidf("%q is a symbolic link, which the folder does not follow", dir)
+		case !info.IsDir():
+			return invalidf("%q is not a folder", dir)
+		}
+	}
+	return nil
+}
+
+// openDocument opens the document id of root for reading, if it is a
+// regular file reached through no symbolic link, and returns it with its
+// information. It never blocks: the file is opened only once Lstat has
+// said it is a regular file, without following a link and without
+// waiting (O_NONBLOCK, for a FIFO put there in between), and it is
+// checked again once open, so that a file swapped in between is refused.
+func openDocument(root *os.Root, id string) (*os.File, fs.FileInfo, error) {
+	if err := checkDirs(root, id); err != nil {
+		return nil, nil, err
+	}
+	name := filepath.FromSlash(id)
+	info, err := root.Lstat(name)
+	switch {
+	case err != nil:
+		return nil, nil, openError(id, err)
+	case info.Mode()&fs.ModeSymlink != 0:
+		return nil, nil, invalidf("document %q is a symbolic link, which the folder does not follow", id)
+	case !info.Mode().IsRegular():
+		return nil, nil, invalidf("document %q is not a regular file", id)
+	}
+	file, err := root.OpenFile(name, os.O_RDONLY|openNoBlock, 0)
+	if err != nil {
+		return nil, nil, openError(id, err)
+	}
+	opened, err := file.Stat()
+	if err != nil {
+		file.Close()
+		return nil, nil, err
+	}
+	if !opened.Mode().IsRegular() || !os.SameFile(info, opened) {
+		file.Close()
+		return nil, nil, invalidf("document %q changed while it was opened: try again", id)
+	}
+	return file, opened, nil
+}
+
 // Read returns the document whose id is id, with at most MaxReadBytes of
 // its text.
 func (f *Folder) Read(ctx context.Context, id string) (Document, error) {
@@ -117,18 +183,11 @@ func (f *Folder) Read(ctx context.Context, id string) (Document, error) {
 		return Document{}, err
 	}
 	defer root.Close()
-	file, err := root.Open(filepath.FromSlash(id))
-	if err != nil {
-		return Document{}, openError(id, err)
-	}
-	defer file.Close()
-	info, err := file.Stat()
+	file, info, err := openDocument(root, id)
 	if err != nil {
 		return Document{}, err
 	}
-	if !info.Mode().IsRegular() {
-		return Document{}, invalidf("document %q is not a file", id)
-	}
+	defer file.Close()
 	data, err := io.ReadAll(io.LimitReader(file, MaxReadBytes+1))
 	if err != nil {
 		return Document{}, err
@@ -207,7 +266,9 @@ func (f *Folder) Search(ctx context.Context, query string, limit int) ([]Documen
 		switch {
 		case d.IsDir() && hidden:
 			return fs.SkipDir
-		case d.IsDir(), hidden, d.Type()&fs.ModeSymlink != 0, !d.Type().IsRegular():
+		case d.IsDir(), hidden, !d.Type().IsRegular():
+			// d.Type is that of the entry itself: a symbolic link is
+			// not regular, whatever it points at.
 			return nil
 		case !slices.Contains(extensions, strings.ToLower(path.Ext(p))):
 			return nil
@@ -216,8 +277,8 @@ func (f *Folder) Search(ctx context.Context, query string, limit int) ([]Documen
 		if err != nil || info.Size() > MaxFileSize {
 			return nil
 		}
-		data, err := fs.ReadFile(root.FS(), p)
-		if err != nil || !utf8.Valid(data) {
+		data, ok := readForSearch(root, p)
+		if !ok {
 			return nil
 		}
 		text := string(data)
@@ -275,9 +336,28 @@ func snippet(text string, at, end int) string {
 	return s
 }
 
+// readForSearch reads the document id for a search, and reports whether
+// it is text to search: a regular file of at most MaxFileSize bytes, of
+// valid UTF-8.
+func readForSearch(root *os.Root, id string) ([]byte, bool) {
+	file, _, err := openDocument(root, id)
+	if err != nil {
+		return nil, false
+	}
+	defer file.Close()
+	// The file may have grown since it was listed: read no more than the
+	// limit allows, and one byte to tell.
+	data, err := io.ReadAll(io.LimitReader(file, MaxFileSize+1))
+	if err != nil || len(data) > MaxFileSize || !utf8.Valid(data) {
+		return nil, false
+	}
+	return data, true
+}
+
 // Save writes d as a new Markdown file, named after its title, in its
 // folder, which it makes if need be. It never overwrites a file: when the
-// name is taken, it adds -2, -3 and so on.
+// name is taken, it adds -2, -3 and so on. It refuses a folder reached
+// through a symbolic link.
 func (f *Folder) Save(ctx context.Context, d Draft) (Document, error) {
 	d.Title = strings.TrimSpace(d.Title)
 	switch {
@@ -302,6 +382,9 @@ func (f *Folder) Save(ctx context.Context, d Draft) (Document, error) {
 		return Document{}, err
 	}
 	defer root.Close()
+	if err := checkDirs(root, base+".md"); err != nil {
+		return Document{}, invalidf("folder %q cannot be written: %v", d.Folder, err)
+	}
 	if d.Folder != "" {
 		if err := root.MkdirAll(filepath.FromSlash(path.Dir(base)), 0o700); err != nil {
 			return Document{}, openError(d.Folder, err)
@@ -317,7 +400,8 @@ func (f *Folder) Save(ctx context.Context, d Draft) (Document, error) {
 			id = base + "-" + strconv.Itoa(n) + ".md"
 		}
 		// O_EXCL makes the file new or fails, with no window between a
-		// check and the creation, and refuses a symbolic link in its place.
+		// check and the creation, and refuses a symbolic link or a FIFO
+		// in its place, which it does not open.
 		file, err := root.OpenFile(filepath.FromSlash(id), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, fs.ErrExist) {
 			continue
@@ -334,7 +418,7 @@ func (f *Folder) Save(ctx context.Context, d Draft) (Document, error) {
 			root.Remove(filepath.FromSlash(id))
 			return Document{}, err
 		}
-		info, err := root.Stat(filepath.FromSlash(id))
+		info, err := root.Lstat(filepath.FromSlash(id))
 		if err != nil {
 			return Document{}, err
 		}

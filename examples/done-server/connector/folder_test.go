@@ -61,8 +61,12 @@ func TestFolderEscapes(t *testing.T) {
 	symlink(t, filepath.Join(outside, "secret.md"), filepath.Join(dir, "notes", "link.md"))
 	symlink(t, outside, filepath.Join(dir, "linked"))
 	symlink(t, "../../outside/secret.md", filepath.Join(dir, "notes", "relative.md"))
-	// A link that stays inside the folder is no escape.
+	// A link that stays inside the folder is not followed either.
 	symlink(t, "plan.md", filepath.Join(dir, "notes", "alias.md"))
+	symlink(t, "notes", filepath.Join(dir, "inside"))
+	write(t, filepath.Join(dir, ".private", "diary.md"), "# Diary\n\nthe password is swordfish\n")
+	symlink(t, ".private/diary.md", filepath.Join(dir, "diary.md"))
+	symlink(t, ".private", filepath.Join(dir, "public"))
 
 	for _, c := range []struct {
 		name, id string
@@ -75,6 +79,11 @@ func TestFolderEscapes(t *testing.T) {
 		{"symbolic link to a file outside", "notes/link.md", Invalid},
 		{"relative symbolic link out", "notes/relative.md", Invalid},
 		{"through a symbolically linked parent directory", "linked/secret.md", Invalid},
+		{"symbolic link inside the folder", "notes/alias.md", Invalid},
+		{"through a symbolically linked folder inside", "inside/plan.md", Invalid},
+		{"symbolic link to a hidden file", "diary.md", Invalid},
+		{"through a symbolic link to a hidden folder", "public/diary.md", Invalid},
+		{"hidden file", ".private/diary.md", Invalid},
 		{"hidden", ".git/config.md", Invalid},
 		{"not a text file", "notes/plan.pdf", Invalid},
 		{"nothing there", "notes/none.md", NotFound},
@@ -91,27 +100,26 @@ func TestFolderEscapes(t *testing.T) {
 			}
 		})
 	}
-	if d, err := f.Read(t.Context(), "notes/alias.md"); err != nil || d.Title != "Plan" {
-		t.Errorf("a link inside the folder: %+v, %v", d, err)
-	}
-
 	found, err := f.Search(t.Context(), "swordfish", 10)
 	if err != nil || len(found) != 0 {
-		t.Errorf("Search found the secret outside: %+v, %v", found, err)
+		t.Errorf("Search found a secret outside or hidden: %+v, %v", found, err)
 	}
 	found, err = f.Search(t.Context(), "ship", 10)
 	if err != nil || len(found) != 1 || found[0].ID != "notes/plan.md" {
 		t.Errorf("Search ship: %+v, %v; want only notes/plan.md, not the links to it", found, err)
 	}
 
-	before := listing(t, outside)
-	for _, folder := range []string{"linked", "../outside", outside, "linked/deeper"} {
+	before, beforeHidden := listing(t, outside), listing(t, filepath.Join(dir, ".private"))
+	for _, folder := range []string{"linked", "../outside", outside, "linked/deeper", "public", "inside", "public/deeper"} {
 		if d, err := f.Save(t.Context(), Draft{Title: "Escape", Text: "x", Folder: folder}); err == nil {
 			t.Errorf("Save into %q wrote %q", folder, d.ID)
 		}
 	}
 	if after := listing(t, outside); !slices.Equal(before, after) {
 		t.Errorf("saving changed the directory outside: %v, then %v", before, after)
+	}
+	if after := listing(t, filepath.Join(dir, ".private")); !slices.Equal(beforeHidden, after) {
+		t.Errorf("saving changed the hidden folder: %v, then %v", beforeHidden, after)
 	}
 }
 
@@ -249,5 +257,15 @@ func TestFolderSearchHostileText(t *testing.T) {
 				t.Errorf("Search(%q): snippet of %s is %q", query, d.ID, d.Snippet)
 			}
 		}
+	}
+}
+
+// TestFolderInfoShowsNoPath: list_connectors shows Info to every caller,
+// read-only ones included, who have no business knowing the server's disk.
+func TestFolderInfoShowsNoPath(t *testing.T) {
+	f, dir, _ := newFolder(t)
+	info := f.Info()
+	if strings.Contains(info.Location, dir) || strings.Contains(info.Location, string(filepath.Separator)) || !strings.Contains(info.Location, `"context"`) {
+		t.Errorf("Location %q: want the folder's name and no path", info.Location)
 	}
 }
