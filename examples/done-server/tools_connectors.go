@@ -22,7 +22,7 @@ func (d *done) addConnectorTools(s *mcp.Server, r *mcpeffect.Registry) {
 		"The connected sources of documents (a local folder by default; Drive, Slack or Notion once plugged in), and how their last call went. It calls none of them."),
 		mcpeffect.Read, d.listConnectors)
 	mcpeffect.AddTool(s, r, tool[searchContextArgs, searchContextResult]("search_context",
-		"Search the connected sources for documents and messages whose title or text holds the query; each result has the ref that read_context and attach_context_to_task take."),
+		"Search the connected sources for documents and messages whose title or text holds the query, ignoring case; each result has the ref that read_context and attach_context_to_task take. A search reads a bounded amount of each source, newest first; incomplete says what it left out."),
 		mcpeffect.Read|mcpeffect.OpenWorld, d.searchContext)
 	mcpeffect.AddTool(s, r, tool[refArg, contextDocument]("read_context",
 		"Read one document of a connected source, by its ref (from search_context or list_task_context)."),
@@ -32,7 +32,7 @@ func (d *done) addConnectorTools(s *mcp.Server, r *mcpeffect.Registry) {
 		mcpeffect.Read, d.listTaskContext)
 
 	mcpeffect.AddTool(s, r, tool[saveContextArgs, contextDocument]("save_context",
-		"Write a new note or document into a connected source (a Markdown file of the local folder by default). Each call makes a new one; nothing is overwritten."),
+		"Write a new note or document into a connected source (a Markdown file of the local folder by default). Each call makes a new one; nothing is overwritten. The local folder has a quota of documents and bytes."),
 		mcpeffect.Write|mcpeffect.OpenWorld, d.saveContext)
 	mcpeffect.AddTool(s, r, tool[attachContextArgs, taskContextResult]("attach_context_to_task",
 		"Store a reference to a document (a ref from search_context) on a task; no-op if it is there. The document is not fetched."),
@@ -141,6 +141,9 @@ type searchContextResult struct {
 	Results []contextDocument `json:"results"`
 	// Failed names the sources that could not be searched.
 	Failed []string `json:"failed,omitempty"`
+	// Incomplete says, for each source whose search did not cover it
+	// whole, what was left out: "name: why".
+	Incomplete []string `json:"incomplete,omitempty"`
 }
 
 func (d *done) searchContext(ctx context.Context, _ *mcp.CallToolRequest, in searchContextArgs) (*mcp.CallToolResult, searchContextResult, error) {
@@ -160,7 +163,7 @@ func (d *done) searchContext(ctx context.Context, _ *mcp.CallToolRequest, in sea
 		sources = []*source{s}
 	}
 	for _, s := range sources {
-		docs, err := s.Search(ctx, in.Query, in.Limit)
+		found, err := s.Search(ctx, in.Query, in.Limit)
 		s.note(err)
 		var ce *connector.Error
 		switch {
@@ -172,8 +175,11 @@ func (d *done) searchContext(ctx context.Context, _ *mcp.CallToolRequest, in sea
 			res.Failed = append(res.Failed, s.Info().Name)
 			continue
 		}
-		for _, doc := range docs {
+		for _, doc := range found.Documents {
 			res.Results = append(res.Results, document(s, doc))
+		}
+		if found.Incomplete != "" {
+			res.Incomplete = append(res.Incomplete, s.Info().Name+": "+found.Incomplete)
 		}
 	}
 	if len(res.Failed) == len(sources) {

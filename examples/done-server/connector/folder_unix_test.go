@@ -49,7 +49,7 @@ func TestFolderNeverBlocks(t *testing.T) {
 	}
 	within("Search", func() {
 		res, err := f.Search(t.Context(), "plan", 10)
-		if err != nil || len(res) != 1 || res[0].ID != "plan.md" {
+		if err != nil || len(res.Documents) != 1 || res.Documents[0].ID != "plan.md" {
 			t.Errorf("Search: %+v, %v", res, err)
 		}
 	})
