@@ -2,6 +2,7 @@ package mcpeffect
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,6 +36,13 @@ type ChallengeOptions struct {
 	// tools/call requests; a longer body goes on unchallenged. Zero means
 	// 1 MiB.
 	MaxBodyBytes int64
+
+	// OnDenied, if non-nil, is called with each refused tools/call, before
+	// the challenge is sent, as [MiddlewareOptions.OnDenied] is: a call
+	// refused here never reaches the middleware. ctx is the request's
+	// context, which holds the caller's [auth.TokenInfo]. It must not
+	// block.
+	OnDenied func(ctx context.Context, d *Denial)
 }
 
 // DefaultMaxBodyBytes is the limit on the body read by [Registry.Challenge]
@@ -116,6 +124,11 @@ func (r *Registry) Challenge(opts *ChallengeOptions) func(http.Handler) http.Han
 			if len(denials) == 0 {
 				next.ServeHTTP(w, req)
 				return
+			}
+			if o.OnDenied != nil {
+				for _, d := range denials {
+					o.OnDenied(req.Context(), d)
+				}
 			}
 			writeChallenge(w, o.ResourceMetadataURL, scopes, denials, calls, batch)
 		})
