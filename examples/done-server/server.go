@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -13,6 +16,7 @@ import (
 	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
@@ -31,21 +35,97 @@ type config struct {
 }
 
 // newServer returns the MCP server of Done over st, and the registry that
-// classifies its tools. Two layers of receiving middleware guard every
-// tool call: the registry's refuses the tools that the caller's scope does
-// not allow, then identify finds the caller's token for the handler.
+// classifies its tools. Receiving middleware wraps every request, from the
+// outside in: recoverPanics turns a panic of anything below it into an
+// internal error for that one request; noteToken puts the caller's token
+// where the log of a refusal finds it; the registry's middleware refuses
+// the tools that the caller's scope does not allow (and logs it); then
+// identify finds the caller's token for the handler.
 func newServer(st *store.Store, logger *slog.Logger, cfg config) (*mcp.Server, *mcpeffect.Registry) {
 	server, registry := newToolServer(st, logger, cfg)
 	server.AddReceivingMiddleware(
+		recoverPanics(logger),
+		noteToken,
 		registry.Middleware(&mcpeffect.MiddlewareOptions{
 			ScopeNames: scopeNames,
-			OnDenied: func(ctx context.Context, denial *mcpeffect.Denial) {
-				logger.InfoContext(ctx, "call refused", "tool", denial.Tool, "granted", denial.Granted, "required", denial.Required)
-			},
+			OnDenied:   logDenial(logger),
 		}),
 		identify(st),
 	)
 	return server, registry
+}
+
+// recoverPanics returns receiving middleware that recovers a panic in any
+// method handler below it, tool handlers included: go-sdk calls them on
+// the goroutine of the request, inside this middleware, and a panic
+// there would end the whole process, every connection with it. The
+// request is answered with an internal error that says nothing of the
+// panic (its value may hold anything: a path, a secret, the caller's own
+// input), and the panic is logged with its stack under an incident id,
+// which the answer gives, so that the two can be matched.
+//
+// A panic unwinds through the deferred rollback of a store transaction,
+// so a write in progress is undone; a connector's write, outside the
+// database, may have happened.
+func recoverPanics(logger *slog.Logger) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+			defer func() {
+				v := recover()
+				if v == nil {
+					return
+				}
+				incident := rand.Text()[:10]
+				attrs := []any{"method", method, "incident", incident, "panic", fmt.Sprint(v), "stack", string(debug.Stack())}
+				if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil {
+					attrs = append(attrs, "tool", p.Name)
+				}
+				logger.ErrorContext(ctx, "panic in a handler", attrs...)
+				res, err = nil, &jsonrpc.Error{
+					Code:    jsonrpc.CodeInternalError,
+					Message: "done: internal error in " + method + "; the server log has the details, under incident " + incident,
+				}
+			}()
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// logTokenKey is the key of the caller's token in a context, for logs.
+type logTokenKey struct{}
+
+// logDenial returns the function that logs a refused tool call, with the
+// tool, the scope it requires and the one the caller has, and the
+// caller's token when ctx holds it: from [noteToken] or [serveStdio] in
+// the MCP server, from the bearer token's [auth.TokenInfo] in the HTTP
+// challenge, which refuses calls before they reach the server.
+func logDenial(logger *slog.Logger) func(context.Context, *mcpeffect.Denial) {
+	return func(ctx context.Context, d *mcpeffect.Denial) {
+		attrs := []any{"tool", d.Tool, "granted", d.Granted, "required", d.Required}
+		k, ok := ctx.Value(logTokenKey{}).(store.Token)
+		if ti := auth.TokenInfoFromContext(ctx); !ok && ti != nil {
+			k, ok = ti.Extra[tokenInfoKey].(store.Token)
+		}
+		if ok {
+			attrs = append(attrs, "token_id", k.ID, "token_name", k.Name, "kind", k.Kind)
+		}
+		logger.InfoContext(ctx, "call refused", attrs...)
+	}
+}
+
+// noteToken is receiving middleware that puts the token of the caller of
+// a request over HTTP in the request's context, for the log of a refused
+// call (the registry's middleware refuses before [identify] runs). A
+// stdio connection has it from [serveStdio] already.
+func noteToken(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
+			if k, ok := extra.TokenInfo.Extra[tokenInfoKey].(store.Token); ok {
+				ctx = context.WithValue(ctx, logTokenKey{}, k)
+			}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // newToolServer returns the MCP server of Done with its tools and no
@@ -101,10 +181,63 @@ func httpHandler(st *store.Store, server *mcp.Server, registry *mcpeffect.Regist
 	challenge := registry.Challenge(&mcpeffect.ChallengeOptions{
 		ResourceMetadataURL: baseURL + metadataPath,
 		ScopeNames:          scopeNames,
+		OnDenied:            logDenial(logger),
 	})
 	mux.Handle(mcpPath, bearer(st, logger, baseURL)(challenge(streamableHandler(server, logger))))
-	return mux
+	return recoverHTTP(logger, mux)
 }
+
+// recoverHTTP returns next, with a panic in it (in the bearer token's
+// check, say) answered 500 and logged with its stack under an incident
+// id, as [recoverPanics] does for MCP requests. net/http would recover
+// it too, but drop the connection without an answer and log it outside
+// the server's logger. A panic after the answer has begun aborts it: its
+// status is sent already. http.ErrAbortHandler, a deliberate abort, goes
+// on up.
+func recoverHTTP(logger *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			v := recover()
+			switch {
+			case v == nil:
+				return
+			case v == http.ErrAbortHandler:
+				panic(v)
+			}
+			incident := rand.Text()[:10]
+			logger.ErrorContext(r.Context(), "panic in an HTTP handler", "method", r.Method, "path", r.URL.Path,
+				"incident", incident, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			if sw.wrote {
+				panic(http.ErrAbortHandler)
+			}
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprintf(w, "internal error; the server log has the details, under incident %s\n", incident)
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+// statusWriter is a ResponseWriter that records whether the answer has
+// begun. Unwrap lets http.ResponseController reach the writer beneath,
+// to flush a stream.
+type statusWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.wrote = true
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(p []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // streamableHandler serves server over Streamable HTTP.
 func streamableHandler(server *mcp.Server, logger *slog.Logger) http.Handler {
@@ -179,7 +312,9 @@ func serveStdio(ctx context.Context, st *store.Store, logger *slog.Logger, cfg c
 	cfg.baseURL = "" // this process serves no HTTP
 	server, _ := newServer(st, logger, cfg)
 	// A stdio connection has no bearer token on each request: its scope is
-	// set once, for the whole connection.
+	// set once, for the whole connection, and so is the token its logs
+	// name.
 	ctx = mcpeffect.WithScope(withStdioCredential(ctx, cred), scope)
+	ctx = context.WithValue(ctx, logTokenKey{}, k)
 	return server.Run(ctx, &mcp.StdioTransport{})
 }
