@@ -164,12 +164,19 @@ const (
 // which scopes exist, and the calendar feeds. baseURL is the server's own
 // address, such as http://127.0.0.1:8080.
 //
-// A request to /mcp goes through three layers: the bearer token is checked
-// (401 without a valid one), then a tool call that the token's scope does
-// not allow is answered early with the step-up challenge (403 and the
-// scope it needs, so that a client can ask for it), then the MCP server,
-// whose middleware makes the check that counts.
+// A request to /mcp goes through these layers: its deadlines are set for
+// streams (see [streamDeadlines]); the bearer token is checked (401
+// without a valid one); a tool call that the token's scope does not allow
+// is answered early with the step-up challenge (403 and the scope it
+// needs, so that a client can ask for it); a request that would open a
+// session past a limit is refused (see [sessionLimiter]); then the MCP
+// server, whose middleware makes the check that counts.
 func httpHandler(st *store.Store, server *mcp.Server, registry *mcpeffect.Registry, logger *slog.Logger, baseURL string) http.Handler {
+	return limitedHTTPHandler(st, server, registry, logger, baseURL, defaultHTTPLimits)
+}
+
+// limitedHTTPHandler is [httpHandler] with the limits lim.
+func limitedHTTPHandler(st *store.Store, server *mcp.Server, registry *mcpeffect.Registry, logger *slog.Logger, baseURL string, lim httpLimits) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(metadataPath, auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
 		Resource:               baseURL + mcpPath,
@@ -183,7 +190,8 @@ func httpHandler(st *store.Store, server *mcp.Server, registry *mcpeffect.Regist
 		ScopeNames:          scopeNames,
 		OnDenied:            logDenial(logger),
 	})
-	mux.Handle(mcpPath, bearer(st, logger, baseURL)(challenge(streamableHandler(server, logger))))
+	sessions := newSessionLimiter(server, lim).wrap(streamableHandlerIdle(server, logger, lim.sessionIdle))
+	mux.Handle(mcpPath, streamDeadlines(lim.write, bearer(st, logger, baseURL)(challenge(sessions))))
 	return recoverHTTP(logger, mux)
 }
 
@@ -239,14 +247,21 @@ func (w *statusWriter) Write(p []byte) (int, error) {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// streamableHandler serves server over Streamable HTTP.
+// streamableHandler serves server over Streamable HTTP, closing a session
+// idle for the default limit (see [defaultHTTPLimits]).
 func streamableHandler(server *mcp.Server, logger *slog.Logger) http.Handler {
+	return streamableHandlerIdle(server, logger, defaultHTTPLimits.sessionIdle)
+}
+
+// streamableHandlerIdle is [streamableHandler], closing a session idle for
+// sessionIdle.
+func streamableHandlerIdle(server *mcp.Server, logger *slog.Logger, sessionIdle time.Duration) http.Handler {
 	// The SDK's protection against DNS rebinding (a request to a loopback
 	// address whose Host is another name is refused) is on by default, and
 	// stays on.
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Logger:         logger,
-		SessionTimeout: 30 * time.Minute,
+		SessionTimeout: sessionIdle,
 	})
 }
 
@@ -283,9 +298,12 @@ func serveHTTP(ctx context.Context, st *store.Store, logger *slog.Logger, cfg co
 	cfg.baseURL = baseURL
 	server, registry := newServer(st, logger, cfg)
 	srv := &http.Server{
-		Handler:           httpHandler(st, server, registry, logger, baseURL),
-		ReadHeaderTimeout: 10 * time.Second,
+		Handler: httpHandler(st, server, registry, logger, baseURL),
+		// What net/http logs itself (a client's malformed request, say)
+		// goes to the same log as the rest.
+		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	defaultHTTPLimits.configure(srv)
 	logger.Info("serving MCP over HTTP", "url", baseURL+mcpPath)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
