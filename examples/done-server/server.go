@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -321,9 +322,10 @@ func serveHTTP(ctx context.Context, st *store.Store, logger *slog.Logger, cfg co
 }
 
 // serveStdio serves Done over stdin and stdout for the token k, until the
-// client goes away or ctx is done. cred is how each call authenticates
-// again, so that revoking k takes effect on the next call; the connection
-// may call at most maxScope, whatever k allows.
+// client goes away (stdin ends) or ctx is done (SIGINT, SIGTERM), both of
+// which are a normal end: nil. cred is how each call authenticates again,
+// so that revoking k takes effect on the next call; the connection may
+// call at most maxScope, whatever k allows.
 func serveStdio(ctx context.Context, st *store.Store, logger *slog.Logger, cfg config, k store.Token, cred stdioCredential, maxScope mcpeffect.Scope) error {
 	scope := min(k.Scope, maxScope)
 	logger.Info("serving MCP over stdio", "token", k.Name, "kind", k.Kind, "owner", k.Owner, "scope", scope)
@@ -334,5 +336,25 @@ func serveStdio(ctx context.Context, st *store.Store, logger *slog.Logger, cfg c
 	// name.
 	ctx = mcpeffect.WithScope(withStdioCredential(ctx, cred), scope)
 	ctx = context.WithValue(ctx, logTokenKey{}, k)
-	return server.Run(ctx, &mcp.StdioTransport{})
+	// Not server.Run, which takes a signal for a failure: it logs an
+	// error and returns one.
+	session, err := server.Connect(ctx, &mcp.StdioTransport{}, nil)
+	if err != nil {
+		return err
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- session.Wait() }()
+	select {
+	case err = <-ended:
+	case <-ctx.Done():
+		session.Close()
+		<-ended
+		return nil
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		// What a person types into the terminal ends the connection as a
+		// message that is not JSON-RPC.
+		return fmt.Errorf("the connection on stdin ended: %w (Done speaks MCP to a host that starts it; it is not typed into)", err)
+	}
+	return nil
 }
