@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,5 +132,27 @@ func TestSearchContextHostileText(t *testing.T) {
 	}
 	if me := must[whoamiResult](t, reader, "whoami", nil); me.Name != "rita" {
 		t.Errorf("whoami after the searches: %+v", me)
+	}
+}
+
+// TestConnectorFaultShowsNoPath breaks the context folder (a file where
+// it should be): the search fails, and list_connectors tells a read-only
+// caller that the connector is failing, without the error's text, which
+// names the folder's path on the server's disk.
+func TestConnectorFaultShowsNoPath(t *testing.T) {
+	e := newEnv(t)
+	reader := e.connect(e.mint("rita", store.Human, mcpeffect.ReadOnly))
+	folder := filepath.Join(e.dir, "context")
+	if err := os.RemoveAll(folder); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, folder, "not a folder")
+	mustFail(t, reader, "search_context", args{"query": "plan"}, "no source could be searched")
+	list := must[connectorsResult](t, reader, "list_connectors", nil).Connectors
+	if len(list) != 1 || list[0].Status != "failing" || list[0].LastError == "" {
+		t.Fatalf("list_connectors after a fault: %+v", list)
+	}
+	if s := fmt.Sprintf("%+v", list[0]); strings.Contains(s, e.dir) || strings.Contains(s, "not a directory") {
+		t.Errorf("list_connectors shows the fault's text: %s", s)
 	}
 }

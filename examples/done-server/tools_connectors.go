@@ -49,20 +49,19 @@ type source struct {
 
 	mu       sync.Mutex
 	lastCall time.Time
-	lastErr  string
+	failed   bool
 }
 
 // note records the outcome of a call to s: err is nil, an error for the
-// caller, or a fault of the source.
+// caller, or a fault of the source. A fault's text stays in the log, where
+// the tool that met it put it: it may hold what no caller should see, a
+// path of the server's disk or a URL with a credential.
 func (s *source) note(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lastCall = time.Now()
-	s.lastErr = ""
 	var ce *connector.Error
-	if err != nil && !errors.As(err, &ce) {
-		s.lastErr = err.Error()
-	}
+	s.failed = err != nil && !errors.As(err, &ce)
 }
 
 // source returns the source called name, or an error for the caller.
@@ -92,7 +91,8 @@ func (d *done) parseRef(ref string) (*source, string, error) {
 type connectorStatus struct {
 	connector.Info
 	// Status is unused (not called since the server started), ok, or
-	// failing (its last call failed, as LastError says).
+	// failing (its last call failed; LastError says where the details
+	// are).
 	Status     string `json:"status"`
 	LastCallAt string `json:"last_call_at,omitempty"`
 	LastError  string `json:"last_error,omitempty"`
@@ -108,9 +108,9 @@ func (d *done) listConnectors(ctx context.Context, _ *mcp.CallToolRequest, _ noA
 		st := connectorStatus{Info: s.Info(), Status: "unused"}
 		s.mu.Lock()
 		if !s.lastCall.IsZero() {
-			st.Status, st.LastCallAt, st.LastError = "ok", s.lastCall.UTC().Format(time.RFC3339), s.lastErr
-			if s.lastErr != "" {
-				st.Status = "failing"
+			st.Status, st.LastCallAt = "ok", s.lastCall.UTC().Format(time.RFC3339)
+			if s.failed {
+				st.Status, st.LastError = "failing", "the last call failed; the server log has the details"
 			}
 		}
 		s.mu.Unlock()
