@@ -2,6 +2,7 @@ package mcpeffect
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -35,6 +36,13 @@ type ChallengeOptions struct {
 	// tools/call requests; a longer body goes on unchallenged. Zero means
 	// 1 MiB.
 	MaxBodyBytes int64
+
+	// OnDenied, if non-nil, is called with each refused tools/call, before
+	// the challenge is sent, as [MiddlewareOptions.OnDenied] is: a call
+	// refused here never reaches the middleware. ctx is the request's
+	// context, which holds the caller's [auth.TokenInfo]. It must not
+	// block.
+	OnDenied func(ctx context.Context, d *DeniedError)
 }
 
 // DefaultMaxBodyBytes is the limit on the body read by [Registry.Challenge]
@@ -118,7 +126,11 @@ func (r *Registry) Challenge(opts *ChallengeOptions) func(http.Handler) http.Han
 				next.ServeHTTP(w, req)
 				return
 			}
-			writeChallenge(w, o.ResourceMetadataURL, scopes, newDeniedError(call.name, need, true, granted, o.ScopeNames), call.id)
+			denied := newDeniedError(call.name, need, true, granted, o.ScopeNames)
+			if o.OnDenied != nil {
+				o.OnDenied(req.Context(), denied)
+			}
+			writeChallenge(w, o.ResourceMetadataURL, scopes, denied, call.id)
 		})
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -346,6 +348,45 @@ func TestHTTPChallengeCustomScope(t *testing.T) {
 	want := `Bearer error="insufficient_scope", scope="done:write done:admin", error_description="a wider scope is needed to call delete_task"`
 	if got := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != http.StatusForbidden || got != want {
 		t.Errorf("status %d, WWW-Authenticate %s; want 403 and %s", resp.StatusCode, got, want)
+	}
+}
+
+// TestHTTPChallengeOnDenied checks that each call the challenge refuses
+// is reported to OnDenied with the request's
+// context, and that the calls it lets through are not.
+func TestHTTPChallengeOnDenied(t *testing.T) {
+	r := mcpeffect.NewRegistry()
+	for _, tool := range testTools {
+		r.Add(tool.name, tool.effect)
+	}
+	type key struct{}
+	var denied []string
+	h := r.Challenge(&mcpeffect.ChallengeOptions{
+		Scope: func(*http.Request) (mcpeffect.Scope, []string, bool) {
+			return mcpeffect.ReadOnly, []string{"tools:read"}, true
+		},
+		OnDenied: func(ctx context.Context, d *mcpeffect.DeniedError) {
+			denied = append(denied, fmt.Sprintf("%s %v %v %v", d.Tool, d.Granted, d.Required, ctx.Value(key{})))
+		},
+	})(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	for _, c := range []struct {
+		name, body string
+		want       []string
+	}{
+		{"refused", callBody(1, "delete_task"), []string{"delete_task read-only full caller"}},
+		{"allowed", callBody(1, "get_task"), nil},
+		// A batch goes on to the middleware, which refuses and reports
+		// each call itself.
+		{"batch", "[" + callBody(1, "get_task") + "," + callBody(2, "create_task") + "," + callBody(3, "rotate_link") + "]", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			denied = nil
+			req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(c.body))
+			h.ServeHTTP(httptest.NewRecorder(), req.WithContext(context.WithValue(req.Context(), key{}, "caller")))
+			if !slices.Equal(denied, c.want) {
+				t.Errorf("OnDenied saw %q, want %q", denied, c.want)
+			}
+		})
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,7 +36,7 @@ func TestConnectorTools(t *testing.T) {
 	status := func() connectorStatus {
 		t.Helper()
 		list := must[connectorsResult](t, alice, "list_connectors", nil).Connectors
-		if len(list) != 1 || list[0].Name != "local" || list[0].Kind != "folder" || list[0].Location != folder {
+		if len(list) != 1 || list[0].Name != "local" || list[0].Kind != "folder" || strings.Contains(list[0].Location, e.dir) {
 			t.Fatalf("list_connectors: %+v", list)
 		}
 		return list[0]
@@ -109,5 +110,49 @@ func TestConnectorTools(t *testing.T) {
 	}
 	if found := must[searchContextResult](t, alice, "search_context", args{"query": "venue", "connector": "local"}).Results; len(found) != 2 {
 		t.Errorf("searching for what was saved and what was there: %+v", found)
+	}
+}
+
+// TestSearchContextHostileText is the crash of issue 9 through MCP: a
+// non-destructive agent saves a document whose text grows when
+// lower-cased, and a read-only token searches it. The search answers, and
+// the server serves the next call.
+func TestSearchContextHostileText(t *testing.T) {
+	e := newEnv(t)
+	agent := e.connect(e.mint("planter", store.Agent, mcpeffect.NonDestructive))
+	reader := e.connect(e.mint("rita", store.Human, mcpeffect.ReadOnly))
+	for _, text := range []string{strings.Repeat("Ⱥ", 2000) + " the launch plan", strings.Repeat("\u212a", 2000) + " the launch plan", "plan"} {
+		must[contextDocument](t, agent, "save_context", args{"title": "Note", "text": text})
+	}
+	for _, query := range []string{"plan", "PLAN", "ⱥⱥ the", "ȺȺȺ"} {
+		found := must[searchContextResult](t, reader, "search_context", args{"query": query})
+		if len(found.Results) == 0 || len(found.Incomplete) != 0 {
+			t.Errorf("search_context %q: %+v", query, found)
+		}
+	}
+	if me := must[whoamiResult](t, reader, "whoami", nil); me.Name != "rita" {
+		t.Errorf("whoami after the searches: %+v", me)
+	}
+}
+
+// TestConnectorFaultShowsNoPath breaks the context folder (a file where
+// it should be): the search fails, and list_connectors tells a read-only
+// caller that the connector is failing, without the error's text, which
+// names the folder's path on the server's disk.
+func TestConnectorFaultShowsNoPath(t *testing.T) {
+	e := newEnv(t)
+	reader := e.connect(e.mint("rita", store.Human, mcpeffect.ReadOnly))
+	folder := filepath.Join(e.dir, "context")
+	if err := os.RemoveAll(folder); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, folder, "not a folder")
+	mustFail(t, reader, "search_context", args{"query": "plan"}, "no source could be searched")
+	list := must[connectorsResult](t, reader, "list_connectors", nil).Connectors
+	if len(list) != 1 || list[0].Status != "failing" || list[0].LastError == "" {
+		t.Fatalf("list_connectors after a fault: %+v", list)
+	}
+	if s := fmt.Sprintf("%+v", list[0]); strings.Contains(s, e.dir) || strings.Contains(s, "not a directory") {
+		t.Errorf("list_connectors shows the fault's text: %s", s)
 	}
 }

@@ -13,8 +13,10 @@
 // Without -http, Done serves one client over stdin and stdout, with the
 // token whose secret is in the environment variable DONE_TOKEN or, without
 // it, as the owner of the data directory; -scope caps what that connection
-// may do. With -http, it serves Streamable HTTP at /mcp, each request
-// carrying its token as a bearer token.
+// may do. The owner is a person, who may approve close requests, and so is
+// whatever host connects that way: an AI host should get an agent token
+// instead. With -http, it serves Streamable HTTP at /mcp, each request
+// carrying its token as a bearer token. done-server -h shows all of this.
 package main
 
 import (
@@ -28,6 +30,8 @@ import (
 	"os/signal"
 	"os/user"
 	"path/filepath"
+	"runtime/debug"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -41,10 +45,11 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
-	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "done-server:", err)
-		}
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		// -h asked for the usage, which is printed: not a failure.
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "done-server:", err)
 		os.Exit(2)
 	}
 }
@@ -55,13 +60,18 @@ const defaultDataDir = "./done-data"
 // produces (a token's secret); everything for the person goes to stderr,
 // which over stdio is also the only place a server may write to.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cwd, _ := os.Getwd()
+	c := &cli{prog: commandName(os.Args[0], cwd), getenv: getenv, stdout: stdout, stderr: stderr}
 	cmd := "serve"
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
 	case "serve":
-		return serve(ctx, args, getenv, stderr)
+		return c.serve(ctx, args)
+	case "help":
+		c.usage()
+		return flag.ErrHelp
 	case "token":
 		sub := ""
 		if len(args) > 0 {
@@ -69,20 +79,77 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		switch sub {
 		case "create":
-			return createToken(ctx, args, getenv, stdout, stderr)
+			return c.createToken(ctx, args)
 		case "list":
-			return listTokens(ctx, args, stdout, stderr)
+			return c.listTokens(ctx, args)
 		case "revoke":
-			return revokeToken(ctx, args, stdout, stderr)
+			return c.revokeToken(ctx, args)
+		case "-h", "-help", "--help", "help":
+			c.usage()
+			return flag.ErrHelp
 		}
-		return errors.New("usage: done-server token create|list|revoke (-h for each one's flags)")
+		return fmt.Errorf("usage: %s token create|list|revoke (%s -h shows every command)", c.prog, c.prog)
 	}
-	return fmt.Errorf("unknown command %q (want serve or token)", cmd)
+	return fmt.Errorf("unknown command %q (want serve or token; %s -h shows every command)", cmd, c.prog)
 }
 
-func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// A cli is one run of the command line.
+type cli struct {
+	// prog is how the person ran this program, for the commands that its
+	// messages suggest (see [commandName]).
+	prog           string
+	getenv         func(string) string
+	stdout, stderr io.Writer
+}
+
+// usage prints every command, and the environment variable.
+func (c *cli) usage() {
+	fmt.Fprintf(c.stderr, `Done serves tasks for people and their agents over MCP.
+
+Usage:
+  %[1]s [serve] [-data DIR] [-http ADDR] [-scope SCOPE]
+      serve MCP: by default over stdin and stdout, to one MCP host that
+      starts this program (it is not typed into); with -http, over
+      Streamable HTTP at http://ADDR/mcp, each request with a bearer token
+  %[1]s token create [-data DIR] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]
+      mint a token, and print its secret alone on stdout
+  %[1]s token list [-data DIR]
+      list the tokens, never their secrets
+  %[1]s token revoke [-data DIR] ID
+      revoke a token, at once
+
+SCOPE is read-only, non-destructive or full; KIND is human or agent.
+
+Environment:
+  DONE_TOKEN  over stdio, the secret of the token to serve. Without it,
+              Done serves the owner of the data directory: a person with
+              full scope, who may approve close requests. Give an AI host
+              an agent token instead.
+
+%[1]s COMMAND -h shows the flags of a command.
+`, c.prog)
+}
+
+// flags returns the flag set of the command name (such as "token list"),
+// whose usage is about, followed by its flags.
+func (c *cli) flags(name, about string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	fs.Usage = func() {
+		if name == "serve" {
+			c.usage()
+		} else {
+			fmt.Fprintf(c.stderr, "%s %s\n", c.prog, about)
+		}
+		fmt.Fprintf(c.stderr, "\nFlags of %s:\n", name)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func (c *cli) serve(ctx context.Context, args []string) error {
+	getenv, stderr := c.getenv, c.stderr
+	fs := c.flags("serve", "")
 	dataDir := fs.String("data", defaultDataDir, "the data `directory`, created if missing")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on this `address` (such as 127.0.0.1:8080) instead of stdio")
 	scopeCap := fs.String("scope", "full", "over stdio, the most the connection may do, whatever its token allows: read-only, non-destructive or full")
@@ -114,15 +181,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	cfg := config{connectors: []connector.Connector{folder}}
 
+	data := shellQuote(*dataDir)
 	if *httpAddr != "" {
 		if created {
 			fmt.Fprintf(stderr, `Done created its data in %s. Every request over HTTP needs a token; mint the first with:
 
-	done-server token create -data %s -scope full -kind human -name "$USER"
+	%s token create -data %s -scope full -kind human -name "$USER"
 
 It prints the token's secret, for the header "Authorization: Bearer <secret>".
 
-`, *dataDir, *dataDir)
+`, *dataDir, c.prog, data)
 		}
 		return serveHTTP(ctx, st, logger, cfg, *httpAddr)
 	}
@@ -132,6 +200,7 @@ It prints the token's secret, for the header "Authorization: Bearer <secret>".
 		if err != nil {
 			return fmt.Errorf("DONE_TOKEN: %w", err)
 		}
+		c.waiting()
 		return serveStdio(ctx, st, logger, cfg, k, stdioCredential{secret: secret}, maxScope)
 	}
 
@@ -144,26 +213,99 @@ It prints the token's secret, for the header "Authorization: Bearer <secret>".
 	if k.RevokedAt != "" {
 		return fmt.Errorf(`the owner token %s of %q was revoked on %s, so without DONE_TOKEN Done no longer serves over stdio.
 Set DONE_TOKEN to the secret of a live token, such as one from:
-	done-server token create -data %s -scope full -kind human -name %q`, k.ID, k.Name, k.RevokedAt, *dataDir, k.Name)
+	%s token create -data %s -scope full -kind human -name %s`, k.ID, k.Name, k.RevokedAt, c.prog, data, shellQuote(k.Name))
 	}
 	if ownerCreated {
 		where, err := filepath.Abs(*dataDir)
 		if err != nil {
 			where = *dataDir
 		}
+		// The safe way first: the convenience of owner mode makes any
+		// host a person, who may approve close requests.
 		fmt.Fprintf(stderr, `Done keeps its data in %s.
-Over stdio without DONE_TOKEN, it serves you as the owner of that directory: %q, a person with
-full scope (add -scope read-only or -scope non-destructive to allow less). To give an agent a
-token of its own, or to serve over HTTP, where every request needs a token:
 
-	done-server token create -data %s -scope non-destructive -kind agent -name my-agent
-	done-server serve -data %s -http 127.0.0.1:8080
+For an AI host (Claude Desktop, Cursor, VS Code...), mint it a token of its own, an agent's:
 
-token create prints the secret: set it as DONE_TOKEN, or send it as "Authorization: Bearer <secret>".
+	%s token create -data %s -scope non-destructive -kind agent -name my-agent
 
-`, where, k.Name, *dataDir, *dataDir)
+and set the secret it prints as DONE_TOKEN in the host's configuration.
+
+Without DONE_TOKEN, as now, Done serves you as the owner of that directory: %q, a person
+with full scope, who may approve the close requests of agents. Whatever host connects this
+way is that person: an AI host in owner mode can approve its own close requests, past the
+approval gate. Keep owner mode for yourself, or cap it with -scope read-only or -scope
+non-destructive.
+
+To serve over HTTP, where every request needs a token (sent as "Authorization: Bearer <secret>"):
+
+	%s serve -data %s -http 127.0.0.1:8080
+
+`, where, c.prog, data, k.Name, c.prog, data)
 	}
+	c.waiting()
 	return serveStdio(ctx, st, logger, cfg, k, stdioCredential{owner: true}, maxScope)
+}
+
+// waiting says, on every start over stdio, what the process waits for:
+// someone who starts it by hand sees a silent terminal otherwise, and
+// may try to type into it.
+func (c *cli) waiting() {
+	fmt.Fprintf(c.stderr, "Done is waiting for an MCP host on stdin: a host (Claude Desktop, Cursor, VS Code...) starts it\n"+
+		"and speaks MCP to it; it is not typed into. Ctrl-D or Ctrl-C stops it; %s -h shows every command.\n", c.prog)
+}
+
+// commandName returns how to run this program again, for the commands its
+// messages suggest: arg0 (os.Args[0]) as the person typed it, or, under
+// go run, the go run command that works from cwd. go run runs a binary it
+// built in a temporary go-build directory, or since Go 1.24 one from its
+// build cache, by default a go-build directory too.
+func commandName(arg0, cwd string) string {
+	if !underGoBuild(arg0) {
+		return shellQuote(arg0)
+	}
+	pkg := mainPackage()
+	// The package is "." in its own directory, and ./examples/done-server
+	// from the root of the repository; elsewhere, its import path.
+	for _, rel := range []string{".", "./examples/done-server"} {
+		mod, err := os.ReadFile(filepath.Join(cwd, rel, "go.mod"))
+		if err == nil && strings.HasPrefix(string(mod), "module "+pkg+"\n") {
+			return "go run " + rel
+		}
+	}
+	return "go run " + pkg
+}
+
+// mainPackage returns the import path of this program's package.
+func mainPackage() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Path != "" {
+		// A test binary's is the package's, with .test added.
+		return strings.TrimSuffix(bi.Path, ".test")
+	}
+	return "github.com/mcpeffect/mcpeffect/examples/done-server"
+}
+
+// underGoBuild reports whether the program at path is one that go run
+// built: in a directory named go-build*, or under $GOCACHE.
+func underGoBuild(path string) bool {
+	if cache := os.Getenv("GOCACHE"); cache != "" && strings.HasPrefix(path, filepath.Clean(cache)+string(filepath.Separator)) {
+		return true
+	}
+	for dir := filepath.Dir(path); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		if strings.HasPrefix(filepath.Base(dir), "go-build") {
+			return true
+		}
+	}
+	return false
+}
+
+// shellQuote returns s quoted for a POSIX shell if it needs to be.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@%=,", r))
+	}) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // ownerName is the name of the owner token: the person running the
@@ -178,9 +320,9 @@ func ownerName(getenv func(string) string) string {
 	return "owner"
 }
 
-func createToken(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("token create", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func (c *cli) createToken(ctx context.Context, args []string) error {
+	getenv, stdout, stderr := c.getenv, c.stdout, c.stderr
+	fs := c.flags("token create", "token create [-data DIR] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]: mint a token, and print its secret alone on stdout.")
 	dataDir := fs.String("data", defaultDataDir, "the data `directory`")
 	scope := fs.String("scope", "", "what the token may call: read-only, non-destructive or full")
 	kind := fs.String("kind", "", "whose token it is: human or agent")
@@ -236,9 +378,9 @@ func defaultName(k store.Kind, getenv func(string) string) string {
 	return "me"
 }
 
-func listTokens(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("token list", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func (c *cli) listTokens(ctx context.Context, args []string) error {
+	stdout := c.stdout
+	fs := c.flags("token list", "token list [-data DIR]: list the tokens, never their secrets.")
 	dataDir := fs.String("data", defaultDataDir, "the data `directory`")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -272,15 +414,15 @@ func orDash(s string) string {
 	return s
 }
 
-func revokeToken(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("token revoke", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func (c *cli) revokeToken(ctx context.Context, args []string) error {
+	stdout := c.stdout
+	fs := c.flags("token revoke", "token revoke [-data DIR] ID: revoke a token, at once (token list shows the ids).")
 	dataDir := fs.String("data", defaultDataDir, "the data `directory`")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return errors.New("usage: done-server token revoke [-data DIR] ID (token list shows the ids)")
+		return fmt.Errorf("usage: %s token revoke [-data DIR] ID (token list shows the ids)", c.prog)
 	}
 	st, _, err := store.Open(ctx, *dataDir, nil)
 	if err != nil {

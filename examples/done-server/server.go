@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -13,6 +17,7 @@ import (
 	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
@@ -31,21 +36,97 @@ type config struct {
 }
 
 // newServer returns the MCP server of Done over st, and the registry that
-// classifies its tools. Two layers of receiving middleware guard every
-// tool call: the registry's refuses the tools that the caller's scope does
-// not allow, then identify finds the caller's token for the handler.
+// classifies its tools. Receiving middleware wraps every request, from the
+// outside in: recoverPanics turns a panic of anything below it into an
+// internal error for that one request; noteToken puts the caller's token
+// where the log of a refusal finds it; the registry's middleware refuses
+// the tools that the caller's scope does not allow (and logs it); then
+// identify finds the caller's token for the handler.
 func newServer(st *store.Store, logger *slog.Logger, cfg config) (*mcp.Server, *mcpeffect.Registry) {
 	server, registry := newToolServer(st, logger, cfg)
 	server.AddReceivingMiddleware(
+		recoverPanics(logger),
+		noteToken,
 		registry.Middleware(&mcpeffect.MiddlewareOptions{
 			ScopeNames: scopeNames,
-			OnDenied: func(ctx context.Context, denial *mcpeffect.DeniedError) {
-				logger.InfoContext(ctx, "call refused", "tool", denial.Tool, "granted", denial.Granted, "required", denial.Required)
-			},
+			OnDenied:   logDenial(logger),
 		}),
 		identify(st),
 	)
 	return server, registry
+}
+
+// recoverPanics returns receiving middleware that recovers a panic in any
+// method handler below it, tool handlers included: go-sdk calls them on
+// the goroutine of the request, inside this middleware, and a panic
+// there would end the whole process, every connection with it. The
+// request is answered with an internal error that says nothing of the
+// panic (its value may hold anything: a path, a secret, the caller's own
+// input), and the panic is logged with its stack under an incident id,
+// which the answer gives, so that the two can be matched.
+//
+// A panic unwinds through the deferred rollback of a store transaction,
+// so a write in progress is undone; a connector's write, outside the
+// database, may have happened.
+func recoverPanics(logger *slog.Logger) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+			defer func() {
+				v := recover()
+				if v == nil {
+					return
+				}
+				incident := rand.Text()[:10]
+				attrs := []any{"method", method, "incident", incident, "panic", fmt.Sprint(v), "stack", string(debug.Stack())}
+				if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil {
+					attrs = append(attrs, "tool", p.Name)
+				}
+				logger.ErrorContext(ctx, "panic in a handler", attrs...)
+				res, err = nil, &jsonrpc.Error{
+					Code:    jsonrpc.CodeInternalError,
+					Message: "done: internal error in " + method + "; the server log has the details, under incident " + incident,
+				}
+			}()
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// logTokenKey is the key of the caller's token in a context, for logs.
+type logTokenKey struct{}
+
+// logDenial returns the function that logs a refused tool call, with the
+// tool, the scope it requires and the one the caller has, and the
+// caller's token when ctx holds it: from [noteToken] or [serveStdio] in
+// the MCP server, from the bearer token's [auth.TokenInfo] in the HTTP
+// challenge, which refuses calls before they reach the server.
+func logDenial(logger *slog.Logger) func(context.Context, *mcpeffect.DeniedError) {
+	return func(ctx context.Context, d *mcpeffect.DeniedError) {
+		attrs := []any{"tool", d.Tool, "granted", d.Granted, "required", d.Required}
+		k, ok := ctx.Value(logTokenKey{}).(store.Token)
+		if ti := auth.TokenInfoFromContext(ctx); !ok && ti != nil {
+			k, ok = ti.Extra[tokenInfoKey].(store.Token)
+		}
+		if ok {
+			attrs = append(attrs, "token_id", k.ID, "token_name", k.Name, "kind", k.Kind)
+		}
+		logger.InfoContext(ctx, "call refused", attrs...)
+	}
+}
+
+// noteToken is receiving middleware that puts the token of the caller of
+// a request over HTTP in the request's context, for the log of a refused
+// call (the registry's middleware refuses before [identify] runs). A
+// stdio connection has it from [serveStdio] already.
+func noteToken(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
+			if k, ok := extra.TokenInfo.Extra[tokenInfoKey].(store.Token); ok {
+				ctx = context.WithValue(ctx, logTokenKey{}, k)
+			}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // newToolServer returns the MCP server of Done with its tools and no
@@ -84,12 +165,19 @@ const (
 // which scopes exist, and the calendar feeds. baseURL is the server's own
 // address, such as http://127.0.0.1:8080.
 //
-// A request to /mcp goes through three layers: the bearer token is checked
-// (401 without a valid one), then a tool call that the token's scope does
-// not allow is answered early with the step-up challenge (403 and the
-// scope it needs, so that a client can ask for it), then the MCP server,
-// whose middleware makes the check that counts.
+// A request to /mcp goes through these layers: its deadlines are set for
+// streams (see [streamDeadlines]); the bearer token is checked (401
+// without a valid one); a tool call that the token's scope does not allow
+// is answered early with the step-up challenge (403 and the scope it
+// needs, so that a client can ask for it); a request that would open a
+// session past a limit is refused (see [sessionLimiter]); then the MCP
+// server, whose middleware makes the check that counts.
 func httpHandler(st *store.Store, server *mcp.Server, registry *mcpeffect.Registry, logger *slog.Logger, baseURL string) http.Handler {
+	return limitedHTTPHandler(st, server, registry, logger, baseURL, defaultHTTPLimits)
+}
+
+// limitedHTTPHandler is [httpHandler] with the limits lim.
+func limitedHTTPHandler(st *store.Store, server *mcp.Server, registry *mcpeffect.Registry, logger *slog.Logger, baseURL string, lim httpLimits) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(metadataPath, auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
 		Resource:               baseURL + mcpPath,
@@ -101,19 +189,80 @@ func httpHandler(st *store.Store, server *mcp.Server, registry *mcpeffect.Regist
 	challenge := registry.Challenge(&mcpeffect.ChallengeOptions{
 		ResourceMetadataURL: baseURL + metadataPath,
 		ScopeNames:          scopeNames,
+		OnDenied:            logDenial(logger),
 	})
-	mux.Handle(mcpPath, bearer(st, logger, baseURL)(challenge(streamableHandler(server, logger))))
-	return mux
+	sessions := newSessionLimiter(server, lim).wrap(streamableHandlerIdle(server, logger, lim.sessionIdle))
+	mux.Handle(mcpPath, streamDeadlines(lim.write, bearer(st, logger, baseURL)(challenge(sessions))))
+	return recoverHTTP(logger, mux)
 }
 
-// streamableHandler serves server over Streamable HTTP.
+// recoverHTTP returns next, with a panic in it (in the bearer token's
+// check, say) answered 500 and logged with its stack under an incident
+// id, as [recoverPanics] does for MCP requests. net/http would recover
+// it too, but drop the connection without an answer and log it outside
+// the server's logger. A panic after the answer has begun aborts it: its
+// status is sent already. http.ErrAbortHandler, a deliberate abort, goes
+// on up.
+func recoverHTTP(logger *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			v := recover()
+			switch {
+			case v == nil:
+				return
+			case v == http.ErrAbortHandler:
+				panic(v)
+			}
+			incident := rand.Text()[:10]
+			logger.ErrorContext(r.Context(), "panic in an HTTP handler", "method", r.Method, "path", r.URL.Path,
+				"incident", incident, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			if sw.wrote {
+				panic(http.ErrAbortHandler)
+			}
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprintf(w, "internal error; the server log has the details, under incident %s\n", incident)
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+// statusWriter is a ResponseWriter that records whether the answer has
+// begun. Unwrap lets http.ResponseController reach the writer beneath,
+// to flush a stream.
+type statusWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.wrote = true
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(p []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// streamableHandler serves server over Streamable HTTP, closing a session
+// idle for the default limit (see [defaultHTTPLimits]).
 func streamableHandler(server *mcp.Server, logger *slog.Logger) http.Handler {
+	return streamableHandlerIdle(server, logger, defaultHTTPLimits.sessionIdle)
+}
+
+// streamableHandlerIdle is [streamableHandler], closing a session idle for
+// sessionIdle.
+func streamableHandlerIdle(server *mcp.Server, logger *slog.Logger, sessionIdle time.Duration) http.Handler {
 	// The SDK's protection against DNS rebinding (a request to a loopback
 	// address whose Host is another name is refused) is on by default, and
 	// stays on.
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Logger:         logger,
-		SessionTimeout: 30 * time.Minute,
+		SessionTimeout: sessionIdle,
 	})
 }
 
@@ -150,9 +299,12 @@ func serveHTTP(ctx context.Context, st *store.Store, logger *slog.Logger, cfg co
 	cfg.baseURL = baseURL
 	server, registry := newServer(st, logger, cfg)
 	srv := &http.Server{
-		Handler:           httpHandler(st, server, registry, logger, baseURL),
-		ReadHeaderTimeout: 10 * time.Second,
+		Handler: httpHandler(st, server, registry, logger, baseURL),
+		// What net/http logs itself (a client's malformed request, say)
+		// goes to the same log as the rest.
+		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	defaultHTTPLimits.configure(srv)
 	logger.Info("serving MCP over HTTP", "url", baseURL+mcpPath)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -170,16 +322,39 @@ func serveHTTP(ctx context.Context, st *store.Store, logger *slog.Logger, cfg co
 }
 
 // serveStdio serves Done over stdin and stdout for the token k, until the
-// client goes away or ctx is done. cred is how each call authenticates
-// again, so that revoking k takes effect on the next call; the connection
-// may call at most maxScope, whatever k allows.
+// client goes away (stdin ends) or ctx is done (SIGINT, SIGTERM), both of
+// which are a normal end: nil. cred is how each call authenticates again,
+// so that revoking k takes effect on the next call; the connection may
+// call at most maxScope, whatever k allows.
 func serveStdio(ctx context.Context, st *store.Store, logger *slog.Logger, cfg config, k store.Token, cred stdioCredential, maxScope mcpeffect.Scope) error {
 	scope := min(k.Scope, maxScope)
 	logger.Info("serving MCP over stdio", "token", k.Name, "kind", k.Kind, "owner", k.Owner, "scope", scope)
 	cfg.baseURL = "" // this process serves no HTTP
 	server, _ := newServer(st, logger, cfg)
 	// A stdio connection has no bearer token on each request: its scope is
-	// set once, for the whole connection.
+	// set once, for the whole connection, and so is the token its logs
+	// name.
 	ctx = mcpeffect.WithConnectionScope(withStdioCredential(ctx, cred), scope)
-	return server.Run(ctx, &mcp.StdioTransport{})
+	ctx = context.WithValue(ctx, logTokenKey{}, k)
+	// Not server.Run, which takes a signal for a failure: it logs an
+	// error and returns one.
+	session, err := server.Connect(ctx, &mcp.StdioTransport{}, nil)
+	if err != nil {
+		return err
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- session.Wait() }()
+	select {
+	case err = <-ended:
+	case <-ctx.Done():
+		session.Close()
+		<-ended
+		return nil
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		// What a person types into the terminal ends the connection as a
+		// message that is not JSON-RPC.
+		return fmt.Errorf("the connection on stdin ended: %w (Done speaks MCP to a host that starts it; it is not typed into)", err)
+	}
+	return nil
 }

@@ -22,7 +22,7 @@ func (d *done) addConnectorTools(s *mcp.Server, r *mcpeffect.Registry) {
 		"The connected sources of documents (a local folder by default; Drive, Slack or Notion once plugged in), and how their last call went. It calls none of them."),
 		mcpeffect.Read, d.listConnectors)
 	mcpeffect.AddTool(s, r, tool[searchContextArgs, searchContextResult]("search_context",
-		"Search the connected sources for documents and messages whose title or text holds the query; each result has the ref that read_context and attach_context_to_task take."),
+		"Search the connected sources for documents and messages whose title or text holds the query, ignoring case; each result has the ref that read_context and attach_context_to_task take. A search reads a bounded amount of each source, newest first; incomplete says what it left out."),
 		mcpeffect.Read|mcpeffect.OpenWorld, d.searchContext)
 	mcpeffect.AddTool(s, r, tool[refArg, contextDocument]("read_context",
 		"Read one document of a connected source, by its ref (from search_context or list_task_context)."),
@@ -32,7 +32,7 @@ func (d *done) addConnectorTools(s *mcp.Server, r *mcpeffect.Registry) {
 		mcpeffect.Read, d.listTaskContext)
 
 	mcpeffect.AddTool(s, r, tool[saveContextArgs, contextDocument]("save_context",
-		"Write a new note or document into a connected source (a Markdown file of the local folder by default). Each call makes a new one; nothing is overwritten."),
+		"Write a new note or document into a connected source (a Markdown file of the local folder by default). Each call makes a new one; nothing is overwritten. The local folder has a quota of documents and bytes."),
 		mcpeffect.Write|mcpeffect.OpenWorld, d.saveContext)
 	mcpeffect.AddTool(s, r, tool[attachContextArgs, taskContextResult]("attach_context_to_task",
 		"Store a reference to a document (a ref from search_context) on a task; no-op if it is there. The document is not fetched."),
@@ -49,20 +49,19 @@ type source struct {
 
 	mu       sync.Mutex
 	lastCall time.Time
-	lastErr  string
+	failed   bool
 }
 
 // note records the outcome of a call to s: err is nil, an error for the
-// caller, or a fault of the source.
+// caller, or a fault of the source. A fault's text stays in the log, where
+// the tool that met it put it: it may hold what no caller should see, a
+// path of the server's disk or a URL with a credential.
 func (s *source) note(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lastCall = time.Now()
-	s.lastErr = ""
 	var ce *connector.Error
-	if err != nil && !errors.As(err, &ce) {
-		s.lastErr = err.Error()
-	}
+	s.failed = err != nil && !errors.As(err, &ce)
 }
 
 // source returns the source called name, or an error for the caller.
@@ -92,7 +91,8 @@ func (d *done) parseRef(ref string) (*source, string, error) {
 type connectorStatus struct {
 	connector.Info
 	// Status is unused (not called since the server started), ok, or
-	// failing (its last call failed, as LastError says).
+	// failing (its last call failed; LastError says where the details
+	// are).
 	Status     string `json:"status"`
 	LastCallAt string `json:"last_call_at,omitempty"`
 	LastError  string `json:"last_error,omitempty"`
@@ -108,9 +108,9 @@ func (d *done) listConnectors(ctx context.Context, _ *mcp.CallToolRequest, _ noA
 		st := connectorStatus{Info: s.Info(), Status: "unused"}
 		s.mu.Lock()
 		if !s.lastCall.IsZero() {
-			st.Status, st.LastCallAt, st.LastError = "ok", s.lastCall.UTC().Format(time.RFC3339), s.lastErr
-			if s.lastErr != "" {
-				st.Status = "failing"
+			st.Status, st.LastCallAt = "ok", s.lastCall.UTC().Format(time.RFC3339)
+			if s.failed {
+				st.Status, st.LastError = "failing", "the last call failed; the server log has the details"
 			}
 		}
 		s.mu.Unlock()
@@ -141,6 +141,9 @@ type searchContextResult struct {
 	Results []contextDocument `json:"results"`
 	// Failed names the sources that could not be searched.
 	Failed []string `json:"failed,omitempty"`
+	// Incomplete says, for each source whose search did not cover it
+	// whole, what was left out: "name: why".
+	Incomplete []string `json:"incomplete,omitempty"`
 }
 
 func (d *done) searchContext(ctx context.Context, _ *mcp.CallToolRequest, in searchContextArgs) (*mcp.CallToolResult, searchContextResult, error) {
@@ -160,7 +163,7 @@ func (d *done) searchContext(ctx context.Context, _ *mcp.CallToolRequest, in sea
 		sources = []*source{s}
 	}
 	for _, s := range sources {
-		docs, err := s.Search(ctx, in.Query, in.Limit)
+		found, err := s.Search(ctx, in.Query, in.Limit)
 		s.note(err)
 		var ce *connector.Error
 		switch {
@@ -172,8 +175,11 @@ func (d *done) searchContext(ctx context.Context, _ *mcp.CallToolRequest, in sea
 			res.Failed = append(res.Failed, s.Info().Name)
 			continue
 		}
-		for _, doc := range docs {
+		for _, doc := range found.Documents {
 			res.Results = append(res.Results, document(s, doc))
+		}
+		if found.Incomplete != "" {
+			res.Incomplete = append(res.Incomplete, s.Info().Name+": "+found.Incomplete)
 		}
 	}
 	if len(res.Failed) == len(sources) {

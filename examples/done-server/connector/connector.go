@@ -26,8 +26,11 @@ type Connector interface {
 	// from list_connectors, which stays inside.
 	Info() Info
 	// Search returns at most limit documents whose title or text holds
-	// query, ignoring case, each with a snippet and without its text.
-	Search(ctx context.Context, query string, limit int) ([]Document, error)
+	// query, ignoring case, each with a snippet and without its text. A
+	// search must be bounded in what it costs, whatever the size of the
+	// source: one that does not cover the whole source says so in the
+	// result's Incomplete.
+	Search(ctx context.Context, query string, limit int) (SearchResult, error)
 	// Read returns the document whose id is id, with its text.
 	Read(ctx context.Context, id string) (Document, error)
 	// Save makes a new document from d and returns it, without its text.
@@ -44,8 +47,18 @@ type Info struct {
 	Kind        string `json:"kind"`
 	Description string `json:"description"`
 	// Location says where its documents are, such as a folder or a
-	// workspace.
+	// workspace, in words any caller may see: a name, never a path on
+	// the server's disk.
 	Location string `json:"location,omitempty"`
+}
+
+// A SearchResult is what [Connector.Search] found.
+type SearchResult struct {
+	Documents []Document
+	// Incomplete, if not empty, says in words for the caller what the
+	// search left out of the source, and why, such as the older
+	// documents of a folder larger than one search reads.
+	Incomplete string
 }
 
 // A Document is a document of a source.

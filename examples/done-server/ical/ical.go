@@ -144,13 +144,18 @@ const MaxLine = 75
 
 // line writes one content line, folded into lines of at most MaxLine
 // octets: each continuation line begins with a space, which counts. A
-// cut never falls inside a UTF-8 sequence.
+// cut never falls inside a UTF-8 sequence; bytes that are not UTF-8 (which
+// EscapeText never leaves) are cut anywhere, rather than searched back
+// past the start of s.
 func (w *writer) line(s string) {
 	limit := MaxLine
 	for len(s) > limit {
 		cut := limit
-		for !utf8.RuneStart(s[cut]) {
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
 			cut--
+		}
+		if cut == 0 {
+			cut = limit
 		}
 		w.write(s[:cut], "\r\n ")
 		s = s[cut:]

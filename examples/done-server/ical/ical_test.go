@@ -44,6 +44,9 @@ func TestFold(t *testing.T) {
 		// 😀 is 4 octets: 74 = 18*4 + 2, so the first line holds 18 and
 		// one ASCII letter, 73 octets.
 		{"four-octet runes", "x" + strings.Repeat("😀", 20), []string{"x" + strings.Repeat("😀", 18), " " + strings.Repeat("😀", 2)}},
+		// No rune starts in the first 75 octets: cut there, rather than
+		// search back past the start (which indexed s[-1]).
+		{"not UTF-8", strings.Repeat("\x80", 80), []string{strings.Repeat("\x80", 75), " " + strings.Repeat("\x80", 5)}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var b bytes.Buffer
@@ -55,7 +58,7 @@ func TestFold(t *testing.T) {
 				t.Errorf("folded into %q, want %q", got, c.want)
 			}
 			for i, l := range got {
-				if len(l) > MaxLine || !utf8.ValidString(l) {
+				if len(l) > MaxLine || !utf8.ValidString(l) && utf8.ValidString(c.line) {
 					t.Errorf("line %d: %d octets, valid UTF-8 %t", i, len(l), utf8.ValidString(l))
 				}
 			}

@@ -57,16 +57,25 @@ type Options struct {
 // FileName is the name of the database file inside a data directory.
 const FileName = "done.db"
 
-// Open opens the database in the directory dir, creating the directory and
-// the database if they do not exist, and applies the migrations the
-// database lacks. created reports whether the database is new.
+// Open opens the database in the directory dir, creating the directory
+// (mode 0700) and the database if they do not exist, and applies the
+// migrations the database lacks. created reports whether the database is
+// new.
+//
+// The database and its -wal and -shm files are readable by their owner
+// only (0600), whatever the umask and the mode of an existing directory:
+// they hold every task and the hashes of the tokens. A database made
+// with a wider mode is narrowed to 0600 when the process may.
 func Open(ctx context.Context, dir string, opts *Options) (s *Store, created bool, err error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := makeDir(dir); err != nil {
 		return nil, false, fmt.Errorf("store: %w", err)
 	}
-	path := filepath.Join(dir, FileName)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		created = true
+	path, err := filepath.Abs(filepath.Join(dir, FileName))
+	if err != nil {
+		return nil, false, fmt.Errorf("store: %w", err)
+	}
+	if created, err = makeFiles(path); err != nil {
+		return nil, false, fmt.Errorf("store: %w", err)
 	}
 
 	// synchronous=NORMAL is safe in WAL mode against a crash of the
@@ -80,9 +89,8 @@ func Open(ctx context.Context, dir string, opts *Options) (s *Store, created boo
 	// transaction, so that another process writing at the same time (the
 	// token command) makes it wait instead of failing halfway.
 	params.Set("_txlock", "immediate")
-	dsn := "file:" + path + "?" + params.Encode()
 
-	writer, err := sql.Open("sqlite", dsn)
+	writer, err := sql.Open("sqlite", fileURI(path, params))
 	if err != nil {
 		return nil, false, fmt.Errorf("store: %w", err)
 	}
@@ -90,7 +98,7 @@ func Open(ctx context.Context, dir string, opts *Options) (s *Store, created boo
 
 	params.Set("_query_only", "on")
 	params.Del("_txlock")
-	reader, err := sql.Open("sqlite", "file:"+path+"?"+params.Encode())
+	reader, err := sql.Open("sqlite", fileURI(path, params))
 	if err != nil {
 		writer.Close()
 		return nil, false, fmt.Errorf("store: %w", err)
@@ -105,6 +113,66 @@ func Open(ctx context.Context, dir string, opts *Options) (s *Store, created boo
 		return nil, false, err
 	}
 	return s, created, nil
+}
+
+// makeDir makes the directory dir, and its parents, with mode 0700 if it
+// does not exist. An existing directory is left as it is.
+func makeDir(dir string) error {
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	// The umask may have taken bits from 0700, which only Chmod sets
+	// exactly.
+	return os.Chmod(dir, 0o700)
+}
+
+// makeFiles makes the database file path, empty, with mode 0600, if it
+// does not exist, and reports whether it did. SQLite gives the -wal and
+// -shm files it makes the mode of the database file, so they are 0600
+// too; an existing database, -wal or -shm with a wider mode is narrowed
+// to 0600. Chmod sets the mode exactly, where a mode given to open is cut
+// by the umask.
+func makeFiles(path string) (created bool, err error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	switch {
+	case err == nil:
+		created = true
+		err = errors.Join(f.Chmod(0o600), f.Close())
+		if err != nil {
+			os.Remove(path)
+			return false, err
+		}
+		return true, nil
+	case !errors.Is(err, fs.ErrExist):
+		return false, err
+	}
+	for _, name := range []string{path, path + "-wal", path + "-shm"} {
+		info, err := os.Lstat(name)
+		if err != nil || !info.Mode().IsRegular() || info.Mode().Perm()&0o077 == 0 {
+			continue
+		}
+		// A file of another user stays as it is: its owner decides.
+		_ = os.Chmod(name, 0o600)
+	}
+	return false, nil
+}
+
+// fileURI returns the SQLite URI of the database file at the absolute
+// path, with the driver's params. Every byte of the path that a URI
+// gives a meaning to (?, #, %, and more) is percent-encoded, so that the
+// database is the file at path, whatever its name: pasted as it is, a
+// directory named "a?b" would open a database called "a" next to it.
+func fileURI(path string, params url.Values) string {
+	p := filepath.ToSlash(path)
+	if !strings.HasPrefix(p, "/") {
+		// A Windows path, C:/..., is /C:/... in a URI.
+		p = "/" + p
+	}
+	u := url.URL{Scheme: "file", Path: p, RawQuery: params.Encode()}
+	return u.String()
 }
 
 // Close closes the database.
