@@ -60,14 +60,14 @@ func ExampleRegistry_Annotations() {
 func ExampleRegistry_All() {
 	r := mcpeffect.NewRegistry()
 	r.Add("search_context", mcpeffect.Read|mcpeffect.OpenWorld)
-	r.Add("close_task", mcpeffect.Idempotent)
+	r.Add("add_label", mcpeffect.Idempotent)
 	r.Add("comment_on_task", mcpeffect.Write)
 	for name, e := range r.All() {
 		need, _ := r.Required(name)
 		fmt.Printf("%-16s %-22s needs %s\n", name, e, need)
 	}
 	// Output:
-	// close_task       write|idempotent       needs non-destructive
+	// add_label        write|idempotent       needs non-destructive
 	// comment_on_task  write                  needs non-destructive
 	// search_context   read|openworld         needs read-only
 }

@@ -17,7 +17,7 @@ var testTools = []struct {
 	{"get_task", mcpeffect.Read},
 	{"search_web", mcpeffect.Read | mcpeffect.OpenWorld},
 	{"create_task", mcpeffect.Write},
-	{"close_task", mcpeffect.Idempotent},
+	{"add_label", mcpeffect.Idempotent},
 	{"delete_task", mcpeffect.Destructive | mcpeffect.Idempotent},
 	{"rotate_link", mcpeffect.Destructive},
 	{"post_message", mcpeffect.Write | mcpeffect.OpenWorld},
