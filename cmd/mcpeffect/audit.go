@@ -44,9 +44,12 @@ effect the hints amount to, and findings:
 		fmt.Fprintf(w, "  %-8s %-28s %s\n", r.Level(), r, r.Summary())
 	}
 	fmt.Fprint(w, `
-A name's verb is its first word, words being separated by _ - . or a change
-from lower to upper case. A tool without any hint gets the no-annotations
-error and no other finding.
+Every word of a name is read, words being separated by _ - . (any character
+that is neither a letter nor a digit) or a change of case: kubectl_delete,
+API-delete-a-block, deleteRepo and repo.remove all delete. A tool without any
+hint gets the no-annotations error and no other finding. A read's
+destructiveHint and idempotentHint, which the specification reads only for
+writes, are shown as n/a when missing.
 
 The server is a command run over stdio, given after the flags (after --,
 so that its own flags are not read as audit's), which inherits the

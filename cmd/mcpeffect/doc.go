@@ -25,14 +25,16 @@
 //	warning  missing-destructive-hint     a write without destructiveHint
 //	warning  missing-idempotent-hint      a write without idempotentHint
 //	warning  missing-open-world-hint      any tool without openWorldHint
-//	warning  delete-name-not-destructive  delete_, remove_, drop_, purge_ not destructive
-//	warning  read-name-not-read-only      get_, list_, search_, read_ not read-only
-//	warning  write-name-read-only         create_, update_, set_ read-only
+//	warning  delete-name-not-destructive  a word such as delete or remove, not destructive
+//	warning  read-name-not-read-only      a word such as get or list and none that writes, not read-only
+//	warning  write-name-read-only         a word such as create or update, read-only
 //
-// A name's verb is its first word, words being separated by _ - . or a
-// change from lower to upper case: deleteTask is a delete, settings_update
-// is not a set. A tool without any hint gets the no-annotations error and
-// no other finding.
+// Every word of a name is read, words being separated by _ - . (any
+// character that is neither a letter nor a digit) or a change of case:
+// kubectl_delete, API-delete-a-block, deleteRepo and repo.remove all
+// delete. A tool without any hint gets the no-annotations error and no
+// other finding. A read's destructiveHint and idempotentHint, which the
+// specification reads only for writes, are shown as n/a when missing.
 //
 // The server is either a command, run over stdio, given after the flags and
 // best after --, so that its own flags are not read as audit's; it inherits

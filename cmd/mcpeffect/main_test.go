@@ -157,8 +157,8 @@ var badFindings = []struct {
 	{"send_invoice", audit.RuleMissingDestructive},
 	{"rename_project", audit.RuleMissingIdempotent},
 	{"fetch_page", audit.RuleMissingOpenWorld},
-	{"delete_draft", audit.RuleDeleteNotDestructive},
-	{"get_or_create_user", audit.RuleReadNotReadOnly},
+	{"drafts_delete", audit.RuleDeleteNotDestructive},
+	{"get_token", audit.RuleReadNotReadOnly},
 	{"set_reminder", audit.RuleWriteReadOnly},
 }
 

@@ -11,9 +11,7 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/host"
@@ -91,14 +89,18 @@ const (
 	RuleMissingIdempotent Rule = "missing-idempotent-hint"
 	// RuleMissingOpenWorld: a tool, read or write, without openWorldHint.
 	RuleMissingOpenWorld Rule = "missing-open-world-hint"
-	// RuleDeleteNotDestructive: a name that deletes (delete_, remove_,
-	// drop_, purge_) on a tool that is not destructive.
+	// RuleDeleteNotDestructive: a name with a word that deletes (delete,
+	// remove, drop, purge, destroy, erase, wipe), wherever it stands, on a
+	// tool that is not destructive.
 	RuleDeleteNotDestructive Rule = "delete-name-not-destructive"
-	// RuleReadNotReadOnly: a name that reads (get_, list_, search_,
-	// read_) on a tool that is not read-only.
+	// RuleReadNotReadOnly: a name with a word that reads (get, list,
+	// search, read, find, describe) and none that changes anything (of
+	// the other lists, or such as mark, archive, run, save), on a tool
+	// that is not read-only.
 	RuleReadNotReadOnly Rule = "read-name-not-read-only"
-	// RuleWriteReadOnly: a name that writes (create_, update_, set_) on
-	// a tool that is read-only.
+	// RuleWriteReadOnly: a name with a word that writes (create, update,
+	// set, write, insert, add, edit, modify, rename, move, replace, upload,
+	// send) on a tool that is read-only.
 	RuleWriteReadOnly Rule = "write-name-read-only"
 )
 
@@ -130,11 +132,11 @@ func (r Rule) Summary() string {
 	case RuleMissingOpenWorld:
 		return "any tool without openWorldHint"
 	case RuleDeleteNotDestructive:
-		return "delete_, remove_, drop_, purge_ not destructive"
+		return "a word such as delete or remove, not destructive"
 	case RuleReadNotReadOnly:
-		return "get_, list_, search_, read_ not read-only"
+		return "a word such as get or list and none that writes, not read-only"
 	case RuleWriteReadOnly:
-		return "create_, update_, set_ read-only"
+		return "a word such as create or update, read-only"
 	}
 	return "unknown rule"
 }
@@ -180,8 +182,10 @@ type Tool struct {
 	// Declared holds the hints the server sent; a missing hint is nil,
 	// and absent from the JSON.
 	Declared host.Hints `json:"declared"`
-	// Assumed holds every hint, a missing one taking the value a host
-	// must assume.
+	// Assumed holds the hints as a host must take them: a missing hint
+	// takes its worst case, except that a read's destructiveHint and
+	// idempotentHint, which the specification reads only for writes, stay
+	// nil when missing: they do not apply.
 	Assumed host.Hints `json:"assumed"`
 	// Effect is what the hints amount to for a host.
 	Effect mcpeffect.Effect `json:"effect"`
@@ -235,7 +239,7 @@ func Review(server Server, tools []Listed) (*Report, error) {
 			Name:     l.Name,
 			Title:    l.Title,
 			Declared: declared,
-			Assumed:  declared.Assumed(),
+			Assumed:  assumed(declared),
 			Effect:   declared.Effect(),
 		}
 		r.Tools = append(r.Tools, t)
@@ -251,6 +255,20 @@ func Review(server Server, tools []Listed) (*Report, error) {
 		}
 	}
 	return r, nil
+}
+
+// assumed returns the hints a host must take h for: see [Tool].
+func assumed(h host.Hints) host.Hints {
+	a := h.Assumed()
+	if h.Effect()&mcpeffect.Read != 0 {
+		if h.Destructive == nil {
+			a.Destructive = nil
+		}
+		if h.Idempotent == nil {
+			a.Idempotent = nil
+		}
+	}
+	return a
 }
 
 func (s *Summary) count(e mcpeffect.Effect) {
@@ -297,24 +315,17 @@ func check(t Tool) []Finding {
 	if h.OpenWorld == nil {
 		add(RuleMissingOpenWorld, "no openWorldHint: hosts must assume it reaches outside its own data")
 	}
-	verb := firstWord(t.Name)
+	v := verbsOf(t.Name)
 	switch {
-	case slices.Contains(deleteVerbs, verb) && t.Effect&mcpeffect.Destructive != mcpeffect.Destructive:
-		add(RuleDeleteNotDestructive, "the name says %s, but %s", verb, describeDestructive(h))
-	case slices.Contains(readVerbs, verb) && !read:
-		add(RuleReadNotReadOnly, "the name says %s, but %s", verb, describeReadOnly(h))
-	case slices.Contains(writeVerbs, verb) && read:
-		add(RuleWriteReadOnly, "the name says %s, but readOnlyHint is true", verb)
+	case v.delete != "" && t.Effect&mcpeffect.Destructive != mcpeffect.Destructive:
+		add(RuleDeleteNotDestructive, "the name says %s, but %s", v.delete, describeDestructive(h))
+	case v.readsOnly() && !read:
+		add(RuleReadNotReadOnly, "the name says %s, but %s", v.read, describeReadOnly(h))
+	case v.write != "" && read:
+		add(RuleWriteReadOnly, "the name says %s, but readOnlyHint is true", v.write)
 	}
 	return out
 }
-
-// The first words of tool names that say what the tool does.
-var (
-	deleteVerbs = []string{"delete", "remove", "drop", "purge"}
-	readVerbs   = []string{"get", "list", "search", "read"}
-	writeVerbs  = []string{"create", "update", "set"}
-)
 
 // describeDestructive says why a tool whose name deletes is not
 // destructive.
@@ -334,19 +345,4 @@ func describeReadOnly(h host.Hints) string {
 		return "destructiveHint is true as well as readOnlyHint"
 	}
 	return "readOnlyHint is false"
-}
-
-// firstWord returns the first word of a tool name in lower case, words
-// being separated by _ - . or a change from lower to upper case:
-// "delete_task", "delete-task", "delete.task" and "deleteTask" all give
-// "delete", while "settings_update" gives "settings".
-func firstWord(name string) string {
-	prevLower := false
-	for i, c := range name {
-		if c == '_' || c == '-' || c == '.' || prevLower && unicode.IsUpper(c) {
-			return strings.ToLower(name[:i])
-		}
-		prevLower = unicode.IsLower(c)
-	}
-	return strings.ToLower(name)
 }

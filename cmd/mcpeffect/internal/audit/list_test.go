@@ -141,10 +141,11 @@ func TestWriteText(t *testing.T) {
 	const want = `notes "Notes" 2.0 (MCP 2025-11-25): 3 tools
 
 TOOL      READ-ONLY  DESTRUCTIVE  IDEMPOTENT  OPEN-WORLD  EFFECT
-get_note  true       (true)       (false)     false       read
+get_note  true       n/a          n/a         false       read
 wipe      true       true         (false)     false       write|destructive
 export    (false)    (true)       (false)     (true)      write|destructive|openworld
 (x): hint missing, hosts assume x
+n/a: hint missing, and meaningless for a read-only tool
 
 LEVEL    TOOL    RULE                       FINDING
 error    wipe    read-only-and-destructive  readOnlyHint and destructiveHint are both true: hosts cannot tell which is wrong, and must treat it as a destructive write

@@ -13,7 +13,8 @@ import (
 // WriteText writes r for people: a line about the server, a table of the
 // tools with their hints and effect, the findings, and a summary. A hint
 // the server left out is shown in parentheses, with the value hosts
-// assume. With color, levels and missing hints are coloured with ANSI
+// assume, or as n/a where it does not apply (a read's destructiveHint and
+// idempotentHint). With color, levels and missing hints are coloured with ANSI
 // escapes, for a terminal.
 //
 // Text that the server sent is written as a Go quoted string when it holds
@@ -30,7 +31,7 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 			{"TOOL", st.head}, {"READ-ONLY", st.head}, {"DESTRUCTIVE", st.head},
 			{"IDEMPOTENT", st.head}, {"OPEN-WORLD", st.head}, {"EFFECT", st.head},
 		}}
-		missing := false
+		missing, notApplicable := false, false
 		for _, t := range r.Tools {
 			row := []cell{{text: printable(t.Name)}}
 			for _, h := range [...]struct{ declared, assumed *bool }{
@@ -39,9 +40,13 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 				{t.Declared.Idempotent, t.Assumed.Idempotent},
 				{t.Declared.OpenWorld, t.Assumed.OpenWorld},
 			} {
-				if h.declared != nil {
+				switch {
+				case h.declared != nil:
 					row = append(row, cell{text: strconv.FormatBool(*h.declared)})
-				} else {
+				case h.assumed == nil:
+					notApplicable = true
+					row = append(row, cell{"n/a", st.missing})
+				default:
 					missing = true
 					row = append(row, cell{"(" + strconv.FormatBool(*h.assumed) + ")", st.missing})
 				}
@@ -52,6 +57,9 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 		writeTable(bw, tools)
 		if missing {
 			fmt.Fprintf(bw, "%s\n", st.missing.apply("(x): hint missing, hosts assume x"))
+		}
+		if notApplicable {
+			fmt.Fprintf(bw, "%s\n", st.missing.apply("n/a: hint missing, and meaningless for a read-only tool"))
 		}
 		fmt.Fprintln(bw)
 	}
