@@ -10,12 +10,9 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
 )
@@ -53,8 +50,10 @@ writes, are shown as n/a when missing.
 
 The server is a command run over stdio, given after the flags (after --,
 so that its own flags are not read as audit's), which inherits the
-environment and whose standard error goes to audit's; or the Streamable
-HTTP endpoint given with -url.
+environment and whose standard error is kept, its last lines shown if the
+audit fails; or the Streamable HTTP endpoint given with -url. -timeout
+bounds everything, the server's shutdown included: when the time is up, a
+server run as a command is killed, with the processes it started.
 
 The exit status is 0 when there is no finding at the level of -fail-on or
 worse, 1 when there is, and 2 when the audit could not run.
@@ -96,45 +95,17 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		return badUsage(stderr, err.Error())
 	}
-	command := fs.Args()
-	var (
-		transport mcp.Transport
-		target    string
-	)
-	switch {
-	case o.url != "" && len(command) > 0:
-		return badUsage(stderr, "give either -url or a command to run, not both")
-	case o.url != "":
-		if err := checkURL(o.url); err != nil {
-			return badUsage(stderr, err.Error())
-		}
-		transport = audit.HTTPTransport(o.url, http.Header(o.header))
-		target = o.url
-	case len(command) > 0:
-		if len(o.header) > 0 {
-			return badUsage(stderr, "-header needs -url: a server run over stdio gets no HTTP headers")
-		}
-		cmd := exec.Command(command[0], command[1:]...)
-		cmd.Stderr = stderr
-		transport = &mcp.CommandTransport{Command: cmd}
-		target = command[0]
-	default:
-		return badUsage(stderr, "no server: give a command to run after --, or -url")
+	target, msg := o.target(fs.Args())
+	if msg != "" {
+		return badUsage(stderr, msg)
 	}
-	if o.timeout < 0 {
-		return badUsage(stderr, fmt.Sprintf("-timeout %v is negative", o.timeout))
-	}
-
-	if o.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.timeout)
-		defer cancel()
-	}
-	report, err := audit.Audit(ctx, transport)
+	server, tools, err := target.List(ctx)
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
-			err = fmt.Errorf("no complete answer within %v (-timeout): %w", o.timeout, err)
-		}
+		fmt.Fprintf(stderr, "mcpeffect audit: %s: %v\n", target, err)
+		return exitError
+	}
+	report, err := audit.Review(server, tools)
+	if err != nil {
 		fmt.Fprintf(stderr, "mcpeffect audit: %s: %v\n", target, err)
 		return exitError
 	}
@@ -154,6 +125,30 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitFindings
 	}
 	return exitOK
+}
+
+// target returns the server that the flags and the command line args
+// name, or a message saying what is wrong with them.
+func (o *auditOptions) target(command []string) (audit.Target, string) {
+	t := audit.Target{Command: command, URL: o.url, Header: http.Header(o.header), Timeout: o.timeout}
+	switch {
+	case o.url != "" && len(command) > 0:
+		return t, "give either -url or a command to run, not both"
+	case o.url != "":
+		if err := checkURL(o.url); err != nil {
+			return t, err.Error()
+		}
+	case len(command) > 0:
+		if len(o.header) > 0 {
+			return t, "-header needs -url: a server run over stdio gets no HTTP headers"
+		}
+	default:
+		return t, "no server: give a command to run after --, or -url"
+	}
+	if o.timeout < 0 {
+		return t, fmt.Sprintf("-timeout %v is negative", o.timeout)
+	}
+	return t, ""
 }
 
 func badUsage(stderr io.Writer, msg string) int {

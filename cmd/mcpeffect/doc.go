@@ -38,7 +38,8 @@
 //
 // The server is either a command, run over stdio, given after the flags and
 // best after --, so that its own flags are not read as audit's; it inherits
-// the environment, and its standard error goes to audit's. Or it is a
+// the environment, and its standard error is kept, to be shown, its last
+// lines, if the audit fails. Or it is a
 // Streamable HTTP endpoint, given with -url; -header, repeatable, adds a
 // header to every request, such as a bearer token:
 //
@@ -53,6 +54,14 @@
 // their effect, the findings, and a summary: counts of tools, reads,
 // writes, destructive writes, idempotent writes, open-world tools, errors
 // and warnings.
+//
+// -timeout bounds the whole audit, the server's shutdown included: when
+// the time is up, a server run as a command is killed, with the processes
+// it started. When the audit cannot run, the error says what happened and
+// what to do: a server that stopped, with its exit status and the last
+// lines of its standard error; an HTTP answer such as 401 (give a token
+// with -header) or 404 (check the path of -url); an address where nothing
+// listens.
 //
 // The exit status is 0 when there is no finding at the level of -fail-on
 // (error by default) or worse, 1 when there is, and 2 when the audit could

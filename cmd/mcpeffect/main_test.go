@@ -6,13 +6,16 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,8 +33,8 @@ const serverEnv = "MCPEFFECT_TEST_SERVER"
 
 // TestMain lets the test binary stand in as the MCP server of a test, over
 // stdio, when serverEnv names one: "bad" (the fixture of badserver, in
-// pages of 4), "clean" (built with mcpeffect.AddTool) or "exit" (a server
-// that fails at start).
+// pages of 4), "clean" (built with mcpeffect.AddTool), "exit" (a server
+// that fails at start) or "hang" (one that never answers: see hang).
 func TestMain(m *testing.M) {
 	switch kind := os.Getenv(serverEnv); kind {
 	case "":
@@ -52,9 +55,34 @@ func TestMain(m *testing.M) {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "test server: cannot start: no configuration")
 		os.Exit(3)
+	case "hang":
+		hang()
 	default:
 		fmt.Fprintf(os.Stderr, "%s=%q: unknown server\n", serverEnv, kind)
 		os.Exit(2)
+	}
+}
+
+// recordEnv names the file where the hang server writes its process id,
+// and each signal it receives.
+const recordEnv = "MCPEFFECT_TEST_RECORD"
+
+// hang serves as a server that never answers: it reads its input to the
+// end and goes on running when it is closed, and records SIGTERM rather
+// than exit on it, so that only SIGKILL ends it.
+func hang() {
+	record, err := os.OpenFile(os.Getenv(recordEnv), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Fprintf(record, "pid %d\n", os.Getpid())
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGTERM)
+	fmt.Fprintln(os.Stderr, "hang server: reading requests, answering none")
+	go io.Copy(io.Discard, os.Stdin)
+	for sig := range signals {
+		fmt.Fprintf(record, "signal %v\n", sig)
 	}
 }
 
@@ -337,19 +365,37 @@ func TestAuditCannotRun(t *testing.T) {
 		t.Cleanup(func() { close(release) })
 		return args
 	}
+	notFound := func(t *testing.T) []string {
+		mux := http.NewServeMux()
+		mux.Handle("/mcp", (&badserver.Server{}).Handler(""))
+		ts := httptest.NewServer(mux)
+		t.Cleanup(ts.Close)
+		return []string{"-url", ts.URL + "/api/mcp"}
+	}
+	challenge := func(t *testing.T) []string {
+		return httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="https://example.com/.well-known/oauth-protected-resource"`)
+			http.Error(w, "no token", http.StatusUnauthorized)
+		}))
+	}
 	for _, tc := range []struct {
 		name   string
 		server func(t *testing.T) []string
 		stderr []string // what stderr must say
 	}{
-		{"no such command", func(t *testing.T) []string { return []string{"--", filepath.Join(t.TempDir(), "no-such-server")} }, []string{"no-such-server", "no such file"}},
-		{"server exits", func(t *testing.T) []string { return stdioServer(t, "exit") }, []string{"cannot start: no configuration", "connecting"}},
-		{"connection refused", refused, []string{"http://127.0.0.1:", "connection refused"}},
-		{"no bearer token", func(t *testing.T) []string { return httpServer(t, (&badserver.Server{}).Handler("s3cret")) }, []string{"Unauthorized"}},
+		{"no such command", func(t *testing.T) []string { return []string{"--", filepath.Join(t.TempDir(), "no-such-server")} },
+			[]string{"cannot run", "no-such-server", "no such file", "check the command after --"}},
+		{"server exits", func(t *testing.T) []string { return stdioServer(t, "exit") },
+			[]string{"the server stopped (exit status 3) before it answered initialize", "its standard error ended with:\n    test server: cannot start: no configuration"}},
+		{"connection refused", refused, []string{"nothing is listening at 127.0.0.1:", "(connection refused): start the server, or check the host and port of -url"}},
+		{"not found", notFound, []string{"the server answered 404 Not Found to POST /api/mcp: check the path of -url"}},
+		{"no bearer token", func(t *testing.T) []string { return httpServer(t, (&badserver.Server{}).Handler("s3cret")) },
+			[]string{"401 Unauthorized", `give them with -header "Authorization: Bearer TOKEN"`}},
 		{"wrong bearer token", func(t *testing.T) []string {
 			return httpServer(t, (&badserver.Server{}).Handler("s3cret"), "-header", "Authorization: Bearer guess")
-		}, []string{"Unauthorized"}},
-		{"timeout", hanging, []string{"no complete answer within 100ms"}},
+		}, []string{"401 Unauthorized", "it refused the Authorization header given"}},
+		{"OAuth challenge", challenge, []string{"401 Unauthorized", "resource_metadata=", "oauth-protected-resource"}},
+		{"timeout", hanging, []string{"no answer within 100ms (-timeout) while waiting for the answer to initialize"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := runCommand(t, append([]string{"audit"}, tc.server(t)...)...)

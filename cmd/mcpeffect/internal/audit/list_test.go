@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -210,5 +212,35 @@ func TestWriteTextEscapes(t *testing.T) {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("text lacks %s:\n%s", s, b.String())
 		}
+	}
+}
+
+func TestTailWriter(t *testing.T) {
+	var w tailWriter
+	for i := range 2000 {
+		fmt.Fprintf(&w, "line %d\n", i)
+	}
+	w.Write([]byte("\n  \r\n"))
+	w.Write([]byte("evil \x1b[2J line\n"))
+	w.Write([]byte(strings.Repeat("x", 1000) + "\n"))
+	w.Write([]byte("last, without a newline"))
+	got := w.lines(4)
+	want := []string{
+		"line 1999",
+		`"evil \x1b[2J line"`,
+		strings.Repeat("x", stderrLineMax) + stderrOverflow,
+		"last, without a newline",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("lines:\n%q\nwant:\n%q", got, want)
+	}
+	if len(w.buf) > stderrKeep {
+		t.Errorf("kept %d bytes, want at most %d", len(w.buf), stderrKeep)
+	}
+	// One write larger than what is kept keeps its end.
+	var big tailWriter
+	big.Write([]byte(strings.Repeat("a", 3*stderrKeep) + "\nend\n"))
+	if got := big.lines(1); !slices.Equal(got, []string{"end"}) {
+		t.Errorf("lines after a big write: %q", got)
 	}
 }
