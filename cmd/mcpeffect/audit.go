@@ -17,8 +17,8 @@ import (
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
 )
 
-const auditUsage = `usage: mcpeffect audit [-json] [-fail-on warning|error] [-timeout d] -- command [args...]
-       mcpeffect audit [-json] [-fail-on warning|error] [-timeout d] -url URL [-header "Name: value"]...`
+const auditUsage = `usage: mcpeffect audit [-json] [-host NAME,...|all] [-profile NAME,...|all] [-fail-on warning|error] [-timeout d] -- command [args...]
+       mcpeffect audit [-json] [-host NAME,...|all] [-profile NAME,...|all] [-fail-on warning|error] [-timeout d] -url URL [-header "Name: value"]...`
 
 func auditCommand() *command {
 	return &command{
@@ -48,6 +48,21 @@ hint gets the no-annotations error and no other finding. A read's
 destructiveHint and idempotentHint, which the specification reads only for
 writes, are shown as n/a when missing.
 
+-host says what hosts do with each tool before a call, from its hints: run
+it without asking, ask first, ask every time whatever was approved before,
+refuse it, leave it to a model, or leave it to their own settings (hosts
+that ignore hints); and whether a person reviews its output before the
+model reads it. A host's modes are profiles of their own; each profile
+names its source and the date it was read, as hosts change. The hosts are:
+
+  `+strings.Join(audit.HostNames(), ", ")+`
+
+-profile checks each tool against the rules by which an app directory
+reviews servers, as far as a tool list shows them: claude-directory,
+chatgpt-directory. A rule the directory documents as a reason to reject
+is an error. 'mcpeffect help hosts' lists every profile and rule with its
+source, date and confidence, and what cannot be checked.
+
 The server is a command run over stdio, given after the flags (after --,
 so that its own flags are not read as audit's), which inherits the
 environment and whose standard error is kept, its last lines shown if the
@@ -68,6 +83,8 @@ Flags:
 // auditOptions holds the flags of the audit command.
 type auditOptions struct {
 	json    bool
+	hosts   profileFlag[audit.HostProfile]
+	dirs    profileFlag[audit.DirectoryProfile]
 	failOn  audit.Level
 	url     string
 	header  headerFlag
@@ -78,6 +95,9 @@ func auditFlags() (*flag.FlagSet, *auditOptions) {
 	o := &auditOptions{header: headerFlag{}}
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
 	fs.BoolVar(&o.json, "json", false, "write the report as one JSON object")
+	o.hosts.parse, o.dirs.parse = audit.SelectHosts, audit.SelectDirectories
+	fs.Var(&o.hosts, "host", "say what the hosts `NAME,...` (or all) do with each tool")
+	fs.Var(&o.dirs, "profile", "check the tools against the directory rules of `NAME,...` (or all): claude-directory, chatgpt-directory")
 	fs.TextVar(&o.failOn, "fail-on", audit.Error, "exit 1 on findings of this `level` or worse: warning or error")
 	fs.StringVar(&o.url, "url", "", "audit the Streamable HTTP endpoint at `URL`")
 	fs.Var(o.header, "header", "add the header `\"Name: value\"` to every HTTP request (repeatable)")
@@ -104,7 +124,7 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "mcpeffect audit: %s: %v\n", target, err)
 		return exitError
 	}
-	report, err := audit.Review(server, tools)
+	report, err := audit.Review(server, tools, &audit.Options{Hosts: o.hosts.profiles, Directories: o.dirs.profiles})
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpeffect audit: %s: %v\n", target, err)
 		return exitError
@@ -164,6 +184,31 @@ func checkURL(s string) error {
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("-url %q: want an http:// or https:// URL", s)
 	}
+	return nil
+}
+
+// A profileFlag is a flag that names profiles, separated by commas; it
+// may be given more than once.
+type profileFlag[P any] struct {
+	names    []string
+	profiles []P
+	parse    func(string) ([]P, error)
+}
+
+func (f *profileFlag[P]) String() string {
+	if f == nil {
+		return ""
+	}
+	return strings.Join(f.names, ",")
+}
+
+func (f *profileFlag[P]) Set(s string) error {
+	f.names = append(f.names, s)
+	p, err := f.parse(strings.Join(f.names, ","))
+	if err != nil {
+		return err
+	}
+	f.profiles = p
 	return nil
 }
 

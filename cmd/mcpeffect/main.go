@@ -57,6 +57,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "mcpeffect help: too many arguments; usage: mcpeffect help [command]\n")
 			return exitError
 		}
+		if args[0] == "hosts" {
+			hostsHelp(stdout)
+			return exitOK
+		}
 		c := lookup(args[0])
 		if c == nil {
 			fmt.Fprintf(stderr, "mcpeffect help: unknown command %q; run 'mcpeffect help' for the list\n", args[0])
@@ -87,5 +91,5 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintf(w, "\nRun 'mcpeffect help <command>' for more about a command.\n")
+	fmt.Fprintf(w, "\nRun 'mcpeffect help <command>' for more about a command,\nand 'mcpeffect help hosts' for the host and directory profiles.\n")
 }

@@ -437,6 +437,9 @@ func TestUsage(t *testing.T) {
 		{[]string{"audit", "-fail-on", "info", "--", "server"}, exitError, "", `invalid value "info" for flag -fail-on: unknown level "info" (want warning or error)`},
 		{[]string{"audit", "-timeout", "-1s", "--", "server"}, exitError, "", "-timeout -1s is negative"},
 		{[]string{"audit", "-verbose", "--", "server"}, exitError, "", "flag provided but not defined: -verbose"},
+		{[]string{"audit", "-host", "nope", "--", "server"}, exitError, "", `invalid value "nope" for flag -host: unknown host "nope": want all, or one or more of vscode, claude-code`},
+		{[]string{"audit", "-profile", "apple", "--", "server"}, exitError, "", `unknown profile "apple": want all, or one or more of claude-directory, chatgpt-directory`},
+		{[]string{"help", "hosts"}, exitOK, "source: microsoft/vscode", ""},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			res := runCommand(t, tc.args...)
@@ -456,31 +459,93 @@ func TestUsage(t *testing.T) {
 	}
 }
 
-// TestAuditText holds the report for people against a golden file, which
-// the README quotes: go test -run TestAuditText -update rewrites it.
+// TestAuditText holds the reports for people against golden files, which
+// the README quotes: go test -run TestAuditText -update rewrites them.
 func TestAuditText(t *testing.T) {
-	res := runCommand(t, append([]string{"audit"}, stdioServer(t, "bad")...)...)
-	if res.code != exitFindings {
-		t.Fatalf("exit code %d, want %d; stderr:\n%s", res.code, exitFindings, res.stderr)
+	for _, tc := range []struct {
+		golden string
+		flags  []string
+	}{
+		{"badserver.golden", nil},
+		{"badserver-codex.golden", []string{"-host", "codex"}},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			args := append(append([]string{"audit"}, tc.flags...), stdioServer(t, "bad")...)
+			res := runCommand(t, args...)
+			if res.code != exitFindings {
+				t.Fatalf("exit code %d, want %d; stderr:\n%s", res.code, exitFindings, res.stderr)
+			}
+			golden := filepath.Join("testdata", tc.golden)
+			if *update {
+				if err := os.WriteFile(golden, []byte(res.stdout), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.stdout != string(want) {
+				t.Errorf("report:\n%s\nwant (%s):\n%s", res.stdout, golden, want)
+			}
+			readme, err := os.ReadFile("README.md")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(readme, want) {
+				t.Errorf("README.md does not quote %s", golden)
+			}
+		})
 	}
-	golden := filepath.Join("testdata", "badserver.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(res.stdout), 0o644); err != nil {
-			t.Fatal(err)
+}
+
+func TestAuditHostsJSON(t *testing.T) {
+	code, r := auditJSON(t, append([]string{"-host", "all", "-profile", "all"}, stdioServer(t, "bad")...)...)
+	if code != exitFindings {
+		t.Errorf("exit code %d, want %d", code, exitFindings)
+	}
+	if len(r.Hosts) != len(audit.HostProfiles()) || len(r.Directories) != 2 {
+		t.Fatalf("%d host reports, %d directory reports; want every profile", len(r.Hosts), len(r.Directories))
+	}
+	for _, h := range r.Hosts {
+		if h.Source == "" || h.Read == "" || h.Summary == "" || len(h.Tools) != len(r.Tools) {
+			t.Errorf("%s/%s: %+v", h.Host, h.Mode, h)
 		}
 	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
+	// export_everything declares nothing: VS Code asks, Codex asks,
+	// Copilot's code review leaves it out.
+	outcome := func(host, mode, tool string) audit.Outcome {
+		for _, h := range r.Hosts {
+			if h.Host == host && h.Mode == mode {
+				for _, t := range h.Tools {
+					if t.Name == tool {
+						return t.Outcome
+					}
+				}
+			}
+		}
+		t.Fatalf("no outcome for %s in %s/%s", tool, host, mode)
+		return 0
 	}
-	if res.stdout != string(want) {
-		t.Errorf("report:\n%s\nwant (%s):\n%s", res.stdout, golden, want)
-	}
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(readme, want) {
-		t.Errorf("README.md does not quote %s", golden)
+	for _, c := range []struct {
+		host, mode, tool string
+		want             audit.Outcome
+	}{
+		{"vscode", "manual", "export_everything", audit.Asks},
+		{"codex", "auto", "export_everything", audit.Asks},
+		{"copilot", "code-review", "export_everything", audit.Refused},
+		{"vscode", "manual", "fetch_page", audit.Runs},
+		// archive_project says read-only and destructive: Codex asks,
+		// VS Code does not read destructiveHint.
+		{"codex", "auto", "archive_project", audit.Asks},
+		{"vscode", "manual", "archive_project", audit.Runs},
+		// rename_project: a write that declares it destroys nothing and
+		// stays in its own data: Codex runs it.
+		{"codex", "auto", "rename_project", audit.Runs},
+		{"claude-code", "plan", "rename_project", audit.AsksAlways},
+	} {
+		if got := outcome(c.host, c.mode, c.tool); got != c.want {
+			t.Errorf("%s/%s, %s: %s, want %s", c.host, c.mode, c.tool, got, c.want)
+		}
 	}
 }

@@ -104,7 +104,9 @@ const (
 	RuleWriteReadOnly Rule = "write-name-read-only"
 )
 
-// Rules returns every rule, in the order a tool's findings are reported.
+// Rules returns every rule of the audit itself, in the order a tool's
+// findings are reported; the rules of directory profiles are in
+// [DirectoryProfiles].
 func Rules() []Rule {
 	return []Rule{
 		RuleNoAnnotations,
@@ -138,15 +140,22 @@ func (r Rule) Summary() string {
 	case RuleWriteReadOnly:
 		return "a word such as create or update, read-only"
 	}
+	if d, ok := directoryRule(r); ok {
+		return d.Summary
+	}
 	return "unknown rule"
 }
 
 // Level returns the level of the findings of rule r: [Error] for a tool no
-// host can classify, [Warning] for the others.
+// host can classify, or that a directory would reject, [Warning] for the
+// others.
 func (r Rule) Level() Level {
 	switch r {
 	case RuleNoAnnotations, RuleReadOnlyDestructive:
 		return Error
+	}
+	if d, ok := directoryRule(r); ok {
+		return d.Level
 	}
 	return Warning
 }
@@ -157,6 +166,11 @@ type Report struct {
 	Tools    []Tool    `json:"tools"`
 	Findings []Finding `json:"findings"`
 	Summary  Summary   `json:"summary"`
+	// Hosts holds what each host profile asked for does with the tools.
+	Hosts []HostReport `json:"hosts,omitempty"`
+	// Directories sums up the findings of each directory profile asked
+	// for; the findings themselves are among Findings.
+	Directories []DirectoryReport `json:"directories,omitempty"`
 }
 
 // Server describes the server audited, as it introduced itself.
@@ -167,18 +181,27 @@ type Server struct {
 	ProtocolVersion string `json:"protocolVersion"`
 }
 
-// A Listed is a tool as a server listed it: its name and title, and its
-// annotations object exactly as received (nil if it had none).
+// A Listed is a tool as a server listed it: its name, title and
+// description, and its input schema and annotations object exactly as
+// received (nil if it had none).
 type Listed struct {
 	Name        string          `json:"name"`
 	Title       string          `json:"title,omitempty"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
 	Annotations json.RawMessage `json:"annotations,omitempty"`
 }
 
 // A Tool is one audited tool.
 type Tool struct {
-	Name  string `json:"name"`
+	Name string `json:"name"`
+	// Title is the tool's title, or if it has none the title of its
+	// annotations, as hosts show it.
 	Title string `json:"title,omitempty"`
+	// Description is the tool's description, always present in the JSON
+	// so that a report without it (from before it was kept) can be told
+	// from an empty one.
+	Description string `json:"description"`
 	// Declared holds the hints the server sent; a missing hint is nil,
 	// and absent from the JSON.
 	Declared host.Hints `json:"declared"`
@@ -225,10 +248,24 @@ func (r *Report) Worst() Level {
 	return worst
 }
 
-// Review audits tools as server listed them, in the order given. It fails
-// only when a tool's annotations are not a JSON object or hold a hint that
-// is neither a boolean nor null: a host could not read them at all.
-func Review(server Server, tools []Listed) (*Report, error) {
+// Options are what [Review] checks beyond the annotations themselves.
+type Options struct {
+	// Hosts are the host profiles to apply to each tool: see
+	// [Report.Hosts].
+	Hosts []HostProfile
+	// Directories are the directory profiles whose rules each tool is
+	// checked against: see [Report.Directories].
+	Directories []DirectoryProfile
+}
+
+// Review audits tools as server listed them, in the order given, with the
+// profiles of opts, which may be nil. It fails only when a tool's
+// annotations are not a JSON object or hold a hint that is neither a
+// boolean nor null: a host could not read them at all.
+func Review(server Server, tools []Listed, opts *Options) (*Report, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
 	r := &Report{Server: server, Tools: []Tool{}, Findings: []Finding{}}
 	for _, l := range tools {
 		declared, err := host.ParseHints(l.Annotations)
@@ -236,16 +273,21 @@ func Review(server Server, tools []Listed) (*Report, error) {
 			return nil, fmt.Errorf("tool %q: %w", l.Name, err)
 		}
 		t := Tool{
-			Name:     l.Name,
-			Title:    l.Title,
-			Declared: declared,
-			Assumed:  assumed(declared),
-			Effect:   declared.Effect(),
+			Name:        l.Name,
+			Title:       cmpOr(l.Title, annotationsTitle(l.Annotations)),
+			Description: l.Description,
+			Declared:    declared,
+			Assumed:     assumed(declared),
+			Effect:      declared.Effect(),
 		}
 		r.Tools = append(r.Tools, t)
 		r.Findings = append(r.Findings, check(t)...)
 		r.Summary.count(t.Effect)
 	}
+	for _, p := range opts.Directories {
+		r.checkDirectory(p, tools)
+	}
+	r.AddHosts(opts.Hosts)
 	for _, f := range r.Findings {
 		switch f.Level {
 		case Error:
@@ -255,6 +297,18 @@ func Review(server Server, tools []Listed) (*Report, error) {
 		}
 	}
 	return r, nil
+}
+
+// annotationsTitle returns the title member of an annotations object, or
+// "" if it has none.
+func annotationsTitle(raw json.RawMessage) string {
+	var a struct {
+		Title string `json:"title"`
+	}
+	if json.Unmarshal(raw, &a) != nil {
+		return ""
+	}
+	return a.Title
 }
 
 // assumed returns the hints a host must take h for: see [Tool].

@@ -93,7 +93,7 @@ func TestReview(t *testing.T) {
 		{"get or create, read-only", "get_or_create_user", "{" + read + "}", mcpeffect.Read, []Rule{RuleWriteReadOnly}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Review(Server{}, []Listed{{Name: tc.tool, Annotations: json.RawMessage(tc.annotations)}})
+			r, err := Review(Server{}, []Listed{{Name: tc.tool, Annotations: json.RawMessage(tc.annotations)}}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,7 +151,7 @@ func TestReviewMessages(t *testing.T) {
 		{"get_task", `{"readOnlyHint": true, "destructiveHint": true}`, "the name says get, but destructiveHint is true as well as readOnlyHint"},
 		{"setValue", `{"readOnlyHint": true}`, "the name says set, but readOnlyHint is true"},
 	} {
-		r, err := Review(Server{}, []Listed{{Name: tc.tool, Annotations: json.RawMessage(tc.annotations)}})
+		r, err := Review(Server{}, []Listed{{Name: tc.tool, Annotations: json.RawMessage(tc.annotations)}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +173,7 @@ func TestReviewInvalid(t *testing.T) {
 		_, err := Review(Server{}, []Listed{
 			{Name: "good_tool", Annotations: json.RawMessage(`{"readOnlyHint": true}`)},
 			{Name: "bad_tool", Annotations: json.RawMessage(tc.annotations)},
-		})
+		}, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("annotations %s: error %v, want one saying %q", tc.annotations, err, tc.want)
 		}
@@ -190,7 +190,7 @@ func TestSummary(t *testing.T) {
 		{Name: "f"}, // no annotations: write, destructive, open world; an error
 		{Name: "g", Annotations: json.RawMessage(`{"readOnlyHint": true}`)}, // a warning
 	}
-	r, err := Review(Server{}, tools)
+	r, err := Review(Server{}, tools, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestSummary(t *testing.T) {
 func TestReportJSON(t *testing.T) {
 	r, err := Review(Server{Name: "s", Version: "1", ProtocolVersion: "2025-11-25"}, []Listed{
 		{Name: "fetch", Title: "Fetch", Annotations: json.RawMessage(`{"readOnlyHint": true}`)},
-	})
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestReportJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	const want = `{"server":{"name":"s","version":"1","protocolVersion":"2025-11-25"},` +
-		`"tools":[{"name":"fetch","title":"Fetch","declared":{"readOnlyHint":true},` +
+		`"tools":[{"name":"fetch","title":"Fetch","description":"","declared":{"readOnlyHint":true},` +
 		`"assumed":{"readOnlyHint":true,"openWorldHint":true},` +
 		`"effect":"read|openworld"}],` +
 		`"findings":[{"tool":"fetch","level":"warning","rule":"missing-open-world-hint",` +

@@ -12,17 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Audit connects to the server over t, lists all its tools, following
-// pagination, and checks them with [Review]. It closes the session before
-// it returns.
-func Audit(ctx context.Context, t mcp.Transport) (*Report, error) {
-	server, tools, err := List(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	return Review(server, tools)
-}
-
 // List connects to the server over t and returns how it introduced
 // itself and every tool it lists, following pagination, with each tool's
 // annotations exactly as sent. It closes the session before it returns.

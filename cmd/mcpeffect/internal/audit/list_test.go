@@ -136,7 +136,7 @@ func TestWriteText(t *testing.T) {
 		{Name: "get_note", Annotations: json.RawMessage(`{"readOnlyHint": true, "openWorldHint": false}`)},
 		{Name: "wipe", Annotations: json.RawMessage(`{"readOnlyHint": true, "destructiveHint": true, "openWorldHint": false}`)},
 		{Name: "export"},
-	})
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ error    export  no-annotations             declares none of the four hints: hos
 }
 
 func TestWriteTextNoTools(t *testing.T) {
-	r, err := Review(Server{Name: "empty", Version: "1", ProtocolVersion: "2025-06-18"}, nil)
+	r, err := Review(Server{Name: "empty", Version: "1", ProtocolVersion: "2025-06-18"}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestWriteTextNoTools(t *testing.T) {
 
 func TestWriteTextEscapes(t *testing.T) {
 	// A server must not be able to write escapes to the terminal.
-	r, err := Review(Server{Name: "evil\x1b[2J", Version: "1\n"}, []Listed{{Name: "x\x1b]0;title\x07"}})
+	r, err := Review(Server{Name: "evil\x1b[2J", Version: "1\n"}, []Listed{{Name: "x\x1b]0;title\x07"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,7 +85,81 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 		plural(s.Tools, "tool"), plural(s.Reads, "read"), plural(s.Writes, "write"),
 		s.Destructive, s.Idempotent, s.OpenWorld,
 		st.count(s.Errors, "error", st.error), st.count(s.Warnings, "warning", st.warning))
+	writeHosts(bw, r, st)
+	writeDirectories(bw, r, st)
 	return bw.Flush()
+}
+
+// writeHosts writes what each host profile does with the tools: for one
+// host, a table of each tool's outcome in each of its modes, then a
+// summary of each mode with its notes and source; for several, the
+// summaries alone.
+func writeHosts(w io.Writer, r *Report, st palette) {
+	if len(r.Hosts) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%s\n", st.head.apply("Hosts: what each does before a call, from the hints. Profiles go stale: each says when its source was read."))
+	one := true
+	for _, h := range r.Hosts {
+		one = one && h.Host == r.Hosts[0].Host
+	}
+	if one && len(r.Tools) > 0 {
+		rows := [][]cell{{{"TOOL", st.head}}}
+		for _, h := range r.Hosts {
+			rows[0] = append(rows[0], cell{strings.ToUpper(h.Mode), st.head})
+		}
+		for i, t := range r.Tools {
+			row := []cell{{text: printable(t.Name)}}
+			for _, h := range r.Hosts {
+				row = append(row, cell{text: describeOutcome(h.Tools[i])})
+			}
+			rows = append(rows, row)
+		}
+		fmt.Fprintln(w)
+		writeTable(w, rows)
+	}
+	fmt.Fprintln(w)
+	for _, h := range r.Hosts {
+		fmt.Fprintln(w, h.Summary)
+		if !one {
+			continue
+		}
+		for _, n := range h.Notes {
+			fmt.Fprintf(w, "    - %s\n", n)
+		}
+		fmt.Fprintf(w, "    source: %s\n", h.Source)
+	}
+	if !one {
+		fmt.Fprintln(w, "Each tool's outcome: -host NAME for one host, or -json.")
+	}
+}
+
+// describeOutcome says what a host does with a tool, in a table cell.
+func describeOutcome(t HostTool) string {
+	s := map[Outcome]string{
+		Refused:    "refused",
+		AsksAlways: "always asks",
+		Asks:       "asks",
+		Judged:     "a model judges",
+		Runs:       "runs",
+		Settings:   "by its settings",
+	}[t.Outcome]
+	if t.ReviewsOutput {
+		s += ", output reviewed"
+	}
+	return s
+}
+
+// writeDirectories writes the summary of each directory profile; their
+// findings are in the table of findings.
+func writeDirectories(w io.Writer, r *Report, st palette) {
+	if len(r.Directories) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%s\n\n", st.head.apply("Directories: what their reviews would reject, as far as a tool list shows."))
+	for _, d := range r.Directories {
+		fmt.Fprintln(w, d.Summary)
+	}
 }
 
 func describeServer(s Server) string {
