@@ -109,28 +109,37 @@ func httpServer(t *testing.T, h http.Handler, extra ...string) []string {
 	return append([]string{"-url", ts.URL + "/mcp"}, extra...)
 }
 
+// cleanToolEffects are the tools of cleanServer.
+var cleanToolEffects = []struct {
+	name   string
+	effect mcpeffect.Effect
+}{
+	{"get_note", mcpeffect.Read},
+	{"search_web", mcpeffect.Read | mcpeffect.OpenWorld},
+	{"create_note", mcpeffect.Write},
+	{"tag_note", mcpeffect.Idempotent},
+	{"delete_note", mcpeffect.Destructive | mcpeffect.Idempotent},
+	{"post_message", mcpeffect.Write | mcpeffect.OpenWorld},
+}
+
 // cleanTools is how many tools cleanServer has.
 const cleanTools = 6
 
 // cleanServer returns a server whose tools are all added with
 // mcpeffect.AddTool, listed in pages of pageSize.
 func cleanServer(pageSize int) *mcp.Server {
+	s, _ := cleanServerRegistry(pageSize)
+	return s
+}
+
+// cleanServerRegistry returns cleanServer and its registry.
+func cleanServerRegistry(pageSize int) (*mcp.Server, *mcpeffect.Registry) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "clean", Version: "1.0.0"}, &mcp.ServerOptions{PageSize: pageSize})
 	r := mcpeffect.NewRegistry()
-	for _, tool := range []struct {
-		name   string
-		effect mcpeffect.Effect
-	}{
-		{"get_note", mcpeffect.Read},
-		{"search_web", mcpeffect.Read | mcpeffect.OpenWorld},
-		{"create_note", mcpeffect.Write},
-		{"tag_note", mcpeffect.Idempotent},
-		{"delete_note", mcpeffect.Destructive | mcpeffect.Idempotent},
-		{"post_message", mcpeffect.Write | mcpeffect.OpenWorld},
-	} {
-		mcpeffect.AddTool(s, r, &mcp.Tool{Name: tool.name}, tool.effect, noop)
+	for _, tool := range cleanToolEffects {
+		mcpeffect.AddTool(s, r, &mcp.Tool{Name: tool.name, Description: "The tool " + tool.name + "."}, tool.effect, noop)
 	}
-	return s
+	return s, r
 }
 
 func noop(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {

@@ -204,14 +204,14 @@ func (s style) apply(text string) string {
 }
 
 type palette struct {
-	head, missing, error, warning style
+	head, missing, error, warning, narrowed style
 }
 
 func styles(color bool) palette {
 	if !color {
 		return palette{}
 	}
-	return palette{head: "\x1b[1m", missing: "\x1b[2m", error: "\x1b[1;31m", warning: "\x1b[33m"}
+	return palette{head: "\x1b[1m", missing: "\x1b[2m", error: "\x1b[1;31m", warning: "\x1b[33m", narrowed: "\x1b[32m"}
 }
 
 func (p palette) level(l Level) style {
@@ -256,7 +256,64 @@ func writeTable(w io.Writer, rows [][]cell) {
 				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c.text)+2))
 			}
 		}
-		b.WriteByte('\n')
-		io.WriteString(w, b.String())
+		// An empty last cell leaves the padding of the one before it.
+		io.WriteString(w, strings.TrimRight(b.String(), " ")+"\n")
 	}
+}
+
+// WriteDiffText writes d for people: the two sides, a table of the
+// changes, widenings first, then the tools added and removed, and a
+// summary. With color, widenings are in red and narrowings in green.
+func WriteDiffText(w io.Writer, d *DiffReport, color bool) error {
+	bw := bufio.NewWriter(w)
+	st := styles(color)
+	for _, side := range []struct {
+		name string
+		s    Snapshot
+	}{{"old", d.Old}, {"new", d.New}} {
+		fmt.Fprintf(bw, "%s: %s (%s", side.name, printable(side.s.Source), side.s.Kind)
+		if side.s.Server.Name != "" {
+			fmt.Fprintf(bw, ", server %s", describeServer(side.s.Server))
+		}
+		fmt.Fprintf(bw, "): %s\n", plural(len(side.s.Tools), "tool"))
+	}
+	fmt.Fprintln(bw)
+
+	rows := [][]cell{{{"", st.head}, {"TOOL", st.head}, {"CHANGE", st.head}, {"DETAIL", st.head}}}
+	for _, dir := range []Direction{Widened, Narrowed, Changed} {
+		for _, c := range d.Changes {
+			if c.Direction != dir {
+				continue
+			}
+			s := style("")
+			switch dir {
+			case Widened:
+				s = st.error
+			case Narrowed:
+				s = st.narrowed
+			}
+			rows = append(rows, []cell{{string(dir), s}, {text: printable(c.Tool)}, {text: string(c.Kind)}, {text: printable(c.Message)}})
+		}
+	}
+	for _, t := range d.Added {
+		rows = append(rows, []cell{{text: "added"}, {text: printable(t.Name)}, {text: t.Effect.String()}, {}})
+	}
+	for _, t := range d.Removed {
+		rows = append(rows, []cell{{text: "removed"}, {text: printable(t.Name)}, {text: t.Effect.String()}, {}})
+	}
+	if len(rows) == 1 {
+		fmt.Fprintln(bw, "No change.")
+	} else {
+		writeTable(bw, rows)
+	}
+	fmt.Fprintln(bw)
+
+	s := d.Summary
+	fmt.Fprintf(bw, "%s widened, %d narrowed, %d otherwise changed; %d added, %d removed.",
+		st.count(s.Widened, "tool", st.error), s.Narrowed, s.Changed, s.Added, s.Removed)
+	if s.Widened > 0 {
+		fmt.Fprint(bw, " A widening fails the diff.")
+	}
+	fmt.Fprintln(bw)
+	return bw.Flush()
 }
