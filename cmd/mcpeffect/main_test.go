@@ -38,7 +38,9 @@ const serverEnv = "MCPEFFECT_TEST_SERVER"
 func TestMain(m *testing.M) {
 	switch kind := os.Getenv(serverEnv); kind {
 	case "":
-		os.Exit(m.Run())
+		code := m.Run()
+		removeBuilds()
+		os.Exit(code)
 	case "bad":
 		s := &badserver.Server{PageSize: 4}
 		if err := s.ServeStdio(os.Stdin, os.Stdout); err != nil {
