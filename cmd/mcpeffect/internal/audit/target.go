@@ -84,6 +84,9 @@ func (t Target) listCommand(ctx context.Context) (Server, []Listed, error) {
 		}
 	case ctx.Err() != nil:
 		e.What, e.Hint = t.timedOut(ctx, err)
+		if len(e.Stderr) > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			e.Hint += "; its standard error may tell"
+		}
 	default:
 		e.What = err.Error()
 	}
@@ -97,7 +100,7 @@ func (t Target) timedOut(ctx context.Context, err error) (what, hint string) {
 	}
 	what = fmt.Sprintf("no answer within %v (-timeout) while %s", t.Timeout, stageOf(err).doing())
 	if len(t.Command) > 0 {
-		return what, "the server may be waiting for something (npx asks before it installs a package: give it -y), or be slow to start: see its standard error below, or raise -timeout"
+		return what, "the server may be waiting for something (npx asks before it installs a package: give it -y), or be slow to start: raise -timeout"
 	}
 	return what, "the server may be slow: raise -timeout"
 }
