@@ -111,7 +111,9 @@ type Policy struct {
 	// Tools, would allow. A tool without openWorldHint may reach an open
 	// world. It is off by default. A new session starts clean, and
 	// [Approver.ClearTaint] forgets; Decide, which knows nothing of
-	// sessions, does not apply it.
+	// sessions, does not apply it. Each Approver knows only its own
+	// server's sessions: output that reached the model through another
+	// server does not count.
 	AskAfterOpenWorld bool
 }
 
