@@ -32,6 +32,10 @@ type Confirmation struct {
 	// Reason says in a few words why the policy asks, such as "it is
 	// destructive".
 	Reason string
+	// Changed names the parts of the tool's definition that changed since
+	// a call to it was last approved ("description", "annotations"...),
+	// or is nil.
+	Changed []string
 }
 
 // An Approver applies a [Policy] to the tool calls of a go-sdk client,
@@ -55,6 +59,15 @@ type Confirmation struct {
 //	client := mcp.NewClient(impl, &mcp.ClientOptions{ToolListChangedHandler: approver.ToolListChanged})
 //	client.AddSendingMiddleware(approver.Middleware())
 //
+// The Approver pins the definition of each tool whose call it approves:
+// its title, description, input schema and annotations (see [Pins]). When
+// a server changes a tool it approved, within a session (after
+// notifications/tools/list_changed, or a new listing) or between sessions
+// (with pins saved and read back), it asks again, even where the policy
+// allows the call. With the policy's AskAfterOpenWorld, it also remembers
+// the sessions that have taken in the output of an open-world tool, and
+// asks before their writes and open-world calls.
+//
 // A Policy is made for one server, which it trusts or not: give each
 // server its own client and Approver. An Approver remembers the tools of
 // the last session it saw a call on, and forgets them when a call comes
@@ -62,6 +75,8 @@ type Confirmation struct {
 type Approver struct {
 	policy  Policy
 	confirm ConfirmFunc
+	pins    *Pins  // of the tools approved: see memory.go
+	taint   taints // of the sessions that took in open-world output
 
 	mu       sync.Mutex
 	session  *mcp.ClientSession   // the session tools were listed on
@@ -77,7 +92,7 @@ type Approver struct {
 // about. p.Tools is copied: changing it later changes nothing.
 func NewApprover(p Policy, confirm ConfirmFunc) *Approver {
 	p.Tools = maps.Clone(p.Tools)
-	return &Approver{policy: p, confirm: confirm}
+	return &Approver{policy: p, confirm: confirm, pins: new(Pins)}
 }
 
 // ToolListChanged makes a forget the tools it has seen listed, so that
@@ -115,57 +130,74 @@ func (a *Approver) Middleware() mcp.Middleware {
 				}
 				return res, err
 			case "tools/call":
-				if err := a.approve(ctx, req); err != nil {
+				call, err := a.approve(ctx, req)
+				if err != nil {
 					return nil, err
 				}
+				res, err := next(ctx, method, req)
+				a.sent(call.session, call.name, call.effect)
+				return res, err
 			}
 			return next(ctx, method, req)
 		}
 	}
 }
 
-// approve returns nil if the call req may be sent, asking where the
-// policy says so, and otherwise the error CallTool returns.
-func (a *Approver) approve(ctx context.Context, req mcp.Request) error {
+// A call is a tools/call that an Approver let through.
+type call struct {
+	session *mcp.ClientSession
+	name    string
+	effect  mcpeffect.Effect // what the tool's hints amount to
+}
+
+// approve returns the call req if it may be sent, asking where the
+// policy, or what the Approver remembers, says so; and otherwise the
+// error CallTool returns.
+func (a *Approver) approve(ctx context.Context, req mcp.Request) (*call, error) {
 	session, _ := req.GetSession().(*mcp.ClientSession)
 	params, _ := req.GetParams().(*mcp.CallToolParams)
 	if session == nil || params == nil {
 		// go-sdk's own clients always send both: refuse what cannot be
 		// looked up rather than let it through.
-		return errors.New("mcpeffect: Approver: a tools/call without a client session or its params is not sent")
+		return nil, errors.New("mcpeffect: Approver: a tools/call without a client session or its params is not sent")
 	}
 	tool, err := a.lookup(ctx, session, params.Name)
 	if err != nil {
-		return fmt.Errorf("mcpeffect: call to tool %q not sent: cannot look up its annotations: %w", params.Name, err)
+		return nil, fmt.Errorf("mcpeffect: call to tool %q not sent: cannot look up its annotations: %w", params.Name, err)
 	}
 	var hints Hints
 	if tool != nil {
 		hints = HintsOf(tool.Annotations)
 	}
+	c := &call{session: session, name: params.Name, effect: hints.Effect()}
 	d, reason := a.policy.decide(params.Name, hints)
+	d, reason, changed := a.recall(session, params.Name, tool, hints, d, reason)
 	switch d {
 	case Allow:
-		return nil
+		a.approved(params.Name, tool)
+		return c, nil
 	case Ask:
 		if a.confirm == nil {
-			return &NotSentError{Tool: params.Name, Decision: Ask, Reason: reason}
+			return nil, &NotSentError{Tool: params.Name, Decision: Ask, Reason: reason}
 		}
 		ok, err := a.confirm(ctx, &Confirmation{
 			Session: session,
 			Params:  params,
 			Tool:    tool,
-			Effect:  hints.Effect(),
+			Effect:  c.effect,
 			Reason:  reason,
+			Changed: changed,
 		})
 		if err != nil {
-			return fmt.Errorf("mcpeffect: call to tool %q not sent: asking for confirmation: %w", params.Name, err)
+			return nil, fmt.Errorf("mcpeffect: call to tool %q not sent: asking for confirmation: %w", params.Name, err)
 		}
 		if !ok {
-			return &NotSentError{Tool: params.Name, Decision: Ask, Asked: true, Reason: reason}
+			return nil, &NotSentError{Tool: params.Name, Decision: Ask, Asked: true, Reason: reason}
 		}
-		return nil
+		a.approved(params.Name, tool)
+		return c, nil
 	}
-	return &NotSentError{Tool: params.Name, Decision: Deny, Reason: reason}
+	return nil, &NotSentError{Tool: params.Name, Decision: Deny, Reason: reason}
 }
 
 // lookup returns the tool called name as the server lists it on session,

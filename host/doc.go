@@ -17,4 +17,12 @@
 // go-sdk client as sending middleware: a call it denies, or that the person
 // declines, never reaches the server, and CallTool returns a
 // [*NotSentError].
+//
+// An Approver also remembers. It pins the definition of each tool whose
+// call it approved ([Pins]), and asks again when a server changes it, in
+// the same session or in a later one whose host saved the pins: a read
+// that becomes a write, or a description that now steers the model, is a
+// "rug pull". With [Policy] AskAfterOpenWorld, a session that has taken in
+// the output of an open-world tool is asked about before each write and
+// open-world call it makes.
 package host

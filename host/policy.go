@@ -102,6 +102,19 @@ type Policy struct {
 	// for good, Deny for one never to be called. A value other than Ask,
 	// Allow or Deny counts as Deny.
 	Tools map[string]Decision
+
+	// AskAfterOpenWorld makes an [Approver] remember, for each session,
+	// whether a call to an open-world tool has come back (a web page, a
+	// document from outside, which may carry instructions written by
+	// someone else); from then on it asks before every write and every
+	// open-world call in that session, even one the rules above, or
+	// Tools, would allow. A tool without openWorldHint may reach an open
+	// world. It is off by default. A new session starts clean, and
+	// [Approver.ClearTaint] forgets; Decide, which knows nothing of
+	// sessions, does not apply it. Each Approver knows only its own
+	// server's sessions: output that reached the model through another
+	// server does not count.
+	AskAfterOpenWorld bool
 }
 
 // Decide returns what a host does with a call to the tool called name,

@@ -10,18 +10,15 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
 )
 
-const auditUsage = `usage: mcpeffect audit [-json] [-fail-on warning|error] [-timeout d] -- command [args...]
-       mcpeffect audit [-json] [-fail-on warning|error] [-timeout d] -url URL [-header "Name: value"]...`
+const auditUsage = `usage: mcpeffect audit [-json] [-host NAME,...|all] [-profile NAME,...|all] [-fail-on warning|error] [-timeout d] -- command [args...]
+       mcpeffect audit [-json] [-host NAME,...|all] [-profile NAME,...|all] [-fail-on warning|error] [-timeout d] -url URL [-header "Name: value"]...`
 
 func auditCommand() *command {
 	return &command{
@@ -44,14 +41,34 @@ effect the hints amount to, and findings:
 		fmt.Fprintf(w, "  %-8s %-28s %s\n", r.Level(), r, r.Summary())
 	}
 	fmt.Fprint(w, `
-A name's verb is its first word, words being separated by _ - . or a change
-from lower to upper case. A tool without any hint gets the no-annotations
-error and no other finding.
+Every word of a name is read, words being separated by _ - . (any character
+that is neither a letter nor a digit) or a change of case: kubectl_delete,
+API-delete-a-block, deleteRepo and repo.remove all delete. A tool without any
+hint gets the no-annotations error and no other finding. A read's
+destructiveHint and idempotentHint, which the specification reads only for
+writes, are shown as n/a when missing.
+
+-host says what hosts do with each tool before a call, from its hints: run
+it without asking, ask first, ask every time whatever was approved before,
+refuse it, leave it to a model, or leave it to their own settings (hosts
+that ignore hints); and whether a person reviews its output before the
+model reads it. A host's modes are profiles of their own; each profile
+names its source and the date it was read, as hosts change. The hosts are:
+
+  `+strings.Join(audit.HostNames(), ", ")+`
+
+-profile checks each tool against the rules by which an app directory
+reviews servers, as far as a tool list shows them: claude-directory,
+chatgpt-directory. A rule the directory documents as a reason to reject
+is an error. 'mcpeffect help hosts' lists every profile and rule with its
+source, date and confidence, and what cannot be checked.
 
 The server is a command run over stdio, given after the flags (after --,
 so that its own flags are not read as audit's), which inherits the
-environment and whose standard error goes to audit's; or the Streamable
-HTTP endpoint given with -url.
+environment and whose standard error is kept, its last lines shown if the
+audit fails; or the Streamable HTTP endpoint given with -url. -timeout
+bounds everything, the server's shutdown included: when the time is up, a
+server run as a command is killed, with the processes it started.
 
 The exit status is 0 when there is no finding at the level of -fail-on or
 worse, 1 when there is, and 2 when the audit could not run.
@@ -66,6 +83,8 @@ Flags:
 // auditOptions holds the flags of the audit command.
 type auditOptions struct {
 	json    bool
+	hosts   profileFlag[audit.HostProfile]
+	dirs    profileFlag[audit.DirectoryProfile]
 	failOn  audit.Level
 	url     string
 	header  headerFlag
@@ -76,6 +95,9 @@ func auditFlags() (*flag.FlagSet, *auditOptions) {
 	o := &auditOptions{header: headerFlag{}}
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
 	fs.BoolVar(&o.json, "json", false, "write the report as one JSON object")
+	o.hosts.parse, o.dirs.parse = audit.SelectHosts, audit.SelectDirectories
+	fs.Var(&o.hosts, "host", "say what the hosts `NAME,...` (or all) do with each tool")
+	fs.Var(&o.dirs, "profile", "check the tools against the directory rules of `NAME,...` (or all): claude-directory, chatgpt-directory")
 	fs.TextVar(&o.failOn, "fail-on", audit.Error, "exit 1 on findings of this `level` or worse: warning or error")
 	fs.StringVar(&o.url, "url", "", "audit the Streamable HTTP endpoint at `URL`")
 	fs.Var(o.header, "header", "add the header `\"Name: value\"` to every HTTP request (repeatable)")
@@ -93,45 +115,17 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		return badUsage(stderr, err.Error())
 	}
-	command := fs.Args()
-	var (
-		transport mcp.Transport
-		target    string
-	)
-	switch {
-	case o.url != "" && len(command) > 0:
-		return badUsage(stderr, "give either -url or a command to run, not both")
-	case o.url != "":
-		if err := checkURL(o.url); err != nil {
-			return badUsage(stderr, err.Error())
-		}
-		transport = audit.HTTPTransport(o.url, http.Header(o.header))
-		target = o.url
-	case len(command) > 0:
-		if len(o.header) > 0 {
-			return badUsage(stderr, "-header needs -url: a server run over stdio gets no HTTP headers")
-		}
-		cmd := exec.Command(command[0], command[1:]...)
-		cmd.Stderr = stderr
-		transport = &mcp.CommandTransport{Command: cmd}
-		target = command[0]
-	default:
-		return badUsage(stderr, "no server: give a command to run after --, or -url")
+	target, msg := o.target(fs.Args())
+	if msg != "" {
+		return badUsage(stderr, msg)
 	}
-	if o.timeout < 0 {
-		return badUsage(stderr, fmt.Sprintf("-timeout %v is negative", o.timeout))
-	}
-
-	if o.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.timeout)
-		defer cancel()
-	}
-	report, err := audit.Audit(ctx, transport)
+	server, tools, err := target.List(ctx)
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
-			err = fmt.Errorf("no complete answer within %v (-timeout): %w", o.timeout, err)
-		}
+		fmt.Fprintf(stderr, "mcpeffect audit: %s: %v\n", target, err)
+		return exitError
+	}
+	report, err := audit.Review(server, tools, &audit.Options{Hosts: o.hosts.profiles, Directories: o.dirs.profiles})
+	if err != nil {
 		fmt.Fprintf(stderr, "mcpeffect audit: %s: %v\n", target, err)
 		return exitError
 	}
@@ -153,6 +147,30 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return exitOK
 }
 
+// target returns the server that the flags and the command line args
+// name, or a message saying what is wrong with them.
+func (o *auditOptions) target(command []string) (audit.Target, string) {
+	t := audit.Target{Command: command, URL: o.url, Header: http.Header(o.header), Timeout: o.timeout}
+	switch {
+	case o.url != "" && len(command) > 0:
+		return t, "give either -url or a command to run, not both"
+	case o.url != "":
+		if err := checkURL(o.url); err != nil {
+			return t, err.Error()
+		}
+	case len(command) > 0:
+		if len(o.header) > 0 {
+			return t, "-header needs -url: a server run over stdio gets no HTTP headers"
+		}
+	default:
+		return t, "no server: give a command to run after --, or -url"
+	}
+	if o.timeout < 0 {
+		return t, fmt.Sprintf("-timeout %v is negative", o.timeout)
+	}
+	return t, ""
+}
+
 func badUsage(stderr io.Writer, msg string) int {
 	fmt.Fprintf(stderr, "mcpeffect audit: %s\n%s\nRun 'mcpeffect help audit' for details.\n", msg, auditUsage)
 	return exitError
@@ -166,6 +184,31 @@ func checkURL(s string) error {
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("-url %q: want an http:// or https:// URL", s)
 	}
+	return nil
+}
+
+// A profileFlag is a flag that names profiles, separated by commas; it
+// may be given more than once.
+type profileFlag[P any] struct {
+	names    []string
+	profiles []P
+	parse    func(string) ([]P, error)
+}
+
+func (f *profileFlag[P]) String() string {
+	if f == nil {
+		return ""
+	}
+	return strings.Join(f.names, ",")
+}
+
+func (f *profileFlag[P]) Set(s string) error {
+	f.names = append(f.names, s)
+	p, err := f.parse(strings.Join(f.names, ","))
+	if err != nil {
+		return err
+	}
+	f.profiles = p
 	return nil
 }
 

@@ -1,4 +1,5 @@
-// Mcpeffect checks what the tools of MCP servers declare they do.
+// Mcpeffect checks what the tools of MCP servers declare they do, what
+// hosts will do with them, and what a new version changed.
 //
 // Usage:
 //
@@ -7,12 +8,13 @@
 // The commands are:
 //
 //	audit   check the tool annotations of any MCP server
-//	help    show the help of a command
+//	diff    compare the tools of two versions of a server; fail if one may do more
+//	help    show the help of a command, or of the host profiles (help hosts)
 //
 // # Audit
 //
-//	mcpeffect audit [-json] [-fail-on warning|error] [-timeout d] -- command [args...]
-//	mcpeffect audit [-json] [-fail-on warning|error] [-timeout d] -url URL [-header "Name: value"]...
+//	mcpeffect audit [-json] [-host NAME,...|all] [-profile NAME,...|all] [-fail-on warning|error] [-timeout d] -- command [args...]
+//	mcpeffect audit [-json] [-host NAME,...|all] [-profile NAME,...|all] [-fail-on warning|error] [-timeout d] -url URL [-header "Name: value"]...
 //
 // Audit connects to an MCP server, lists all its tools, following
 // pagination, and reports for each tool the four hints it declares
@@ -25,20 +27,42 @@
 //	warning  missing-destructive-hint     a write without destructiveHint
 //	warning  missing-idempotent-hint      a write without idempotentHint
 //	warning  missing-open-world-hint      any tool without openWorldHint
-//	warning  delete-name-not-destructive  delete_, remove_, drop_, purge_ not destructive
-//	warning  read-name-not-read-only      get_, list_, search_, read_ not read-only
-//	warning  write-name-read-only         create_, update_, set_ read-only
+//	warning  delete-name-not-destructive  a word such as delete or remove, not destructive
+//	warning  read-name-not-read-only      a word such as get or list and none that writes, not read-only
+//	warning  write-name-read-only         a word such as create or update, read-only
 //
-// A name's verb is its first word, words being separated by _ - . or a
-// change from lower to upper case: deleteTask is a delete, settings_update
-// is not a set. A tool without any hint gets the no-annotations error and
-// no other finding.
+// Every word of a name is read, words being separated by _ - . (any
+// character that is neither a letter nor a digit) or a change of case:
+// kubectl_delete, API-delete-a-block, deleteRepo and repo.remove all
+// delete. A tool without any hint gets the no-annotations error and no
+// other finding. A read's destructiveHint and idempotentHint, which the
+// specification reads only for writes, are shown as n/a when missing.
+//
+// -host says what hosts (VS Code, Claude Code, Codex, GitHub Copilot,
+// Gemini CLI, goose, Cursor, ChatGPT, Claude Cowork, and hosts that ignore
+// hints: Cline, Continue, Zed and others) do with each tool before a
+// call, mode by mode: run it without asking, ask first, ask every time
+// whatever was approved before, refuse it, leave it to a language model,
+// or leave it to their own settings; and whether a person reviews its
+// output before the model reads it. Each profile is one row of a table in
+// the code, with the host's rule as a function of the hints, read as that
+// host reads a missing one, its source and the date it was read: hosts
+// change, and the report shows the date.
+//
+// -profile checks each tool against the rules by which the Claude and
+// ChatGPT app directories review servers, as far as a tool list shows
+// them (claude-directory, chatgpt-directory): a title, explicit hints, a
+// name of at most 64 characters, no catch-all tool whose argument chooses
+// between reading and writing. A rule the directory documents as a reason
+// to reject is an error. 'mcpeffect help hosts' lists every profile and
+// rule with its source, date and confidence, and what cannot be checked.
 //
 // The server is either a command, run over stdio, given after the flags and
 // best after --, so that its own flags are not read as audit's; it inherits
-// the environment, and its standard error goes to audit's. Or it is a
-// Streamable HTTP endpoint, given with -url; -header, repeatable, adds a
-// header to every request, such as a bearer token:
+// the environment, and its standard error is kept, its last lines shown if
+// the audit fails. Or it is a Streamable HTTP endpoint, given with -url;
+// -header, repeatable, adds a header to every request, such as a bearer
+// token:
 //
 //	mcpeffect audit -- npx -y @modelcontextprotocol/server-everything
 //	mcpeffect audit -url https://example.com/mcp -header "Authorization: Bearer $TOKEN"
@@ -47,12 +71,38 @@
 // terminal and NO_COLOR is not set; a hint left out is shown in
 // parentheses, with the value assumed. With -json, it is one JSON object
 // with the server's name, version and protocol version, the tools with
-// their hints as declared (a missing hint is absent) and as assumed, and
-// their effect, the findings, and a summary: counts of tools, reads,
-// writes, destructive writes, idempotent writes, open-world tools, errors
-// and warnings.
+// their title, description, hints as declared (a missing hint is absent)
+// and as assumed, and their effect, the findings, a summary (counts of
+// tools, reads, writes, destructive writes, idempotent writes, open-world
+// tools, errors and warnings), and with -host and -profile what each host
+// does with each tool and what each directory would reject.
+//
+// -timeout bounds the whole audit, the server's shutdown included: when
+// the time is up, a server run as a command is killed, with the processes
+// it started. When the audit cannot run, the error says what happened and
+// what to do: a server that stopped, with its exit status and the last
+// lines of its standard error; an HTTP answer such as 401 (give a token
+// with -header) or 404 (check the path of -url); an address where nothing
+// listens.
 //
 // The exit status is 0 when there is no finding at the level of -fail-on
 // (error by default) or worse, 1 when there is, and 2 when the audit could
 // not run, with the reason on standard error; bad usage is 2 as well.
+//
+// # Diff
+//
+//	mcpeffect diff [-json] [-header "Name: value"]... [-timeout d] OLD NEW
+//	mcpeffect diff [-json] [-header "Name: value"]... [-timeout d] OLD -- command [args...]
+//
+// Diff compares the tools of two versions of a server. Each side is a
+// file (the output of audit -json, or the manifest of an mcpeffect
+// Registry; - for standard input), an http:// or https:// URL, or, for
+// the new side only, a command after --. It reports the tools added and
+// removed, and every change that widens what a tool may do, as hosts that
+// assume the worst for a missing hint see it (read-to-write,
+// now-destructive, now-non-idempotent, now-open-world, hint-removed), every
+// narrowing, and changes of title and description, which can steer a
+// model. The exit status is 0 when nothing widened, 1 when something did,
+// and 2 when the diff could not run: a check for CI, against a report
+// saved with the last release.
 package main

@@ -2,10 +2,12 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
@@ -15,28 +17,64 @@ import (
 // repository.
 const doneDir = "../../examples/done-server"
 
-// TestAuditDoneServer builds the Done example server and audits it over
-// stdio: a server whose tools all come from mcpeffect.AddTool has no
-// finding, even at the warning level, and the summary matches the
-// specification of its tools.
-func TestAuditDoneServer(t *testing.T) {
+// The Done server, built once for every test of the binary that needs it.
+var (
+	doneOnce  sync.Once
+	doneBin   string
+	doneErr   error
+	buildsDir string // removed by TestMain
+)
+
+// removeBuilds removes what doneServer built.
+func removeBuilds() {
+	if buildsDir != "" {
+		os.RemoveAll(buildsDir)
+	}
+}
+
+// doneServer returns the arguments that make audit run the Done example
+// server over stdio, on a data directory of its own with a read-only
+// token in DONE_TOKEN, building the server the first time.
+func doneServer(t *testing.T) []string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the Done server")
 	}
-	bin := filepath.Join(t.TempDir(), "done-server")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = doneDir
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the Done server: %v\n%s", err, out)
+	doneOnce.Do(func() {
+		if buildsDir, doneErr = os.MkdirTemp("", "mcpeffect-test-"); doneErr != nil {
+			return
+		}
+		doneBin = filepath.Join(buildsDir, "done-server")
+		build := exec.Command("go", "build", "-o", doneBin, ".")
+		build.Dir = doneDir
+		if out, err := build.CombinedOutput(); err != nil {
+			doneErr = &buildError{err, out}
+		}
+	})
+	if doneErr != nil {
+		t.Fatalf("building the Done server: %v", doneErr)
 	}
 	data := t.TempDir()
-	secret, err := exec.Command(bin, "token", "create", "-data", data, "-scope", "read-only", "-kind", "human", "-name", "auditor").Output()
+	secret, err := exec.Command(doneBin, "token", "create", "-data", data, "-scope", "read-only", "-kind", "human", "-name", "auditor").Output()
 	if err != nil {
 		t.Fatalf("minting a token: %v", err)
 	}
 	t.Setenv("DONE_TOKEN", strings.TrimSpace(string(secret)))
+	return []string{"--", doneBin, "-data", data}
+}
 
-	code, report := auditJSON(t, "-fail-on", "warning", "--", bin, "-data", data)
+type buildError struct {
+	err error
+	out []byte
+}
+
+func (e *buildError) Error() string { return e.err.Error() + "\n" + string(e.out) }
+
+// TestAuditDoneServer audits the Done example server over stdio: a server
+// whose tools all come from mcpeffect.AddTool has no finding, even at the
+// warning level, and the summary matches the specification of its tools.
+func TestAuditDoneServer(t *testing.T) {
+	code, report := auditJSON(t, append([]string{"-fail-on", "warning"}, doneServer(t)...)...)
 	if code != 0 || len(report.Findings) != 0 {
 		t.Errorf("exit %d, findings %+v; want a clean audit", code, report.Findings)
 	}
@@ -45,6 +83,108 @@ func TestAuditDoneServer(t *testing.T) {
 	}
 	if report.Server.Name != "done" {
 		t.Errorf("server %+v", report.Server)
+	}
+}
+
+// TestAuditDoneHosts audits Done with every host and directory profile.
+// The outcomes asserted are each host's rule applied by hand to the
+// hints Done derives from each tool's effect: get_task a read;
+// create_task a write that destroys nothing and stays in Done's data;
+// delete_task destructive; search_context a read and save_context a
+// write, both open-world.
+func TestAuditDoneHosts(t *testing.T) {
+	_, r := auditJSON(t, append([]string{"-host", "all", "-profile", "all"}, doneServer(t)...)...)
+	spec := specSummary(t)
+	for _, c := range []struct {
+		host, mode, tool string
+		want             audit.Outcome
+		review           bool
+	}{
+		{"vscode", "manual", "get_task", audit.Runs, false},
+		{"vscode", "manual", "create_task", audit.Asks, false},
+		{"vscode", "manual", "search_context", audit.Runs, true},
+		{"vscode", "manual", "save_context", audit.Asks, true},
+		{"claude-code", "plan", "get_task", audit.Asks, false},
+		{"claude-code", "plan", "create_task", audit.AsksAlways, false},
+		{"codex", "auto", "create_task", audit.Runs, false},
+		{"codex", "auto", "delete_task", audit.Asks, false},
+		{"codex", "auto", "save_context", audit.Asks, false},
+		{"codex", "writes", "create_task", audit.Asks, false},
+		{"copilot", "code-review", "create_task", audit.Refused, false},
+		{"gemini-cli", "plan", "get_task", audit.Asks, false},
+		{"cline", "default", "get_task", audit.Asks, false},
+	} {
+		got, ok := hostOutcome(r, c.host, c.mode, c.tool)
+		if !ok || got.Outcome != c.want || got.ReviewsOutput != c.review {
+			t.Errorf("%s/%s, %s: %+v, want %s (output reviewed %t)", c.host, c.mode, c.tool, got, c.want, c.review)
+		}
+	}
+	// What VS Code does, counted: it asks before every write, runs every
+	// read, and reviews the output of every open-world tool.
+	for _, h := range r.Hosts {
+		if h.Host == "vscode" && h.Mode == "manual" {
+			want := audit.HostCounts{Asks: spec.Writes, Runs: spec.Reads, ReviewsOutput: spec.OpenWorld}
+			if h.Counts != want {
+				t.Errorf("VS Code counts %+v, want %+v", h.Counts, want)
+			}
+		}
+	}
+	// Done declares every hint, and has no catch-all tool.
+	for _, f := range r.Findings {
+		switch f.Rule {
+		case "claude-directory/hints", "claude-directory/catch-all", "chatgpt-directory/hints", "chatgpt-directory/destructive-mode":
+			t.Errorf("%s: %s: %s", f.Tool, f.Rule, f.Message)
+		}
+	}
+}
+
+// hostOutcome returns what the host profile host/mode of report r does
+// with tool.
+func hostOutcome(r *audit.Report, host, mode, tool string) (audit.HostTool, bool) {
+	for _, h := range r.Hosts {
+		if h.Host == host && h.Mode == mode {
+			for _, t := range h.Tools {
+				if t.Name == tool {
+					return t, true
+				}
+			}
+		}
+	}
+	return audit.HostTool{}, false
+}
+
+// TestDiffDoneServer holds the Done server against its own saved report:
+// nothing changed; and against a report in which delete_task was a read:
+// a widening.
+func TestDiffDoneServer(t *testing.T) {
+	args := doneServer(t)
+	res := runCommand(t, append([]string{"audit", "-json"}, args...)...)
+	if res.code != exitOK {
+		t.Fatalf("audit: exit %d: %s", res.code, res.stderr)
+	}
+	saved := writeFile(t, "done.json", []byte(res.stdout))
+	if res := runCommand(t, append([]string{"diff", saved}, args...)...); res.code != exitOK || !strings.Contains(res.stdout, "No change.") {
+		t.Errorf("Done against itself: exit %d:\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	var doc struct {
+		Server json.RawMessage  `json:"server"`
+		Tools  []map[string]any `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range doc.Tools {
+		if tool["name"] == "delete_task" {
+			tool["declared"] = map[string]any{"readOnlyHint": true, "openWorldHint": false}
+		}
+	}
+	edited, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res = runCommand(t, append([]string{"diff", writeFile(t, "old.json", edited)}, args...)...)
+	if res.code != exitFindings || !strings.Contains(res.stdout, "widened  delete_task  read-to-write") {
+		t.Errorf("exit %d:\n%s%s", res.code, res.stdout, res.stderr)
 	}
 }
 

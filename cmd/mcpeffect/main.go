@@ -29,7 +29,7 @@ type command struct {
 
 // commands returns every command, in the order help lists them.
 func commands() []*command {
-	return []*command{auditCommand()}
+	return []*command{auditCommand(), diffCommand()}
 }
 
 func main() {
@@ -56,6 +56,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if len(args) > 1 {
 			fmt.Fprintf(stderr, "mcpeffect help: too many arguments; usage: mcpeffect help [command]\n")
 			return exitError
+		}
+		if args[0] == "hosts" {
+			hostsHelp(stdout)
+			return exitOK
 		}
 		c := lookup(args[0])
 		if c == nil {
@@ -87,5 +91,5 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintf(w, "\nRun 'mcpeffect help <command>' for more about a command.\n")
+	fmt.Fprintf(w, "\nRun 'mcpeffect help <command>' for more about a command,\nand 'mcpeffect help hosts' for the host and directory profiles.\n")
 }

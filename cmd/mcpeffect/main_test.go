@@ -6,13 +6,16 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,12 +33,14 @@ const serverEnv = "MCPEFFECT_TEST_SERVER"
 
 // TestMain lets the test binary stand in as the MCP server of a test, over
 // stdio, when serverEnv names one: "bad" (the fixture of badserver, in
-// pages of 4), "clean" (built with mcpeffect.AddTool) or "exit" (a server
-// that fails at start).
+// pages of 4), "clean" (built with mcpeffect.AddTool), "exit" (a server
+// that fails at start) or "hang" (one that never answers: see hang).
 func TestMain(m *testing.M) {
 	switch kind := os.Getenv(serverEnv); kind {
 	case "":
-		os.Exit(m.Run())
+		code := m.Run()
+		removeBuilds()
+		os.Exit(code)
 	case "bad":
 		s := &badserver.Server{PageSize: 4}
 		if err := s.ServeStdio(os.Stdin, os.Stdout); err != nil {
@@ -52,9 +57,34 @@ func TestMain(m *testing.M) {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "test server: cannot start: no configuration")
 		os.Exit(3)
+	case "hang":
+		hang()
 	default:
 		fmt.Fprintf(os.Stderr, "%s=%q: unknown server\n", serverEnv, kind)
 		os.Exit(2)
+	}
+}
+
+// recordEnv names the file where the hang server writes its process id,
+// and each signal it receives.
+const recordEnv = "MCPEFFECT_TEST_RECORD"
+
+// hang serves as a server that never answers: it reads its input to the
+// end and goes on running when it is closed, and records SIGTERM rather
+// than exit on it, so that only SIGKILL ends it.
+func hang() {
+	record, err := os.OpenFile(os.Getenv(recordEnv), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Fprintf(record, "pid %d\n", os.Getpid())
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGTERM)
+	fmt.Fprintln(os.Stderr, "hang server: reading requests, answering none")
+	go io.Copy(io.Discard, os.Stdin)
+	for sig := range signals {
+		fmt.Fprintf(record, "signal %v\n", sig)
 	}
 }
 
@@ -81,28 +111,37 @@ func httpServer(t *testing.T, h http.Handler, extra ...string) []string {
 	return append([]string{"-url", ts.URL + "/mcp"}, extra...)
 }
 
+// cleanToolEffects are the tools of cleanServer.
+var cleanToolEffects = []struct {
+	name   string
+	effect mcpeffect.Effect
+}{
+	{"get_note", mcpeffect.Read},
+	{"search_web", mcpeffect.Read | mcpeffect.OpenWorld},
+	{"create_note", mcpeffect.Write},
+	{"tag_note", mcpeffect.Idempotent},
+	{"delete_note", mcpeffect.Destructive | mcpeffect.Idempotent},
+	{"post_message", mcpeffect.Write | mcpeffect.OpenWorld},
+}
+
 // cleanTools is how many tools cleanServer has.
 const cleanTools = 6
 
 // cleanServer returns a server whose tools are all added with
 // mcpeffect.AddTool, listed in pages of pageSize.
 func cleanServer(pageSize int) *mcp.Server {
+	s, _ := cleanServerRegistry(pageSize)
+	return s
+}
+
+// cleanServerRegistry returns cleanServer and its registry.
+func cleanServerRegistry(pageSize int) (*mcp.Server, *mcpeffect.Registry) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "clean", Version: "1.0.0"}, &mcp.ServerOptions{PageSize: pageSize})
 	r := mcpeffect.NewRegistry()
-	for _, tool := range []struct {
-		name   string
-		effect mcpeffect.Effect
-	}{
-		{"get_note", mcpeffect.Read},
-		{"search_web", mcpeffect.Read | mcpeffect.OpenWorld},
-		{"create_note", mcpeffect.Write},
-		{"tag_note", mcpeffect.Idempotent},
-		{"delete_note", mcpeffect.Destructive | mcpeffect.Idempotent},
-		{"post_message", mcpeffect.Write | mcpeffect.OpenWorld},
-	} {
-		mcpeffect.AddTool(s, r, &mcp.Tool{Name: tool.name}, tool.effect, noop)
+	for _, tool := range cleanToolEffects {
+		mcpeffect.AddTool(s, r, &mcp.Tool{Name: tool.name, Description: "The tool " + tool.name + "."}, tool.effect, noop)
 	}
-	return s
+	return s, r
 }
 
 func noop(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
@@ -157,8 +196,8 @@ var badFindings = []struct {
 	{"send_invoice", audit.RuleMissingDestructive},
 	{"rename_project", audit.RuleMissingIdempotent},
 	{"fetch_page", audit.RuleMissingOpenWorld},
-	{"delete_draft", audit.RuleDeleteNotDestructive},
-	{"get_or_create_user", audit.RuleReadNotReadOnly},
+	{"drafts_delete", audit.RuleDeleteNotDestructive},
+	{"get_token", audit.RuleReadNotReadOnly},
 	{"set_reminder", audit.RuleWriteReadOnly},
 }
 
@@ -337,19 +376,37 @@ func TestAuditCannotRun(t *testing.T) {
 		t.Cleanup(func() { close(release) })
 		return args
 	}
+	notFound := func(t *testing.T) []string {
+		mux := http.NewServeMux()
+		mux.Handle("/mcp", (&badserver.Server{}).Handler(""))
+		ts := httptest.NewServer(mux)
+		t.Cleanup(ts.Close)
+		return []string{"-url", ts.URL + "/api/mcp"}
+	}
+	challenge := func(t *testing.T) []string {
+		return httpServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="https://example.com/.well-known/oauth-protected-resource"`)
+			http.Error(w, "no token", http.StatusUnauthorized)
+		}))
+	}
 	for _, tc := range []struct {
 		name   string
 		server func(t *testing.T) []string
 		stderr []string // what stderr must say
 	}{
-		{"no such command", func(t *testing.T) []string { return []string{"--", filepath.Join(t.TempDir(), "no-such-server")} }, []string{"no-such-server", "no such file"}},
-		{"server exits", func(t *testing.T) []string { return stdioServer(t, "exit") }, []string{"cannot start: no configuration", "connecting"}},
-		{"connection refused", refused, []string{"http://127.0.0.1:", "connection refused"}},
-		{"no bearer token", func(t *testing.T) []string { return httpServer(t, (&badserver.Server{}).Handler("s3cret")) }, []string{"Unauthorized"}},
+		{"no such command", func(t *testing.T) []string { return []string{"--", filepath.Join(t.TempDir(), "no-such-server")} },
+			[]string{"cannot run", "no-such-server", "no such file", "check the command after --"}},
+		{"server exits", func(t *testing.T) []string { return stdioServer(t, "exit") },
+			[]string{"the server stopped (exit status 3) before it answered initialize", "its standard error ended with:\n    test server: cannot start: no configuration"}},
+		{"connection refused", refused, []string{"nothing is listening at 127.0.0.1:", "(connection refused): start the server, or check the host and port of -url"}},
+		{"not found", notFound, []string{"the server answered 404 Not Found to POST /api/mcp: check the path of -url"}},
+		{"no bearer token", func(t *testing.T) []string { return httpServer(t, (&badserver.Server{}).Handler("s3cret")) },
+			[]string{"401 Unauthorized", `give them with -header "Authorization: Bearer TOKEN"`}},
 		{"wrong bearer token", func(t *testing.T) []string {
 			return httpServer(t, (&badserver.Server{}).Handler("s3cret"), "-header", "Authorization: Bearer guess")
-		}, []string{"Unauthorized"}},
-		{"timeout", hanging, []string{"no complete answer within 100ms"}},
+		}, []string{"401 Unauthorized", "it refused the Authorization header given"}},
+		{"OAuth challenge", challenge, []string{"401 Unauthorized", "resource_metadata=", "oauth-protected-resource"}},
+		{"timeout", hanging, []string{"no answer within 100ms (-timeout) while waiting for the answer to initialize"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := runCommand(t, append([]string{"audit"}, tc.server(t)...)...)
@@ -391,6 +448,9 @@ func TestUsage(t *testing.T) {
 		{[]string{"audit", "-fail-on", "info", "--", "server"}, exitError, "", `invalid value "info" for flag -fail-on: unknown level "info" (want warning or error)`},
 		{[]string{"audit", "-timeout", "-1s", "--", "server"}, exitError, "", "-timeout -1s is negative"},
 		{[]string{"audit", "-verbose", "--", "server"}, exitError, "", "flag provided but not defined: -verbose"},
+		{[]string{"audit", "-host", "nope", "--", "server"}, exitError, "", `invalid value "nope" for flag -host: unknown host "nope": want all, or one or more of vscode, claude-code`},
+		{[]string{"audit", "-profile", "apple", "--", "server"}, exitError, "", `unknown profile "apple": want all, or one or more of claude-directory, chatgpt-directory`},
+		{[]string{"help", "hosts"}, exitOK, "source: microsoft/vscode", ""},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			res := runCommand(t, tc.args...)
@@ -410,31 +470,93 @@ func TestUsage(t *testing.T) {
 	}
 }
 
-// TestAuditText holds the report for people against a golden file, which
-// the README quotes: go test -run TestAuditText -update rewrites it.
+// TestAuditText holds the reports for people against golden files, which
+// the README quotes: go test -run TestAuditText -update rewrites them.
 func TestAuditText(t *testing.T) {
-	res := runCommand(t, append([]string{"audit"}, stdioServer(t, "bad")...)...)
-	if res.code != exitFindings {
-		t.Fatalf("exit code %d, want %d; stderr:\n%s", res.code, exitFindings, res.stderr)
+	for _, tc := range []struct {
+		golden string
+		flags  []string
+	}{
+		{"badserver.golden", nil},
+		{"badserver-codex.golden", []string{"-host", "codex"}},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			args := append(append([]string{"audit"}, tc.flags...), stdioServer(t, "bad")...)
+			res := runCommand(t, args...)
+			if res.code != exitFindings {
+				t.Fatalf("exit code %d, want %d; stderr:\n%s", res.code, exitFindings, res.stderr)
+			}
+			golden := filepath.Join("testdata", tc.golden)
+			if *update {
+				if err := os.WriteFile(golden, []byte(res.stdout), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.stdout != string(want) {
+				t.Errorf("report:\n%s\nwant (%s):\n%s", res.stdout, golden, want)
+			}
+			readme, err := os.ReadFile("README.md")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(readme, want) {
+				t.Errorf("README.md does not quote %s", golden)
+			}
+		})
 	}
-	golden := filepath.Join("testdata", "badserver.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(res.stdout), 0o644); err != nil {
-			t.Fatal(err)
+}
+
+func TestAuditHostsJSON(t *testing.T) {
+	code, r := auditJSON(t, append([]string{"-host", "all", "-profile", "all"}, stdioServer(t, "bad")...)...)
+	if code != exitFindings {
+		t.Errorf("exit code %d, want %d", code, exitFindings)
+	}
+	if len(r.Hosts) != len(audit.HostProfiles()) || len(r.Directories) != 2 {
+		t.Fatalf("%d host reports, %d directory reports; want every profile", len(r.Hosts), len(r.Directories))
+	}
+	for _, h := range r.Hosts {
+		if h.Source == "" || h.Read == "" || h.Summary == "" || len(h.Tools) != len(r.Tools) {
+			t.Errorf("%s/%s: %+v", h.Host, h.Mode, h)
 		}
 	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
+	// export_everything declares nothing: VS Code asks, Codex asks,
+	// Copilot's code review leaves it out.
+	outcome := func(host, mode, tool string) audit.Outcome {
+		for _, h := range r.Hosts {
+			if h.Host == host && h.Mode == mode {
+				for _, t := range h.Tools {
+					if t.Name == tool {
+						return t.Outcome
+					}
+				}
+			}
+		}
+		t.Fatalf("no outcome for %s in %s/%s", tool, host, mode)
+		return 0
 	}
-	if res.stdout != string(want) {
-		t.Errorf("report:\n%s\nwant (%s):\n%s", res.stdout, golden, want)
-	}
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(readme, want) {
-		t.Errorf("README.md does not quote %s", golden)
+	for _, c := range []struct {
+		host, mode, tool string
+		want             audit.Outcome
+	}{
+		{"vscode", "manual", "export_everything", audit.Asks},
+		{"codex", "auto", "export_everything", audit.Asks},
+		{"copilot", "code-review", "export_everything", audit.Refused},
+		{"vscode", "manual", "fetch_page", audit.Runs},
+		// archive_project says read-only and destructive: Codex asks,
+		// VS Code does not read destructiveHint.
+		{"codex", "auto", "archive_project", audit.Asks},
+		{"vscode", "manual", "archive_project", audit.Runs},
+		// rename_project: a write that declares it destroys nothing and
+		// stays in its own data: Codex runs it.
+		{"codex", "auto", "rename_project", audit.Runs},
+		{"claude-code", "plan", "rename_project", audit.AsksAlways},
+	} {
+		if got := outcome(c.host, c.mode, c.tool); got != c.want {
+			t.Errorf("%s/%s, %s: %s, want %s", c.host, c.mode, c.tool, got, c.want)
+		}
 	}
 }

@@ -11,9 +11,7 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/host"
@@ -91,18 +89,24 @@ const (
 	RuleMissingIdempotent Rule = "missing-idempotent-hint"
 	// RuleMissingOpenWorld: a tool, read or write, without openWorldHint.
 	RuleMissingOpenWorld Rule = "missing-open-world-hint"
-	// RuleDeleteNotDestructive: a name that deletes (delete_, remove_,
-	// drop_, purge_) on a tool that is not destructive.
+	// RuleDeleteNotDestructive: a name with a word that deletes (delete,
+	// remove, drop, purge, destroy, erase, wipe), wherever it stands, on a
+	// tool that is not destructive.
 	RuleDeleteNotDestructive Rule = "delete-name-not-destructive"
-	// RuleReadNotReadOnly: a name that reads (get_, list_, search_,
-	// read_) on a tool that is not read-only.
+	// RuleReadNotReadOnly: a name with a word that reads (get, list,
+	// search, read, find, describe) and none that changes anything (of
+	// the other lists, or such as mark, archive, run, save), on a tool
+	// that is not read-only.
 	RuleReadNotReadOnly Rule = "read-name-not-read-only"
-	// RuleWriteReadOnly: a name that writes (create_, update_, set_) on
-	// a tool that is read-only.
+	// RuleWriteReadOnly: a name with a word that writes (create, update,
+	// set, write, insert, add, edit, modify, rename, move, replace, upload,
+	// send) on a tool that is read-only.
 	RuleWriteReadOnly Rule = "write-name-read-only"
 )
 
-// Rules returns every rule, in the order a tool's findings are reported.
+// Rules returns every rule of the audit itself, in the order a tool's
+// findings are reported; the rules of directory profiles are in
+// [DirectoryProfiles].
 func Rules() []Rule {
 	return []Rule{
 		RuleNoAnnotations,
@@ -130,21 +134,28 @@ func (r Rule) Summary() string {
 	case RuleMissingOpenWorld:
 		return "any tool without openWorldHint"
 	case RuleDeleteNotDestructive:
-		return "delete_, remove_, drop_, purge_ not destructive"
+		return "a word such as delete or remove, not destructive"
 	case RuleReadNotReadOnly:
-		return "get_, list_, search_, read_ not read-only"
+		return "a word such as get or list and none that writes, not read-only"
 	case RuleWriteReadOnly:
-		return "create_, update_, set_ read-only"
+		return "a word such as create or update, read-only"
+	}
+	if d, ok := directoryRule(r); ok {
+		return d.Summary
 	}
 	return "unknown rule"
 }
 
 // Level returns the level of the findings of rule r: [Error] for a tool no
-// host can classify, [Warning] for the others.
+// host can classify, or that a directory would reject, [Warning] for the
+// others.
 func (r Rule) Level() Level {
 	switch r {
 	case RuleNoAnnotations, RuleReadOnlyDestructive:
 		return Error
+	}
+	if d, ok := directoryRule(r); ok {
+		return d.Level
 	}
 	return Warning
 }
@@ -155,6 +166,11 @@ type Report struct {
 	Tools    []Tool    `json:"tools"`
 	Findings []Finding `json:"findings"`
 	Summary  Summary   `json:"summary"`
+	// Hosts holds what each host profile asked for does with the tools.
+	Hosts []HostReport `json:"hosts,omitempty"`
+	// Directories sums up the findings of each directory profile asked
+	// for; the findings themselves are among Findings.
+	Directories []DirectoryReport `json:"directories,omitempty"`
 }
 
 // Server describes the server audited, as it introduced itself.
@@ -165,23 +181,34 @@ type Server struct {
 	ProtocolVersion string `json:"protocolVersion"`
 }
 
-// A Listed is a tool as a server listed it: its name and title, and its
-// annotations object exactly as received (nil if it had none).
+// A Listed is a tool as a server listed it: its name, title and
+// description, and its input schema and annotations object exactly as
+// received (nil if it had none).
 type Listed struct {
 	Name        string          `json:"name"`
 	Title       string          `json:"title,omitempty"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
 	Annotations json.RawMessage `json:"annotations,omitempty"`
 }
 
 // A Tool is one audited tool.
 type Tool struct {
-	Name  string `json:"name"`
+	Name string `json:"name"`
+	// Title is the tool's title, or if it has none the title of its
+	// annotations, as hosts show it.
 	Title string `json:"title,omitempty"`
+	// Description is the tool's description, always present in the JSON
+	// so that a report without it (from before it was kept) can be told
+	// from an empty one.
+	Description string `json:"description"`
 	// Declared holds the hints the server sent; a missing hint is nil,
 	// and absent from the JSON.
 	Declared host.Hints `json:"declared"`
-	// Assumed holds every hint, a missing one taking the value a host
-	// must assume.
+	// Assumed holds the hints as a host must take them: a missing hint
+	// takes its worst case, except that a read's destructiveHint and
+	// idempotentHint, which the specification reads only for writes, stay
+	// nil when missing: they do not apply.
 	Assumed host.Hints `json:"assumed"`
 	// Effect is what the hints amount to for a host.
 	Effect mcpeffect.Effect `json:"effect"`
@@ -221,10 +248,24 @@ func (r *Report) Worst() Level {
 	return worst
 }
 
-// Review audits tools as server listed them, in the order given. It fails
-// only when a tool's annotations are not a JSON object or hold a hint that
-// is neither a boolean nor null: a host could not read them at all.
-func Review(server Server, tools []Listed) (*Report, error) {
+// Options are what [Review] checks beyond the annotations themselves.
+type Options struct {
+	// Hosts are the host profiles to apply to each tool: see
+	// [Report.Hosts].
+	Hosts []HostProfile
+	// Directories are the directory profiles whose rules each tool is
+	// checked against: see [Report.Directories].
+	Directories []DirectoryProfile
+}
+
+// Review audits tools as server listed them, in the order given, with the
+// profiles of opts, which may be nil. It fails only when a tool's
+// annotations are not a JSON object or hold a hint that is neither a
+// boolean nor null: a host could not read them at all.
+func Review(server Server, tools []Listed, opts *Options) (*Report, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
 	r := &Report{Server: server, Tools: []Tool{}, Findings: []Finding{}}
 	for _, l := range tools {
 		declared, err := host.ParseHints(l.Annotations)
@@ -232,16 +273,21 @@ func Review(server Server, tools []Listed) (*Report, error) {
 			return nil, fmt.Errorf("tool %q: %w", l.Name, err)
 		}
 		t := Tool{
-			Name:     l.Name,
-			Title:    l.Title,
-			Declared: declared,
-			Assumed:  declared.Assumed(),
-			Effect:   declared.Effect(),
+			Name:        l.Name,
+			Title:       cmpOr(l.Title, annotationsTitle(l.Annotations)),
+			Description: l.Description,
+			Declared:    declared,
+			Assumed:     assumed(declared),
+			Effect:      declared.Effect(),
 		}
 		r.Tools = append(r.Tools, t)
 		r.Findings = append(r.Findings, check(t)...)
 		r.Summary.count(t.Effect)
 	}
+	for _, p := range opts.Directories {
+		r.checkDirectory(p, tools)
+	}
+	r.AddHosts(opts.Hosts)
 	for _, f := range r.Findings {
 		switch f.Level {
 		case Error:
@@ -251,6 +297,32 @@ func Review(server Server, tools []Listed) (*Report, error) {
 		}
 	}
 	return r, nil
+}
+
+// annotationsTitle returns the title member of an annotations object, or
+// "" if it has none.
+func annotationsTitle(raw json.RawMessage) string {
+	var a struct {
+		Title string `json:"title"`
+	}
+	if json.Unmarshal(raw, &a) != nil {
+		return ""
+	}
+	return a.Title
+}
+
+// assumed returns the hints a host must take h for: see [Tool].
+func assumed(h host.Hints) host.Hints {
+	a := h.Assumed()
+	if h.Effect()&mcpeffect.Read != 0 {
+		if h.Destructive == nil {
+			a.Destructive = nil
+		}
+		if h.Idempotent == nil {
+			a.Idempotent = nil
+		}
+	}
+	return a
 }
 
 func (s *Summary) count(e mcpeffect.Effect) {
@@ -297,24 +369,17 @@ func check(t Tool) []Finding {
 	if h.OpenWorld == nil {
 		add(RuleMissingOpenWorld, "no openWorldHint: hosts must assume it reaches outside its own data")
 	}
-	verb := firstWord(t.Name)
+	v := verbsOf(t.Name)
 	switch {
-	case slices.Contains(deleteVerbs, verb) && t.Effect&mcpeffect.Destructive != mcpeffect.Destructive:
-		add(RuleDeleteNotDestructive, "the name says %s, but %s", verb, describeDestructive(h))
-	case slices.Contains(readVerbs, verb) && !read:
-		add(RuleReadNotReadOnly, "the name says %s, but %s", verb, describeReadOnly(h))
-	case slices.Contains(writeVerbs, verb) && read:
-		add(RuleWriteReadOnly, "the name says %s, but readOnlyHint is true", verb)
+	case v.delete != "" && t.Effect&mcpeffect.Destructive != mcpeffect.Destructive:
+		add(RuleDeleteNotDestructive, "the name says %s, but %s", v.delete, describeDestructive(h))
+	case v.readsOnly() && !read:
+		add(RuleReadNotReadOnly, "the name says %s, but %s", v.read, describeReadOnly(h))
+	case v.write != "" && read:
+		add(RuleWriteReadOnly, "the name says %s, but readOnlyHint is true", v.write)
 	}
 	return out
 }
-
-// The first words of tool names that say what the tool does.
-var (
-	deleteVerbs = []string{"delete", "remove", "drop", "purge"}
-	readVerbs   = []string{"get", "list", "search", "read"}
-	writeVerbs  = []string{"create", "update", "set"}
-)
 
 // describeDestructive says why a tool whose name deletes is not
 // destructive.
@@ -334,19 +399,4 @@ func describeReadOnly(h host.Hints) string {
 		return "destructiveHint is true as well as readOnlyHint"
 	}
 	return "readOnlyHint is false"
-}
-
-// firstWord returns the first word of a tool name in lower case, words
-// being separated by _ - . or a change from lower to upper case:
-// "delete_task", "delete-task", "delete.task" and "deleteTask" all give
-// "delete", while "settings_update" gives "settings".
-func firstWord(name string) string {
-	prevLower := false
-	for i, c := range name {
-		if c == '_' || c == '-' || c == '.' || prevLower && unicode.IsUpper(c) {
-			return strings.ToLower(name[:i])
-		}
-		prevLower = unicode.IsLower(c)
-	}
-	return strings.ToLower(name)
 }

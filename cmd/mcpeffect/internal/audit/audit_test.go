@@ -61,7 +61,7 @@ func TestReview(t *testing.T) {
 		{"purge, camel case", "purgeCache", "{" + write + "}", mcpeffect.Write, []Rule{RuleDeleteNotDestructive}},
 		{"delete, dotted", "delete.task", "{" + write + "}", mcpeffect.Write, []Rule{RuleDeleteNotDestructive}},
 
-		{"get, a write", "get_or_create", "{" + write + "}", mcpeffect.Write, []Rule{RuleReadNotReadOnly}},
+		{"get, a write", "get_user", "{" + write + "}", mcpeffect.Write, []Rule{RuleReadNotReadOnly}},
 		{"list, readOnlyHint missing", "list_tasks", `{"destructiveHint": false, "idempotentHint": true, "openWorldHint": false}`,
 			mcpeffect.Idempotent, []Rule{RuleReadNotReadOnly}},
 		{"search, kebab case", "search-tasks", "{" + destructive + "}", mcpeffect.Destructive, []Rule{RuleReadNotReadOnly}},
@@ -71,15 +71,29 @@ func TestReview(t *testing.T) {
 		{"update, camel case", "updateTask", "{" + read + "}", mcpeffect.Read, []Rule{RuleWriteReadOnly}},
 		{"set, a write", "set_status", "{" + write + "}", mcpeffect.Write, nil},
 
-		// The verb is the whole first word.
+		// A verb is a whole word, wherever it stands in the name.
 		{"settings is not set", "settings_get", "{" + read + "}", mcpeffect.Read, nil},
 		{"getaway is not get", "getaway", "{" + write + "}", mcpeffect.Write, nil},
 		{"listen is not list", "listen_events", "{" + write + "}", mcpeffect.Write, nil},
 		{"deleted is not delete", "deleted_items", "{" + read + "}", mcpeffect.Read, nil},
-		{"a verb later in the name", "task_delete", "{" + write + "}", mcpeffect.Write, nil},
+		{"a delete later in the name", "kubectl_delete", "{" + write + "}", mcpeffect.Write, []Rule{RuleDeleteNotDestructive}},
+		{"a delete among kebab words", "API-delete-a-block", "{" + write + "}", mcpeffect.Write, []Rule{RuleDeleteNotDestructive}},
+		{"a delete in camel case", "deleteRepo", "{" + read + "}", mcpeffect.Read, []Rule{RuleDeleteNotDestructive}},
+		{"a delete in Pascal case", "RepoDelete", "{" + write + "}", mcpeffect.Write, []Rule{RuleDeleteNotDestructive}},
+		{"a remove after a dot", "repo.remove", "{" + write + "}", mcpeffect.Write, []Rule{RuleDeleteNotDestructive}},
+		{"a delete after an acronym", "APIDeleteBlock", "{" + write + "}", mcpeffect.Write, []Rule{RuleDeleteNotDestructive}},
+		{"a delete, destructive", "kubectl_delete", "{" + destructive + "}", mcpeffect.Destructive, nil},
+		{"a read later in the name", "issues_list", "{" + write + "}", mcpeffect.Write, []Rule{RuleReadNotReadOnly}},
+		{"a write later in the name", "reminder_set", "{" + read + "}", mcpeffect.Read, []Rule{RuleWriteReadOnly}},
+		// A name that both reads and writes says it writes; so does one
+		// with a verb that is often a noun as well.
+		{"mark as read, a write", "mark_digest_read", "{" + write + "}", mcpeffect.Write, nil},
+		{"run, a noun in a read", "get_run_logs", "{" + read + "}", mcpeffect.Read, nil},
+		{"get or create, a write", "get_or_create_user", "{" + write + "}", mcpeffect.Write, nil},
+		{"get or create, read-only", "get_or_create_user", "{" + read + "}", mcpeffect.Read, []Rule{RuleWriteReadOnly}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Review(Server{}, []Listed{{Name: tc.tool, Annotations: json.RawMessage(tc.annotations)}})
+			r, err := Review(Server{}, []Listed{{Name: tc.tool, Annotations: json.RawMessage(tc.annotations)}}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,12 +117,26 @@ func TestReview(t *testing.T) {
 			if !slices.Equal(rules, tc.rules) {
 				t.Errorf("rules %v, want %v", rules, tc.rules)
 			}
-			a := tool.Assumed
-			if a.ReadOnly == nil || a.Destructive == nil || a.Idempotent == nil || a.OpenWorld == nil {
-				t.Errorf("assumed hints %+v, want all four", a)
+			// A host takes every hint, but a read's destructiveHint and
+			// idempotentHint do not apply: missing, they stay missing.
+			a, d := tool.Assumed, tool.Declared
+			isRead := tc.effect&mcpeffect.Read != 0
+			if a.ReadOnly == nil || a.OpenWorld == nil ||
+				(a.Destructive == nil) != (isRead && d.Destructive == nil) ||
+				(a.Idempotent == nil) != (isRead && d.Idempotent == nil) {
+				t.Errorf("assumed hints %s, declared %s", mustJSON(t, a), mustJSON(t, d))
 			}
 		})
 	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
 
 func TestReviewMessages(t *testing.T) {
@@ -123,7 +151,7 @@ func TestReviewMessages(t *testing.T) {
 		{"get_task", `{"readOnlyHint": true, "destructiveHint": true}`, "the name says get, but destructiveHint is true as well as readOnlyHint"},
 		{"setValue", `{"readOnlyHint": true}`, "the name says set, but readOnlyHint is true"},
 	} {
-		r, err := Review(Server{}, []Listed{{Name: tc.tool, Annotations: json.RawMessage(tc.annotations)}})
+		r, err := Review(Server{}, []Listed{{Name: tc.tool, Annotations: json.RawMessage(tc.annotations)}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +173,7 @@ func TestReviewInvalid(t *testing.T) {
 		_, err := Review(Server{}, []Listed{
 			{Name: "good_tool", Annotations: json.RawMessage(`{"readOnlyHint": true}`)},
 			{Name: "bad_tool", Annotations: json.RawMessage(tc.annotations)},
-		})
+		}, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("annotations %s: error %v, want one saying %q", tc.annotations, err, tc.want)
 		}
@@ -162,7 +190,7 @@ func TestSummary(t *testing.T) {
 		{Name: "f"}, // no annotations: write, destructive, open world; an error
 		{Name: "g", Annotations: json.RawMessage(`{"readOnlyHint": true}`)}, // a warning
 	}
-	r, err := Review(Server{}, tools)
+	r, err := Review(Server{}, tools, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +209,7 @@ func TestSummary(t *testing.T) {
 func TestReportJSON(t *testing.T) {
 	r, err := Review(Server{Name: "s", Version: "1", ProtocolVersion: "2025-11-25"}, []Listed{
 		{Name: "fetch", Title: "Fetch", Annotations: json.RawMessage(`{"readOnlyHint": true}`)},
-	})
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,8 +218,8 @@ func TestReportJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	const want = `{"server":{"name":"s","version":"1","protocolVersion":"2025-11-25"},` +
-		`"tools":[{"name":"fetch","title":"Fetch","declared":{"readOnlyHint":true},` +
-		`"assumed":{"readOnlyHint":true,"destructiveHint":true,"idempotentHint":false,"openWorldHint":true},` +
+		`"tools":[{"name":"fetch","title":"Fetch","description":"","declared":{"readOnlyHint":true},` +
+		`"assumed":{"readOnlyHint":true,"openWorldHint":true},` +
 		`"effect":"read|openworld"}],` +
 		`"findings":[{"tool":"fetch","level":"warning","rule":"missing-open-world-hint",` +
 		`"message":"no openWorldHint: hosts must assume it reaches outside its own data"}],` +
@@ -205,6 +233,33 @@ func TestReportJSON(t *testing.T) {
 	}
 	if back.Findings[0].Level != Warning || back.Tools[0].Effect != mcpeffect.Read|mcpeffect.OpenWorld {
 		t.Errorf("read back %+v", back)
+	}
+}
+
+func TestWords(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want []string
+	}{
+		{"delete_task", []string{"delete", "task"}},
+		{"kubectl_delete", []string{"kubectl", "delete"}},
+		{"API-delete-a-block", []string{"api", "delete", "a", "block"}},
+		{"deleteRepo", []string{"delete", "repo"}},
+		{"RepoDelete", []string{"repo", "delete"}},
+		{"repo.remove", []string{"repo", "remove"}},
+		{"APIDeleteABlock", []string{"api", "delete", "a", "block"}},
+		{"getV2Users", []string{"get", "v2", "users"}},
+		{"HTTPServer", []string{"http", "server"}},
+		{"__x__", []string{"x"}},
+		{"", nil},
+		{"ÉcrireFichier", []string{"écrire", "fichier"}},
+		{"get\x00list", []string{"get", "list"}},
+		{"bad\xffbyte", []string{"bad", "byte"}},
+	} {
+		got := words(tc.name)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("words(%q) = %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
 

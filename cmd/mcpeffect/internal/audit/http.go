@@ -19,12 +19,16 @@ import (
 // own transport does so only when its connection reaches the client
 // unwrapped, and [List] wraps it.
 func HTTPTransport(url string, header http.Header) mcp.Transport {
-	return &httpTransport{url: url, header: header.Clone()}
+	return newHTTPTransport(url, header)
+}
+
+func newHTTPTransport(url string, header http.Header) *httpTransport {
+	return &httpTransport{url: url, rt: &headerRoundTripper{base: http.DefaultTransport, header: header.Clone()}}
 }
 
 type httpTransport struct {
-	url    string
-	header http.Header
+	url string
+	rt  *headerRoundTripper
 }
 
 // protocolVersionHeader is the header of the MCP Streamable HTTP transport
@@ -32,7 +36,7 @@ type httpTransport struct {
 const protocolVersionHeader = "Mcp-Protocol-Version"
 
 func (t *httpTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	rt := &headerRoundTripper{base: http.DefaultTransport, header: t.header}
+	rt := t.rt
 	st := &mcp.StreamableClientTransport{
 		Endpoint:   t.url,
 		HTTPClient: &http.Client{Transport: rt},
@@ -48,13 +52,34 @@ func (t *httpTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 }
 
 // A headerRoundTripper adds its headers to every request, and the protocol
-// version once it is known, unless the request already names one.
+// version once it is known, unless the request already names one. It
+// remembers the last failure it saw, to explain the errors of go-sdk,
+// which keep only the status text.
 type headerRoundTripper struct {
 	base   http.RoundTripper
 	header http.Header
 
 	mu      sync.Mutex
 	version string
+	failure httpFailure
+}
+
+// An httpFailure is an HTTP exchange that failed: an answer that is not a
+// success, or an error below HTTP.
+type httpFailure struct {
+	status       int
+	method, path string
+	authenticate string // the WWW-Authenticate header of the answer
+	err          error
+}
+
+// last returns the failure of the last exchange, or zero values if it
+// succeeded.
+func (rt *headerRoundTripper) last() (status int, method, path, authenticate string, err error) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	f := rt.failure
+	return f.status, f.method, f.path, f.authenticate, f.err
 }
 
 func (rt *headerRoundTripper) setVersion(v string) {
@@ -75,7 +100,27 @@ func (rt *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, erro
 	if version != "" && req.Header.Get(protocolVersionHeader) == "" {
 		req.Header.Set(protocolVersionHeader, version)
 	}
-	return rt.base.RoundTrip(req)
+	resp, err := rt.base.RoundTrip(req)
+	switch {
+	case err == nil && resp.StatusCode >= 200 && resp.StatusCode <= 299:
+		rt.record(httpFailure{})
+	case err != nil && req.Context().Err() == nil:
+		rt.record(httpFailure{method: req.Method, path: req.URL.Path, err: err})
+	case err == nil:
+		rt.record(httpFailure{
+			status:       resp.StatusCode,
+			method:       req.Method,
+			path:         req.URL.Path,
+			authenticate: resp.Header.Get("WWW-Authenticate"),
+		})
+	}
+	return resp, err
+}
+
+func (rt *headerRoundTripper) record(f httpFailure) {
+	rt.mu.Lock()
+	rt.failure = f
+	rt.mu.Unlock()
 }
 
 // A versionConn watches the initialize exchange to tell its round tripper

@@ -12,17 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Audit connects to the server over t, lists all its tools, following
-// pagination, and checks them with [Review]. It closes the session before
-// it returns.
-func Audit(ctx context.Context, t mcp.Transport) (*Report, error) {
-	server, tools, err := List(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	return Review(server, tools)
-}
-
 // List connects to the server over t and returns how it introduced
 // itself and every tool it lists, following pagination, with each tool's
 // annotations exactly as sent. It closes the session before it returns.
@@ -36,9 +25,9 @@ func List(ctx context.Context, t mcp.Transport) (Server, []Listed, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpeffect-audit", Version: "v0"}, nil)
 	cs, err := client.Connect(ctx, rec, nil)
 	if err != nil {
-		return Server{}, nil, fmt.Errorf("connecting: %w", err)
+		return Server{}, nil, &stageError{stageInitialize, err}
 	}
-	defer cs.Close()
+	defer closeSession(ctx, cs)
 
 	var server Server
 	if res := cs.InitializeResult(); res != nil {
@@ -52,7 +41,7 @@ func List(ctx context.Context, t mcp.Transport) (Server, []Listed, error) {
 	cursors := make(map[string]bool)
 	for cursor := ""; ; {
 		if _, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor}); err != nil {
-			return server, nil, fmt.Errorf("listing tools: %w", err)
+			return server, nil, &stageError{stageList, err}
 		}
 		raw := rec.takeToolsList()
 		if raw == nil {
@@ -77,6 +66,70 @@ func List(ctx context.Context, t mcp.Transport) (Server, []Listed, error) {
 		cursors[page.NextCursor] = true
 		cursor = page.NextCursor
 	}
+}
+
+// closeSession closes cs, waiting no longer than ctx allows: go-sdk's
+// Streamable HTTP transport may spend five seconds asking a server that
+// does not answer to end the session.
+func closeSession(ctx context.Context, cs *mcp.ClientSession) {
+	done := make(chan struct{})
+	go func() {
+		cs.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// A stage is a step of [List] that can fail.
+type stage uint8
+
+const (
+	stageInitialize stage = iota + 1 // the initialize handshake
+	stageList                        // tools/list, any page
+)
+
+// doing says what List was doing at stage s, for people.
+func (s stage) doing() string {
+	if s == stageList {
+		return "listing its tools"
+	}
+	return "waiting for the answer to initialize"
+}
+
+// done says what the server had not done when List failed at stage s.
+func (s stage) done() string {
+	if s == stageList {
+		return "listed its tools"
+	}
+	return "answered initialize"
+}
+
+// A stageError is an error of List at a stage.
+type stageError struct {
+	stage stage
+	err   error
+}
+
+func (e *stageError) Error() string {
+	if e.stage == stageList {
+		return "listing tools: " + e.err.Error()
+	}
+	return "connecting: " + e.err.Error()
+}
+
+func (e *stageError) Unwrap() error { return e.err }
+
+// stageOf returns the stage at which err happened: initialize, unless err
+// says otherwise.
+func stageOf(err error) stage {
+	var se *stageError
+	if errors.As(err, &se) {
+		return se.stage
+	}
+	return stageInitialize
 }
 
 // A recordingTransport is a [mcp.Transport] whose connection keeps the raw

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -134,17 +136,18 @@ func TestWriteText(t *testing.T) {
 		{Name: "get_note", Annotations: json.RawMessage(`{"readOnlyHint": true, "openWorldHint": false}`)},
 		{Name: "wipe", Annotations: json.RawMessage(`{"readOnlyHint": true, "destructiveHint": true, "openWorldHint": false}`)},
 		{Name: "export"},
-	})
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const want = `notes "Notes" 2.0 (MCP 2025-11-25): 3 tools
 
 TOOL      READ-ONLY  DESTRUCTIVE  IDEMPOTENT  OPEN-WORLD  EFFECT
-get_note  true       (true)       (false)     false       read
+get_note  true       n/a          n/a         false       read
 wipe      true       true         (false)     false       write|destructive
 export    (false)    (true)       (false)     (true)      write|destructive|openworld
 (x): hint missing, hosts assume x
+n/a: hint missing, and meaningless for a read-only tool
 
 LEVEL    TOOL    RULE                       FINDING
 error    wipe    read-only-and-destructive  readOnlyHint and destructiveHint are both true: hosts cannot tell which is wrong, and must treat it as a destructive write
@@ -178,7 +181,7 @@ error    export  no-annotations             declares none of the four hints: hos
 }
 
 func TestWriteTextNoTools(t *testing.T) {
-	r, err := Review(Server{Name: "empty", Version: "1", ProtocolVersion: "2025-06-18"}, nil)
+	r, err := Review(Server{Name: "empty", Version: "1", ProtocolVersion: "2025-06-18"}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +197,7 @@ func TestWriteTextNoTools(t *testing.T) {
 
 func TestWriteTextEscapes(t *testing.T) {
 	// A server must not be able to write escapes to the terminal.
-	r, err := Review(Server{Name: "evil\x1b[2J", Version: "1\n"}, []Listed{{Name: "x\x1b]0;title\x07"}})
+	r, err := Review(Server{Name: "evil\x1b[2J", Version: "1\n"}, []Listed{{Name: "x\x1b]0;title\x07"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,5 +212,35 @@ func TestWriteTextEscapes(t *testing.T) {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("text lacks %s:\n%s", s, b.String())
 		}
+	}
+}
+
+func TestTailWriter(t *testing.T) {
+	var w tailWriter
+	for i := range 2000 {
+		fmt.Fprintf(&w, "line %d\n", i)
+	}
+	w.Write([]byte("\n  \r\n"))
+	w.Write([]byte("evil \x1b[2J line\n"))
+	w.Write([]byte(strings.Repeat("x", 1000) + "\n"))
+	w.Write([]byte("last, without a newline"))
+	got := w.lines(4)
+	want := []string{
+		"line 1999",
+		`"evil \x1b[2J line"`,
+		strings.Repeat("x", stderrLineMax) + stderrOverflow,
+		"last, without a newline",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("lines:\n%q\nwant:\n%q", got, want)
+	}
+	if len(w.buf) > stderrKeep {
+		t.Errorf("kept %d bytes, want at most %d", len(w.buf), stderrKeep)
+	}
+	// One write larger than what is kept keeps its end.
+	var big tailWriter
+	big.Write([]byte(strings.Repeat("a", 3*stderrKeep) + "\nend\n"))
+	if got := big.lines(1); !slices.Equal(got, []string{"end"}) {
+		t.Errorf("lines after a big write: %q", got)
 	}
 }

@@ -13,7 +13,8 @@ import (
 // WriteText writes r for people: a line about the server, a table of the
 // tools with their hints and effect, the findings, and a summary. A hint
 // the server left out is shown in parentheses, with the value hosts
-// assume. With color, levels and missing hints are coloured with ANSI
+// assume, or as n/a where it does not apply (a read's destructiveHint and
+// idempotentHint). With color, levels and missing hints are coloured with ANSI
 // escapes, for a terminal.
 //
 // Text that the server sent is written as a Go quoted string when it holds
@@ -30,7 +31,7 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 			{"TOOL", st.head}, {"READ-ONLY", st.head}, {"DESTRUCTIVE", st.head},
 			{"IDEMPOTENT", st.head}, {"OPEN-WORLD", st.head}, {"EFFECT", st.head},
 		}}
-		missing := false
+		missing, notApplicable := false, false
 		for _, t := range r.Tools {
 			row := []cell{{text: printable(t.Name)}}
 			for _, h := range [...]struct{ declared, assumed *bool }{
@@ -39,9 +40,13 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 				{t.Declared.Idempotent, t.Assumed.Idempotent},
 				{t.Declared.OpenWorld, t.Assumed.OpenWorld},
 			} {
-				if h.declared != nil {
+				switch {
+				case h.declared != nil:
 					row = append(row, cell{text: strconv.FormatBool(*h.declared)})
-				} else {
+				case h.assumed == nil:
+					notApplicable = true
+					row = append(row, cell{"n/a", st.missing})
+				default:
 					missing = true
 					row = append(row, cell{"(" + strconv.FormatBool(*h.assumed) + ")", st.missing})
 				}
@@ -52,6 +57,9 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 		writeTable(bw, tools)
 		if missing {
 			fmt.Fprintf(bw, "%s\n", st.missing.apply("(x): hint missing, hosts assume x"))
+		}
+		if notApplicable {
+			fmt.Fprintf(bw, "%s\n", st.missing.apply("n/a: hint missing, and meaningless for a read-only tool"))
 		}
 		fmt.Fprintln(bw)
 	}
@@ -77,7 +85,81 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 		plural(s.Tools, "tool"), plural(s.Reads, "read"), plural(s.Writes, "write"),
 		s.Destructive, s.Idempotent, s.OpenWorld,
 		st.count(s.Errors, "error", st.error), st.count(s.Warnings, "warning", st.warning))
+	writeHosts(bw, r, st)
+	writeDirectories(bw, r, st)
 	return bw.Flush()
+}
+
+// writeHosts writes what each host profile does with the tools: for one
+// host, a table of each tool's outcome in each of its modes, then a
+// summary of each mode with its notes and source; for several, the
+// summaries alone.
+func writeHosts(w io.Writer, r *Report, st palette) {
+	if len(r.Hosts) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%s\n", st.head.apply("Hosts: what each does before a call, from the hints. Profiles go stale: each says when its source was read."))
+	one := true
+	for _, h := range r.Hosts {
+		one = one && h.Host == r.Hosts[0].Host
+	}
+	if one && len(r.Tools) > 0 {
+		rows := [][]cell{{{"TOOL", st.head}}}
+		for _, h := range r.Hosts {
+			rows[0] = append(rows[0], cell{strings.ToUpper(h.Mode), st.head})
+		}
+		for i, t := range r.Tools {
+			row := []cell{{text: printable(t.Name)}}
+			for _, h := range r.Hosts {
+				row = append(row, cell{text: describeOutcome(h.Tools[i])})
+			}
+			rows = append(rows, row)
+		}
+		fmt.Fprintln(w)
+		writeTable(w, rows)
+	}
+	fmt.Fprintln(w)
+	for _, h := range r.Hosts {
+		fmt.Fprintln(w, h.Summary)
+		if !one {
+			continue
+		}
+		for _, n := range h.Notes {
+			fmt.Fprintf(w, "    - %s\n", n)
+		}
+		fmt.Fprintf(w, "    source: %s\n", h.Source)
+	}
+	if !one {
+		fmt.Fprintln(w, "Each tool's outcome: -host NAME for one host, or -json.")
+	}
+}
+
+// describeOutcome says what a host does with a tool, in a table cell.
+func describeOutcome(t HostTool) string {
+	s := map[Outcome]string{
+		Refused:    "refused",
+		AsksAlways: "always asks",
+		Asks:       "asks",
+		Judged:     "a model judges",
+		Runs:       "runs",
+		Settings:   "by its settings",
+	}[t.Outcome]
+	if t.ReviewsOutput {
+		s += ", output reviewed"
+	}
+	return s
+}
+
+// writeDirectories writes the summary of each directory profile; their
+// findings are in the table of findings.
+func writeDirectories(w io.Writer, r *Report, st palette) {
+	if len(r.Directories) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%s\n\n", st.head.apply("Directories: what their reviews would reject, as far as a tool list shows."))
+	for _, d := range r.Directories {
+		fmt.Fprintln(w, d.Summary)
+	}
 }
 
 func describeServer(s Server) string {
@@ -122,14 +204,14 @@ func (s style) apply(text string) string {
 }
 
 type palette struct {
-	head, missing, error, warning style
+	head, missing, error, warning, narrowed style
 }
 
 func styles(color bool) palette {
 	if !color {
 		return palette{}
 	}
-	return palette{head: "\x1b[1m", missing: "\x1b[2m", error: "\x1b[1;31m", warning: "\x1b[33m"}
+	return palette{head: "\x1b[1m", missing: "\x1b[2m", error: "\x1b[1;31m", warning: "\x1b[33m", narrowed: "\x1b[32m"}
 }
 
 func (p palette) level(l Level) style {
@@ -174,7 +256,64 @@ func writeTable(w io.Writer, rows [][]cell) {
 				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c.text)+2))
 			}
 		}
-		b.WriteByte('\n')
-		io.WriteString(w, b.String())
+		// An empty last cell leaves the padding of the one before it.
+		io.WriteString(w, strings.TrimRight(b.String(), " ")+"\n")
 	}
+}
+
+// WriteDiffText writes d for people: the two sides, a table of the
+// changes, widenings first, then the tools added and removed, and a
+// summary. With color, widenings are in red and narrowings in green.
+func WriteDiffText(w io.Writer, d *DiffReport, color bool) error {
+	bw := bufio.NewWriter(w)
+	st := styles(color)
+	for _, side := range []struct {
+		name string
+		s    Snapshot
+	}{{"old", d.Old}, {"new", d.New}} {
+		fmt.Fprintf(bw, "%s: %s (%s", side.name, printable(side.s.Source), side.s.Kind)
+		if side.s.Server.Name != "" {
+			fmt.Fprintf(bw, ", server %s", describeServer(side.s.Server))
+		}
+		fmt.Fprintf(bw, "): %s\n", plural(len(side.s.Tools), "tool"))
+	}
+	fmt.Fprintln(bw)
+
+	rows := [][]cell{{{"", st.head}, {"TOOL", st.head}, {"CHANGE", st.head}, {"DETAIL", st.head}}}
+	for _, dir := range []Direction{Widened, Narrowed, Changed} {
+		for _, c := range d.Changes {
+			if c.Direction != dir {
+				continue
+			}
+			s := style("")
+			switch dir {
+			case Widened:
+				s = st.error
+			case Narrowed:
+				s = st.narrowed
+			}
+			rows = append(rows, []cell{{string(dir), s}, {text: printable(c.Tool)}, {text: string(c.Kind)}, {text: printable(c.Message)}})
+		}
+	}
+	for _, t := range d.Added {
+		rows = append(rows, []cell{{text: "added"}, {text: printable(t.Name)}, {text: t.Effect.String()}, {}})
+	}
+	for _, t := range d.Removed {
+		rows = append(rows, []cell{{text: "removed"}, {text: printable(t.Name)}, {text: t.Effect.String()}, {}})
+	}
+	if len(rows) == 1 {
+		fmt.Fprintln(bw, "No change.")
+	} else {
+		writeTable(bw, rows)
+	}
+	fmt.Fprintln(bw)
+
+	s := d.Summary
+	fmt.Fprintf(bw, "%s widened, %d narrowed, %d otherwise changed; %d added, %d removed.",
+		st.count(s.Widened, "tool", st.error), s.Narrowed, s.Changed, s.Added, s.Removed)
+	if s.Widened > 0 {
+		fmt.Fprint(bw, " A widening fails the diff.")
+	}
+	fmt.Fprintln(bw)
+	return bw.Flush()
 }

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+)
+
+const diffUsage = `usage: mcpeffect diff [-json] [-header "Name: value"]... [-timeout d] OLD NEW
+       mcpeffect diff [-json] [-header "Name: value"]... [-timeout d] OLD -- command [args...]`
+
+func diffCommand() *command {
+	return &command{
+		name:    "diff",
+		summary: "compare the tools of two versions of a server; fail if one may do more",
+		run:     runDiff,
+		help:    diffHelp,
+	}
+}
+
+func diffHelp(w io.Writer) {
+	fmt.Fprintf(w, "%s\n\n", diffUsage)
+	fmt.Fprint(w, `Diff compares the tools of two versions of an MCP server, and reports the
+tools added and removed, and for each tool in both, every change to what it
+may do as hosts that assume the worst case for a missing hint see it:
+
+  widened   read-to-write, now-destructive, now-non-idempotent, now-open-world,
+            hint-removed (a hint is gone, and its worst case is wider)
+  narrowed  write-to-read, no-longer-destructive, now-idempotent,
+            now-closed-world
+  changed   hint-changed (the same for the worst case, but a host reads the
+            missing hint its own way), title-changed, description-changed
+            (a changed description can tell a model to do something else)
+
+Each of OLD and NEW is one of:
+
+  a file     the JSON of 'mcpeffect audit -json', or the manifest of an
+             mcpeffect Registry (Registry.Manifest, WriteJSON); - reads it
+             from standard input
+  a URL      http:// or https://: a Streamable HTTP server, listed now, with
+             the -header flags
+  a command  NEW only, after --: a server run over stdio, listed now
+
+A manifest is read by each tool's four hints, or its effect if it has none:
+what hosts are told before a call. Fields diff does not know are ignored.
+Descriptions are compared only where both sides have them (a manifest has
+none). -timeout bounds the listing of each live side.
+
+The exit status is 0 when no tool may do more than before, 1 when one may
+(narrowing, additions, removals and other changes are reported, and do not
+fail), and 2 when the diff could not run.
+
+Flags:
+`)
+	fs, _ := diffFlags()
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+type diffOptions struct {
+	json    bool
+	header  headerFlag
+	timeout time.Duration
+}
+
+func diffFlags() (*flag.FlagSet, *diffOptions) {
+	o := &diffOptions{header: headerFlag{}}
+	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
+	fs.BoolVar(&o.json, "json", false, "write the diff as one JSON object")
+	fs.Var(o.header, "header", "add the header `\"Name: value\"` to every HTTP request of a URL side (repeatable)")
+	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "give up listing a live side after this `duration`; 0 waits for ever")
+	return fs, o
+}
+
+// maxSnapshotFile bounds the size of a file diff reads: a report of
+// thousands of tools is a few megabytes.
+const maxSnapshotFile = 64 << 20
+
+func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "mcpeffect diff: "+format+"\n", a...)
+		return exitError
+	}
+	bad := func(msg string) int {
+		fmt.Fprintf(stderr, "mcpeffect diff: %s\n%s\nRun 'mcpeffect help diff' for details.\n", msg, diffUsage)
+		return exitError
+	}
+
+	// The command of a live NEW side is everything after the first --,
+	// which the flag package would otherwise take for its own.
+	var command []string
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, command = args[:i], args[i+1:]
+		if len(command) == 0 {
+			return bad("no command after --")
+		}
+	}
+	fs, o := diffFlags()
+	fs.SetOutput(io.Discard)
+	var sides []string
+	for {
+		// Flags may come before, between or after the sides.
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				diffHelp(stdout)
+				return exitOK
+			}
+			return bad(err.Error())
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		sides, args = append(sides, args[0]), args[1:]
+	}
+	switch want := 2 - min(len(command), 1); {
+	case len(sides) != want && command != nil:
+		return bad(fmt.Sprintf("give one side before --, the old one; got %d", len(sides)))
+	case len(sides) != want:
+		return bad(fmt.Sprintf("give two sides, OLD and NEW; got %d", len(sides)))
+	}
+	if o.timeout < 0 {
+		return bad(fmt.Sprintf("-timeout %v is negative", o.timeout))
+	}
+	if len(o.header) > 0 && !slices.ContainsFunc(sides, isURL) {
+		return bad("-header needs a side that is an http:// or https:// URL")
+	}
+	if slices.Equal(sides, []string{"-", "-"}) {
+		return bad("only one side can be read from standard input")
+	}
+
+	var snaps []audit.Snapshot
+	for _, side := range sides {
+		s, err := o.snapshot(ctx, side, nil)
+		if err != nil {
+			return fail("%v", err)
+		}
+		snaps = append(snaps, s)
+	}
+	if command != nil {
+		s, err := o.snapshot(ctx, "", command)
+		if err != nil {
+			return fail("%v", err)
+		}
+		snaps = append(snaps, s)
+	}
+
+	d := audit.Diff(snaps[0], snaps[1])
+	var err error
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(d)
+	} else {
+		err = audit.WriteDiffText(stdout, d, useColor(stdout))
+	}
+	if err != nil {
+		return fail("writing the diff: %v", err)
+	}
+	if d.Widened() {
+		return exitFindings
+	}
+	return exitOK
+}
+
+func isURL(s string) bool {
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
+}
+
+// snapshot reads one side: a file, standard input, a URL, or, with
+// command, a server run over stdio.
+func (o *diffOptions) snapshot(ctx context.Context, side string, command []string) (audit.Snapshot, error) {
+	if command != nil || isURL(side) {
+		t := audit.Target{Command: command, Header: http.Header(o.header), Timeout: o.timeout}
+		if command == nil {
+			if err := checkURL(side); err != nil {
+				return audit.Snapshot{}, err
+			}
+			t.URL = side
+		}
+		server, tools, err := t.List(ctx)
+		if err != nil {
+			return audit.Snapshot{}, fmt.Errorf("%s: %w", t, err)
+		}
+		r, err := audit.Review(server, tools, nil)
+		if err != nil {
+			return audit.Snapshot{}, fmt.Errorf("%s: %w", t, err)
+		}
+		return audit.SnapshotOf(r, t.String(), "live"), nil
+	}
+	var (
+		data []byte
+		err  error
+	)
+	if side == "-" {
+		data, err = readAtMost(os.Stdin, maxSnapshotFile)
+		side = "standard input"
+	} else {
+		data, err = readFile(side)
+	}
+	if pe, ok := err.(*os.PathError); ok {
+		err = pe.Err // the path is said once, below
+	}
+	if err != nil {
+		return audit.Snapshot{}, fmt.Errorf("%s: %w", side, err)
+	}
+	return audit.ReadSnapshot(data, side)
+}
+
+// readFile reads the regular file at path: a directory, a device or a
+// named pipe, which could hold the diff for ever, is refused.
+func readFile(path string) ([]byte, error) {
+	// Opening a named pipe blocks until a writer opens it: look first.
+	if err := checkRegular(os.Stat(path)); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// What was opened may not be what was looked at.
+	if err := checkRegular(f.Stat()); err != nil {
+		return nil, err
+	}
+	return readAtMost(f, maxSnapshotFile)
+}
+
+func checkRegular(fi os.FileInfo, err error) error {
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("not a regular file (%v)", fi.Mode().Type())
+	}
+	return nil
+}
+
+// readAtMost reads r to its end, or fails if it holds more than n bytes.
+func readAtMost(r io.Reader, n int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, n+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > n {
+		return nil, fmt.Errorf("more than %d MiB: not a report or a manifest", n>>20)
+	}
+	return data, nil
+}

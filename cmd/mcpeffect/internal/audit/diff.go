@@ -1,0 +1,377 @@
+package audit
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/host"
+)
+
+// A Snapshot is the tools of one version of a server, as [Diff] compares
+// them: each tool's hints as declared, its title, and its description
+// where the source keeps it.
+type Snapshot struct {
+	// Source names where the snapshot came from, for people: a file, a
+	// URL, a command.
+	Source string
+	// Kind is "report" (an audit -json report), "manifest" (a Registry's
+	// Manifest) or "live" (a server listed now).
+	Kind   string
+	Server Server
+	Tools  []SnapshotTool
+}
+
+// A SnapshotTool is one tool of a [Snapshot].
+type SnapshotTool struct {
+	Name  string
+	Title string
+	// Description is nil where the source does not keep descriptions (a
+	// manifest, or a report from before they were kept).
+	Description *string
+	Hints       host.Hints
+}
+
+// SnapshotOf returns the snapshot of report r, from source.
+func SnapshotOf(r *Report, source, kind string) Snapshot {
+	s := Snapshot{Source: source, Kind: kind, Server: r.Server}
+	for _, t := range r.Tools {
+		d := t.Description
+		s.Tools = append(s.Tools, SnapshotTool{Name: t.Name, Title: t.Title, Description: &d, Hints: t.Declared})
+	}
+	return s
+}
+
+// ReadSnapshot reads a snapshot from JSON: a report written by audit
+// -json, or the manifest of a registry (mcpeffect.Registry.Manifest, as
+// WriteJSON writes it). Each tool of a report is read by the hints it
+// declared; each tool of a manifest by its four hints, or, if it has none,
+// by its effect: in both, what a host is told before a call, the worst
+// case where a tool's effect depends on its arguments. Fields it does not
+// know are ignored, so that a newer report or manifest can be read.
+func ReadSnapshot(data []byte, source string) (Snapshot, error) {
+	var doc struct {
+		Server *Server            `json:"server"`
+		Tools  *[]json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return Snapshot{}, fmt.Errorf("%s: not JSON: %w", source, err)
+	}
+	if doc.Tools == nil {
+		return Snapshot{}, fmt.Errorf("%s: no \"tools\": not an audit -json report nor a registry manifest", source)
+	}
+	s := Snapshot{Source: source, Kind: "manifest"}
+	if doc.Server != nil {
+		s.Kind, s.Server = "report", *doc.Server
+	}
+	seen := map[string]bool{}
+	for i, raw := range *doc.Tools {
+		t, err := readSnapshotTool(raw)
+		if err != nil {
+			return Snapshot{}, fmt.Errorf("%s: tool %d: %w", source, i, err)
+		}
+		if seen[t.Name] {
+			return Snapshot{}, fmt.Errorf("%s: tool %q is listed twice", source, t.Name)
+		}
+		seen[t.Name] = true
+		s.Tools = append(s.Tools, t)
+	}
+	return s, nil
+}
+
+func readSnapshotTool(raw json.RawMessage) (SnapshotTool, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return SnapshotTool{}, errors.New("not a JSON object")
+	}
+	var t SnapshotTool
+	if err := json.Unmarshal(obj["name"], &t.Name); err != nil || t.Name == "" {
+		return SnapshotTool{}, errors.New("no name")
+	}
+	if v, ok := obj["title"]; ok {
+		if err := json.Unmarshal(v, &t.Title); err != nil {
+			return SnapshotTool{}, fmt.Errorf("%q: title is not a string", t.Name)
+		}
+	}
+	if v, ok := obj["description"]; ok {
+		var d string
+		if err := json.Unmarshal(v, &d); err != nil {
+			return SnapshotTool{}, fmt.Errorf("%q: description is not a string", t.Name)
+		}
+		t.Description = &d
+	}
+	var err error
+	switch declared, ok := obj["declared"]; {
+	case ok:
+		// An audit report: the hints as the server declared them.
+		t.Hints, err = host.ParseHints(declared)
+	default:
+		// A manifest: the hints at the top of the tool, or its effect.
+		t.Hints, err = host.ParseHints(raw)
+		if err == nil && t.Hints == (host.Hints{}) {
+			if v, ok := obj["effect"]; ok {
+				var e mcpeffect.Effect
+				if err := json.Unmarshal(v, &e); err != nil {
+					return SnapshotTool{}, fmt.Errorf("%q: effect: %w", t.Name, err)
+				}
+				t.Hints = host.HintsOf(e.Annotations())
+			}
+		}
+	}
+	if err != nil {
+		return SnapshotTool{}, fmt.Errorf("%q: %w", t.Name, err)
+	}
+	return t, nil
+}
+
+// A Direction says what a change does to what a tool may do.
+type Direction string
+
+// The directions of a [Change].
+const (
+	// Widened: the tool may now do more than before, as hosts that
+	// assume the worst for a missing hint see it. A diff with a widening
+	// fails.
+	Widened Direction = "widened"
+	// Narrowed: the tool may now do less.
+	Narrowed Direction = "narrowed"
+	// Changed: neither, but a host that pinned what it approved would ask
+	// again, or a host that reads hints its own way may see a difference.
+	Changed Direction = "changed"
+)
+
+// A ChangeKind names a change to one tool.
+type ChangeKind string
+
+// The kinds of change.
+const (
+	ReadToWrite         ChangeKind = "read-to-write"
+	WriteToRead         ChangeKind = "write-to-read"
+	NowDestructive      ChangeKind = "now-destructive"
+	NoLongerDestructive ChangeKind = "no-longer-destructive"
+	NowNonIdempotent    ChangeKind = "now-non-idempotent"
+	NowIdempotent       ChangeKind = "now-idempotent"
+	NowOpenWorld        ChangeKind = "now-open-world"
+	NowClosedWorld      ChangeKind = "now-closed-world"
+	// HintRemoved: a hint the server declared is gone, and the worst case
+	// that hosts must assume for it is wider than what it said.
+	HintRemoved ChangeKind = "hint-removed"
+	// HintChanged: a hint's declared value changed, but not what hosts that
+	// assume the worst case make of it (true to missing, for one), and
+	// some host reads the missing hint its own way.
+	HintChanged        ChangeKind = "hint-changed"
+	TitleChanged       ChangeKind = "title-changed"
+	DescriptionChanged ChangeKind = "description-changed"
+)
+
+// A Change is one difference in one tool between two snapshots.
+type Change struct {
+	Tool      string     `json:"tool"`
+	Direction Direction  `json:"direction"`
+	Kind      ChangeKind `json:"kind"`
+	// Hint is the hint whose value changed, if the change is about one.
+	Hint string `json:"hint,omitempty"`
+	// Old and New are the values before and after: a hint's declared
+	// value ("true", "false" or "missing"), a title, a description.
+	Old string `json:"old"`
+	New string `json:"new"`
+	// Message says what changed, and what it means, for people.
+	Message string `json:"message"`
+}
+
+// A DiffTool is a tool added or removed, with its effect.
+type DiffTool struct {
+	Name   string           `json:"name"`
+	Effect mcpeffect.Effect `json:"effect"`
+}
+
+// A DiffReport is what changed between two snapshots of a server's tools.
+type DiffReport struct {
+	Old     Snapshot    `json:"old"`
+	New     Snapshot    `json:"new"`
+	Changes []Change    `json:"changes"`
+	Added   []DiffTool  `json:"added"`
+	Removed []DiffTool  `json:"removed"`
+	Summary DiffSummary `json:"summary"`
+}
+
+// DiffSummary counts the tools widened, narrowed and otherwise changed
+// (a tool may be in several), added and removed.
+type DiffSummary struct {
+	OldTools int `json:"oldTools"`
+	NewTools int `json:"newTools"`
+	Widened  int `json:"widened"`
+	Narrowed int `json:"narrowed"`
+	Changed  int `json:"changed"`
+	Added    int `json:"added"`
+	Removed  int `json:"removed"`
+}
+
+// Widened reports whether any tool may do more in the new snapshot than
+// in the old.
+func (d *DiffReport) Widened() bool { return d.Summary.Widened > 0 }
+
+// Diff compares two snapshots of a server's tools: the tools added and
+// removed, in the order of each snapshot, and for each tool in both, in
+// the order of the new snapshot, every change to what it may do, as hosts
+// that assume the worst case for a missing hint see it, and every change
+// to its hints, title and description. Descriptions are compared only
+// where both snapshots keep them.
+func Diff(old, new Snapshot) *DiffReport {
+	d := &DiffReport{Old: old, New: new, Changes: []Change{}, Added: []DiffTool{}, Removed: []DiffTool{}}
+	d.Summary.OldTools, d.Summary.NewTools = len(old.Tools), len(new.Tools)
+	oldTools := map[string]SnapshotTool{}
+	for _, t := range old.Tools {
+		oldTools[t.Name] = t
+	}
+	newTools := map[string]bool{}
+	for _, t := range new.Tools {
+		newTools[t.Name] = true
+		o, ok := oldTools[t.Name]
+		if !ok {
+			d.Added = append(d.Added, DiffTool{t.Name, t.Hints.Effect()})
+			continue
+		}
+		changes := compareTool(o, t)
+		for _, dir := range []Direction{Widened, Narrowed, Changed} {
+			if slices.ContainsFunc(changes, func(c Change) bool { return c.Direction == dir }) {
+				switch dir {
+				case Widened:
+					d.Summary.Widened++
+				case Narrowed:
+					d.Summary.Narrowed++
+				case Changed:
+					d.Summary.Changed++
+				}
+			}
+		}
+		d.Changes = append(d.Changes, changes...)
+	}
+	for _, t := range old.Tools {
+		if !newTools[t.Name] {
+			d.Removed = append(d.Removed, DiffTool{t.Name, t.Hints.Effect()})
+		}
+	}
+	d.Summary.Added, d.Summary.Removed = len(d.Added), len(d.Removed)
+	return d
+}
+
+// An axis is one way in which a tool may do more or less, and the hint
+// that declares it.
+type axis struct {
+	hint string
+	// wide reports whether effect e is at the wide end of the axis.
+	wide             func(e mcpeffect.Effect) bool
+	widened, narrowd ChangeKind
+	wideName, narrow string // the ends of the axis, for messages
+	declared         func(h host.Hints) *bool
+}
+
+var axes = []axis{
+	{"readOnlyHint", func(e mcpeffect.Effect) bool { return e&mcpeffect.Write != 0 }, ReadToWrite, WriteToRead,
+		"a write", "a read", func(h host.Hints) *bool { return h.ReadOnly }},
+	{"destructiveHint", func(e mcpeffect.Effect) bool { return e&mcpeffect.Destructive == mcpeffect.Destructive }, NowDestructive, NoLongerDestructive,
+		"destructive", "not destructive", func(h host.Hints) *bool { return h.Destructive }},
+	{"idempotentHint", func(e mcpeffect.Effect) bool {
+		return e&mcpeffect.Write != 0 && e&mcpeffect.Idempotent != mcpeffect.Idempotent
+	}, NowNonIdempotent, NowIdempotent,
+		"not idempotent", "idempotent", func(h host.Hints) *bool { return h.Idempotent }},
+	{"openWorldHint", func(e mcpeffect.Effect) bool { return e&mcpeffect.OpenWorld != 0 }, NowOpenWorld, NowClosedWorld,
+		"open-world", "closed-world", func(h host.Hints) *bool { return h.OpenWorld }},
+}
+
+// hostsReadDifferently reports whether some host reads the hint named
+// differently from the specification when it is missing, for a tool of
+// effect old and new: Claude Code takes a missing destructiveHint or
+// openWorldHint for false, VS Code a missing openWorldHint. A change of
+// such a hint between missing and the specification's default is then
+// worth reporting, though it changes nothing for hosts that assume the
+// worst case. No host reads a read's destructiveHint, nor reads a
+// missing readOnlyHint or idempotentHint other than as false.
+func hostsReadDifferently(hint string, old, new mcpeffect.Effect) bool {
+	switch hint {
+	case "openWorldHint":
+		return true
+	case "destructiveHint":
+		return old&mcpeffect.Write != 0 && new&mcpeffect.Write != 0
+	}
+	return false
+}
+
+func hintText(b *bool) string {
+	if b == nil {
+		return "missing"
+	}
+	return strconv.FormatBool(*b)
+}
+
+// compareTool returns the changes of one tool, in the order of axes, then
+// its title and description.
+func compareTool(o, n SnapshotTool) []Change {
+	var out []Change
+	oe, ne := o.Hints.Effect(), n.Hints.Effect()
+	for _, a := range axes {
+		ow, nw := a.wide(oe), a.wide(ne)
+		oh, nh := a.declared(o.Hints), a.declared(n.Hints)
+		c := Change{Tool: n.Name, Hint: a.hint, Old: hintText(oh), New: hintText(nh)}
+		switch {
+		case !ow && nw:
+			c.Direction, c.Kind = Widened, a.widened
+			c.Message = fmt.Sprintf("now %s, was %s", a.wideName, a.narrow)
+			if oh != nil && nh == nil {
+				c.Kind = HintRemoved
+				c.Message = fmt.Sprintf("%s removed (was %s): hosts must now assume it is %s", a.hint, c.Old, a.wideName)
+			} else if hintText(oh) != hintText(nh) {
+				c.Message += fmt.Sprintf(" (%s %s → %s)", a.hint, c.Old, c.New)
+			} else if a.hint == "readOnlyHint" {
+				c.Message += " (destructiveHint true now contradicts readOnlyHint true: hosts must take it for a destructive write)"
+			} else {
+				c.Message += fmt.Sprintf(" (%s is %s: it applies now that the tool is a write)", a.hint, c.New)
+			}
+		case ow && !nw:
+			c.Direction, c.Kind = Narrowed, a.narrowd
+			c.Message = fmt.Sprintf("now %s, was %s", a.narrow, a.wideName)
+			if hintText(oh) != hintText(nh) {
+				c.Message += fmt.Sprintf(" (%s %s → %s)", a.hint, c.Old, c.New)
+			}
+		case hintText(oh) != hintText(nh) && hostsReadDifferently(a.hint, oe, ne):
+			c.Direction, c.Kind = Changed, HintChanged
+			c.Message = fmt.Sprintf("%s %s → %s: the same for hosts that assume the worst case, not for those that read a missing hint their own way (mcpeffect help hosts)", a.hint, c.Old, c.New)
+		default:
+			continue
+		}
+		out = append(out, c)
+	}
+	if o.Title != n.Title {
+		out = append(out, Change{Tool: n.Name, Direction: Changed, Kind: TitleChanged, Old: o.Title, New: n.Title,
+			Message: fmt.Sprintf("title %s → %s", quoteShort(o.Title), quoteShort(n.Title))})
+	}
+	if o.Description != nil && n.Description != nil && *o.Description != *n.Description {
+		out = append(out, Change{Tool: n.Name, Direction: Changed, Kind: DescriptionChanged, Old: *o.Description, New: *n.Description,
+			Message: fmt.Sprintf("description %s → %s: read it, as models do", quoteShort(*o.Description), quoteShort(*n.Description))})
+	}
+	return out
+}
+
+// quoteShort quotes s for a message, cut to 60 characters.
+func quoteShort(s string) string {
+	r := []rune(s)
+	if len(r) > 60 {
+		s = string(r[:60]) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// MarshalJSON writes a snapshot's source, kind, server and number of
+// tools; the tools themselves are in the changes.
+func (s Snapshot) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Source string `json:"source"`
+		Kind   string `json:"kind"`
+		Server Server `json:"server"`
+		Tools  int    `json:"tools"`
+	}{s.Source, s.Kind, s.Server, len(s.Tools)})
+}
