@@ -25,11 +25,19 @@ type DeniedError struct {
 	// Classified is false for a tool the registry does not know, which
 	// no scope may call.
 	Classified bool `json:"classified"`
-	// Required is the least scope that may call the tool, and
+	// Required is the least scope that may make the call, and
 	// RequiredScopeName the scope string that grants it. Both are empty for
 	// a tool that is not classified.
 	Required          Scope  `json:"required"`
 	RequiredScopeName string `json:"requiredScopeName,omitempty"`
+	// DependsOnArguments reports a tool whose effect depends on its
+	// arguments (see [EffectRule]). Outcome then says what the arguments
+	// of this call selected, such as `action="delete"`, or why they count
+	// as the worst case; it is empty when the call was refused before its
+	// arguments were read, because the caller's scope allows none of the
+	// tool's calls, and Required is then the least scope that allows some.
+	DependsOnArguments bool   `json:"dependsOnArguments,omitempty"`
+	Outcome            string `json:"outcome,omitempty"`
 	// Granted is the scope the caller has.
 	Granted Scope `json:"granted"`
 	// Unscoped reports that nothing gave the caller a scope: the request
@@ -47,7 +55,15 @@ func (d *DeniedError) Error() string {
 	if !d.Classified {
 		return fmt.Sprintf("mcpeffect: tool %q is refused: it has no effect classification, so no scope may call it", d.Tool)
 	}
-	msg := fmt.Sprintf("mcpeffect: tool %q is refused: it needs the %s scope (%q), and the caller has ", d.Tool, d.Required, d.RequiredScopeName)
+	var msg string
+	switch {
+	case d.Outcome != "":
+		msg = fmt.Sprintf("mcpeffect: tool %q is refused: with %s, it needs the %s scope (%q), and the caller has ", d.Tool, d.Outcome, d.Required, d.RequiredScopeName)
+	case d.DependsOnArguments:
+		msg = fmt.Sprintf("mcpeffect: tool %q is refused: whatever its arguments, it needs at least the %s scope (%q), and the caller has ", d.Tool, d.Required, d.RequiredScopeName)
+	default:
+		msg = fmt.Sprintf("mcpeffect: tool %q is refused: it needs the %s scope (%q), and the caller has ", d.Tool, d.Required, d.RequiredScopeName)
+	}
 	switch {
 	case d.Unscoped:
 		// The first call of a server copied without a connection scope
@@ -69,10 +85,15 @@ func (d *DeniedError) LogValue() slog.Value {
 	if d == nil {
 		return slog.Value{}
 	}
-	attrs := make([]slog.Attr, 0, 6)
+	attrs := make([]slog.Attr, 0, 8)
 	attrs = append(attrs, slog.String("tool", d.Tool), slog.Bool("classified", d.Classified))
 	if d.Classified {
 		attrs = append(attrs, slog.String("required", d.Required.String()), slog.String("requiredScopeName", d.RequiredScopeName))
+	}
+	if d.Outcome != "" {
+		attrs = append(attrs, slog.String("outcome", d.Outcome))
+	} else if d.DependsOnArguments {
+		attrs = append(attrs, slog.Bool("dependsOnArguments", true))
 	}
 	attrs = append(attrs, slog.String("granted", d.Granted.String()))
 	if d.Unscoped {

@@ -21,7 +21,9 @@ type MiddlewareOptions struct {
 	// WithConnectionScope caps it.
 	Scope func(context.Context, mcp.Request) Scope
 
-	// HideDenied makes tools/list show only the tools the caller may call.
+	// HideDenied makes tools/list show only the tools the caller may call
+	// (a tool whose effect depends on its arguments, when it may make
+	// some of its calls).
 	// The list is then the caller's own, and is marked cacheable privately.
 	// Left false, every tool is listed, so that a host can see what a wider
 	// scope would allow and ask for it.
@@ -35,8 +37,6 @@ type MiddlewareOptions struct {
 	// the refusal is sent: for logging or metrics. It must not block.
 	OnDenied func(context.Context, *DeniedError)
 }
-
-// CodeDenied is the JSON-RPC error code of a tools/call refused by
 
 // Middleware returns receiving middleware for an [mcp.Server] that enforces
 // r: install it with [mcp.Server.AddReceivingMiddleware]. It is the
@@ -53,51 +53,96 @@ type MiddlewareOptions struct {
 // [AddTool] refuses to run. With HideDenied, it filters tools/list. Every
 // other method passes through untouched.
 //
+// For a tool whose effect depends on its arguments (see [EffectRule]), it
+// refuses a caller whose scope allows none of the rule's outcomes and lets
+// through one whose scope allows them all; in between, the wrapper of
+// [AddToolWithRule] computes the effect of the call from the arguments as
+// the handler receives them, and refuses it with the same error if the
+// scope does not allow it.
+//
 // Middleware panics if opts.ScopeNames is not valid (see [ScopeNames.Validate]).
 func (r *Registry) Middleware(opts *MiddlewareOptions) mcp.Middleware {
-	var o MiddlewareOptions
+	m := &middleware{r: r}
 	if opts != nil {
-		o = *opts
+		m.opts = *opts
 	}
-	if err := o.ScopeNames.Validate(); err != nil {
+	if err := m.opts.ScopeNames.Validate(); err != nil {
 		panic(err)
 	}
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			switch method {
-			case "tools/call":
-				call, ok := req.(*mcp.CallToolRequest)
-				if !ok || call.Params == nil {
-					break
-				}
-				name := call.Params.Name
-				granted, sourced := o.scope(ctx, req)
-				if r.Allowed(name, granted) {
-					return next(context.WithValue(ctx, callerScopeKey{}, granted), method, req)
-				}
-				d := r.denial(name, granted, o.ScopeNames)
-				d.Unscoped = !sourced
-				if o.OnDenied != nil {
-					o.OnDenied(ctx, d)
-				}
-				return nil, d.rpcError()
-			case "tools/list":
-				if !o.HideDenied || testhook.UnfilteredList(ctx) {
-					break
-				}
-				res, err := next(ctx, method, req)
-				if err != nil {
-					return res, err
-				}
-				list, ok := res.(*mcp.ListToolsResult)
-				if !ok {
-					return res, err
-				}
-				s, _ := o.scope(ctx, req)
-				return r.filter(list, s), nil
-			}
-			return next(ctx, method, req)
+	for sourced := range m.infos {
+		for s := range m.infos[sourced] {
+			m.infos[sourced][s] = &callInfo{scope: Scope(s), sourced: sourced == 1, mw: m}
 		}
+	}
+	return m.wrap
+}
+
+// middleware is the state of one Registry.Middleware.
+type middleware struct {
+	r    *Registry
+	opts MiddlewareOptions
+	// infos[sourced][s] is the callInfo of a call by a caller of scope s.
+	infos [2][Full + 1]*callInfo
+}
+
+// info returns the callInfo of a caller of scope s.
+func (m *middleware) info(s Scope, sourced bool) *callInfo {
+	i := 0
+	if sourced {
+		i = 1
+	}
+	if s <= Full {
+		return m.infos[i][s]
+	}
+	return &callInfo{scope: s, sourced: sourced, mw: m}
+}
+
+// denied reports d to OnDenied and returns the error that refuses the call.
+func (m *middleware) denied(ctx context.Context, d *DeniedError) error {
+	if m.opts.OnDenied != nil {
+		m.opts.OnDenied(ctx, d)
+	}
+	return d.rpcError()
+}
+
+func (m *middleware) wrap(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "tools/call":
+			call, ok := req.(*mcp.CallToolRequest)
+			if !ok || call.Params == nil {
+				break
+			}
+			name := call.Params.Name
+			granted, sourced := m.opts.scope(ctx, req)
+			ent := m.r.table()[name]
+			// some is callers for a tool with one effect. For a tool whose
+			// effect depends on its arguments, a scope that may make some
+			// of its calls but not all is left to its wrapper, which
+			// decides from the arguments as the handler receives them.
+			if ent.some&(1<<granted) != 0 {
+				return next(context.WithValue(ctx, callerScopeKey{}, m.info(granted, sourced)), method, req)
+			}
+			d := newDeniedError(name, ent.least, ent.effect != 0, granted, m.opts.ScopeNames)
+			d.Unscoped = !sourced
+			d.DependsOnArguments = ent.rule != nil
+			return nil, m.denied(ctx, d)
+		case "tools/list":
+			if !m.opts.HideDenied || testhook.UnfilteredList(ctx) {
+				break
+			}
+			res, err := next(ctx, method, req)
+			if err != nil {
+				return res, err
+			}
+			list, ok := res.(*mcp.ListToolsResult)
+			if !ok {
+				return res, err
+			}
+			s, _ := m.opts.scope(ctx, req)
+			return m.r.filter(list, s), nil
+		}
+		return next(ctx, method, req)
 	}
 }
 
@@ -118,14 +163,15 @@ func (o *MiddlewareOptions) scope(ctx context.Context, req mcp.Request) (Scope, 
 	return s, have || capped
 }
 
-// filter returns a copy of list holding only the tools that s may call.
-// The tools themselves are shared, not copied: they belong to the server
-// and no one changes them.
+// filter returns a copy of list holding only the tools that s may call,
+// with some arguments at least. The tools themselves are shared, not
+// copied: they belong to the server and no one changes them.
 func (r *Registry) filter(list *mcp.ListToolsResult, s Scope) *mcp.ListToolsResult {
 	out := *list
 	out.Tools = make([]*mcp.Tool, 0, len(list.Tools))
+	tools := r.table()
 	for _, t := range list.Tools {
-		if t != nil && r.Allowed(t.Name, s) {
+		if t != nil && tools[t.Name].some&(1<<s) != 0 {
 			out.Tools = append(out.Tools, t)
 		}
 	}
