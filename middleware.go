@@ -23,10 +23,11 @@ type MiddlewareOptions struct {
 
 	// HideDenied makes tools/list show only the tools the caller may call
 	// (a tool whose effect depends on its arguments, when it may make
-	// some of its calls).
-	// The list is then the caller's own, and is marked cacheable privately.
-	// Left false, every tool is listed, so that a host can see what a wider
-	// scope would allow and ask for it.
+	// some of its calls), and resources/list, resources/templates/list
+	// and prompts/list only what it may read (see [Registry.ResourceScope]
+	// and [Registry.PromptScope]). A list is then the caller's own, and is
+	// marked cacheable privately. Left false, everything is listed, so
+	// that a host can see what a wider scope would allow and ask for it.
 	HideDenied bool
 
 	// ScopeNames maps token scope strings to a Scope, and names the scope
@@ -50,7 +51,14 @@ type MiddlewareOptions struct {
 // classify is refused for every scope. A call it lets through reaches the
 // handler with the caller's scope in its context, which
 // [CallerScopeFromContext] reads and without which a tool added with
-// [AddTool] refuses to run. With HideDenied, it filters tools/list. Every
+// [AddTool] refuses to run.
+//
+// It does the same on resources/read and prompts/get, where the scope
+// needed is [Registry.ResourceScope] of the URI or [Registry.PromptScope]
+// of the prompt: read-only unless the server declared more with
+// [AddResource], [AddResourceTemplate] or [AddPrompt]. So the zero
+// Scope reads nothing, as it calls nothing. With HideDenied, it filters
+// the lists of tools, resources, resource templates and prompts. Every
 // other method passes through untouched.
 //
 // For a tool whose effect depends on its arguments (see [EffectRule]), it
@@ -127,7 +135,33 @@ func (m *middleware) wrap(next mcp.MethodHandler) mcp.MethodHandler {
 			d.Unscoped = !sourced
 			d.DependsOnArguments = ent.rule != nil
 			return nil, m.denied(ctx, d)
-		case "tools/list":
+		case "resources/read":
+			read, ok := req.(*mcp.ReadResourceRequest)
+			if !ok || read.Params == nil {
+				break
+			}
+			granted, sourced := m.opts.scope(ctx, req)
+			need := m.r.ResourceScope(read.Params.URI)
+			if granted.allows(need) {
+				return next(context.WithValue(ctx, callerScopeKey{}, m.info(granted, sourced)), method, req)
+			}
+			d := m.info(granted, sourced).denial(need)
+			d.Resource = read.Params.URI
+			return nil, m.denied(ctx, d)
+		case "prompts/get":
+			get, ok := req.(*mcp.GetPromptRequest)
+			if !ok || get.Params == nil {
+				break
+			}
+			granted, sourced := m.opts.scope(ctx, req)
+			need := m.r.PromptScope(get.Params.Name)
+			if granted.allows(need) {
+				return next(context.WithValue(ctx, callerScopeKey{}, m.info(granted, sourced)), method, req)
+			}
+			d := m.info(granted, sourced).denial(need)
+			d.Prompt = get.Params.Name
+			return nil, m.denied(ctx, d)
+		case "tools/list", "resources/list", "resources/templates/list", "prompts/list":
 			if !m.opts.HideDenied || testhook.UnfilteredList(ctx) {
 				break
 			}
@@ -135,12 +169,18 @@ func (m *middleware) wrap(next mcp.MethodHandler) mcp.MethodHandler {
 			if err != nil {
 				return res, err
 			}
-			list, ok := res.(*mcp.ListToolsResult)
-			if !ok {
-				return res, err
-			}
 			s, _ := m.opts.scope(ctx, req)
-			return m.r.filter(list, s), nil
+			switch list := res.(type) {
+			case *mcp.ListToolsResult:
+				return m.r.filter(list, s), nil
+			case *mcp.ListResourcesResult:
+				return m.r.filterResources(list, s), nil
+			case *mcp.ListResourceTemplatesResult:
+				return m.r.filterTemplates(list, s), nil
+			case *mcp.ListPromptsResult:
+				return m.r.filterPrompts(list, s), nil
+			}
+			return res, err
 		}
 		return next(ctx, method, req)
 	}

@@ -41,7 +41,10 @@ type Registry struct {
 	// AddAll copies once for a batch: 10,000 tools take about as long as
 	// filling a plain map (BenchmarkAdd10000).
 	tools atomic.Pointer[map[string]entry]
-	mu    sync.Mutex // held by the writers of tools
+	// scoped holds the scopes of resources and prompts, copied on write
+	// as tools is.
+	scoped atomic.Pointer[scopedTable]
+	mu     sync.Mutex // held by the writers of tools and scoped
 }
 
 type entry struct {

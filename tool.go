@@ -221,10 +221,16 @@ func enforced(ctx context.Context, tool string) (*callInfo, error) {
 	if info := callerInfo(ctx); info != nil {
 		return info, nil
 	}
-	return nil, &jsonrpc.Error{
+	return nil, notEnforced(fmt.Sprintf("tool %q", tool), "run")
+}
+
+// notEnforced returns the error of a handler that the middleware did not
+// let through: what (`tool "x"`) was not done (run, read).
+func notEnforced(what, done string) error {
+	return &jsonrpc.Error{
 		Code: jsonrpc.CodeInternalError,
-		Message: fmt.Sprintf("mcpeffect: tool %q was not run: %s, so nothing checked the caller's scope; "+
-			"install it with server.AddReceivingMiddleware(registry.Middleware(opts))", tool, testhook.NoMiddleware),
+		Message: fmt.Sprintf("mcpeffect: %s was not %s: %s, so nothing checked the caller's scope; "+
+			"install it with server.AddReceivingMiddleware(registry.Middleware(opts))", what, done, testhook.NoMiddleware),
 	}
 }
 
