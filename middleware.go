@@ -37,6 +37,12 @@ type MiddlewareOptions struct {
 	// OnDenied, if non-nil, is called with each refused tools/call, before
 	// the refusal is sent: for logging or metrics. It must not block.
 	OnDenied func(context.Context, *DeniedError)
+
+	// Confirm, if non-nil, makes the tools added with [AddTool] and its
+	// kin ask a person to confirm the calls it chooses (destructive ones
+	// by default) before they run: see [ConfirmOptions], and what it does
+	// not protect against.
+	Confirm *ConfirmOptions
 }
 
 // Middleware returns receiving middleware for an [mcp.Server] that enforces
@@ -68,7 +74,9 @@ type MiddlewareOptions struct {
 // the handler receives them, and refuses it with the same error if the
 // scope does not allow it.
 //
-// Middleware panics if opts.ScopeNames is not valid (see [ScopeNames.Validate]).
+// Middleware panics if opts.ScopeNames is not valid (see
+// [ScopeNames.Validate]), or if opts.Confirm has a Key shorter than 32
+// bytes.
 func (r *Registry) Middleware(opts *MiddlewareOptions) mcp.Middleware {
 	m := &middleware{r: r}
 	if opts != nil {
@@ -76,6 +84,9 @@ func (r *Registry) Middleware(opts *MiddlewareOptions) mcp.Middleware {
 	}
 	if err := m.opts.ScopeNames.Validate(); err != nil {
 		panic(err)
+	}
+	if m.opts.Confirm != nil {
+		m.confirmer = newConfirmer(m.opts.Confirm)
 	}
 	for sourced := range m.infos {
 		for s := range m.infos[sourced] {
@@ -90,7 +101,8 @@ type middleware struct {
 	r    *Registry
 	opts MiddlewareOptions
 	// infos[sourced][s] is the callInfo of a call by a caller of scope s.
-	infos [2][Full + 1]*callInfo
+	infos     [2][Full + 1]*callInfo
+	confirmer *confirmer // nil without Confirm
 }
 
 // info returns the callInfo of a caller of scope s.

@@ -237,12 +237,15 @@ func notEnforced(what, done string) error {
 // admit decides, in the wrapper of a tool's handler, whether the call req
 // runs. For a tool with a rule, it computes the effect of the call with
 // outcome and refuses it if the caller's scope does not allow it;
-// otherwise e is the tool's effect. It returns nil, nil when the handler
-// may run; otherwise the error to return.
+// otherwise e is the tool's effect. It then has a person confirm the call
+// if the middleware asks for it. It returns nil, nil when the handler may
+// run; otherwise the error to return, or a result asking the client for
+// input.
 func (info *callInfo) admit(ctx context.Context, req *mcp.CallToolRequest, tool string, e Effect, rule *EffectRule, outcome func() callOutcome) (*mcp.CallToolResult, error) {
+	c := info.mw.confirmer
 	if rule != nil {
 		e = rule.worst
-		if !info.scope.Allows(e) {
+		if c != nil || !info.scope.Allows(e) {
 			oc := outcome()
 			e = oc.effect
 			if !info.scope.Allows(e) {
@@ -253,6 +256,9 @@ func (info *callInfo) admit(ctx context.Context, req *mcp.CallToolRequest, tool 
 				return nil, info.mw.denied(ctx, d)
 			}
 		}
+	}
+	if c != nil {
+		return c.confirm(ctx, info, req, tool, e)
 	}
 	return nil, nil
 }
