@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -61,8 +62,18 @@ type entry struct {
 	// raw reports that the raw arguments of a call give, with
 	// certainty, what the rule computes from the handler's input (see
 	// EffectRule.EffectOf), so that the HTTP challenge and tool
-	// resolution may compute the effect of a call.
-	raw bool
+	// resolution may compute the effect of a call; schema is then the
+	// tool's input schema, with which tool resolution validates them.
+	raw    bool
+	schema *jsonschema.Resolved
+}
+
+// A toolRule is the rule of a tool, as AddToolWithRule and
+// AddToolHandlerWithRule add it: see entry.
+type toolRule struct {
+	rule   *EffectRule
+	raw    bool
+	schema *jsonschema.Resolved
 }
 
 // scopesFrom returns the bits of the scopes from least to Full.
@@ -79,12 +90,13 @@ func newEntry(e Effect) entry {
 	return entry{effect: e, callers: callers, some: callers, least: e.required()}
 }
 
-func newRuleEntry(rule *EffectRule, raw bool) entry {
+func newRuleEntry(tr *toolRule) entry {
 	least := Full
-	for _, o := range rule.outcomes {
+	for _, o := range tr.rule.outcomes {
 		least = min(least, o.Effect.required())
 	}
-	return entry{effect: rule.worst, callers: scopesFrom(rule.worst.required()), some: scopesFrom(least), least: least, rule: rule, raw: raw}
+	return entry{effect: tr.rule.worst, callers: scopesFrom(tr.rule.worst.required()), some: scopesFrom(least), least: least,
+		rule: tr.rule, raw: tr.raw, schema: tr.schema}
 }
 
 // describe names the classification of an entry in errors.
@@ -161,21 +173,20 @@ func (r *Registry) AddAll(tools map[string]Effect) error {
 	return nil
 }
 
-// addRule classifies the tool called name by rule, as Add does with one
-// effect; raw is entry.raw. A name already classified by the same rule is
-// accepted.
-func (r *Registry) addRule(name string, rule *EffectRule, raw bool) error {
+// addRule classifies the tool called name by tr's rule, as Add does with
+// one effect. A name already classified by the same rule is accepted.
+func (r *Registry) addRule(name string, tr *toolRule) error {
 	if err := ValidateToolName(name); err != nil {
 		return err
 	}
-	if rule.err != nil {
-		return ruleErrorf(ErrInvalidEffect, "mcpeffect: tool %q: %v", name, rule.err)
+	if tr.rule.err != nil {
+		return ruleErrorf(ErrInvalidEffect, "mcpeffect: tool %q: %v", name, tr.rule.err)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	old := r.table()
 	if ent, ok := old[name]; ok {
-		if ent.rule == rule && ent.raw == raw {
+		if ent.rule == tr.rule && ent.raw == tr.raw {
 			return nil
 		}
 		return ruleErrorf(ErrAlreadyClassified, "mcpeffect: tool %q is already classified %s", name, ent.describe())
@@ -184,7 +195,7 @@ func (r *Registry) addRule(name string, rule *EffectRule, raw bool) error {
 	if next == nil {
 		next = make(map[string]entry, 1)
 	}
-	next[name] = newRuleEntry(rule, raw)
+	next[name] = newRuleEntry(tr)
 	r.tools.Store(&next)
 	return nil
 }

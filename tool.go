@@ -36,7 +36,7 @@ func AddTool[In, Out any](s *mcp.Server, r *Registry, t *mcp.Tool, e Effect, h m
 	if h == nil {
 		panic("mcpeffect: AddTool: nil handler")
 	}
-	tt := r.classify(t, e, nil, false)
+	tt := r.classify(t, e, nil)
 	mcp.AddTool(s, tt, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		var zero Out
 		info, err := enforced(ctx, tt.Name)
@@ -57,7 +57,7 @@ func AddToolHandler(s *mcp.Server, r *Registry, t *mcp.Tool, e Effect, h mcp.Too
 	if h == nil {
 		panic("mcpeffect: AddToolHandler: nil handler")
 	}
-	tt := r.classify(t, e, nil, false)
+	tt := r.classify(t, e, nil)
 	s.AddTool(tt, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		info, err := enforced(ctx, tt.Name)
 		if err != nil {
@@ -87,7 +87,11 @@ func AddToolWithRule[In, Out any](s *mcp.Server, r *Registry, t *mcp.Tool, rule 
 		panic("mcpeffect: AddToolWithRule: nil handler")
 	}
 	effectOf, raw := typedRule[In](rule, t)
-	tt := r.classify(t, 0, rule, raw)
+	tr := &toolRule{rule: rule, raw: raw}
+	if raw {
+		tr.schema = resolvedInputSchema(t.Name, t.InputSchema, reflect.TypeFor[In]())
+	}
+	tt := r.classify(t, 0, tr)
 	mcp.AddTool(s, tt, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		var zero Out
 		info, err := enforced(ctx, tt.Name)
@@ -116,7 +120,7 @@ func AddToolHandlerWithRule(s *mcp.Server, r *Registry, t *mcp.Tool, rule *Effec
 	if rule.arg == "" && rule.in != reflect.TypeFor[json.RawMessage]() {
 		panic(fmt.Sprintf("mcpeffect: AddToolHandlerWithRule: tool %q: the rule's function takes %s, but a low-level handler's arguments are a json.RawMessage", t.Name, rule.in))
 	}
-	tt := r.classify(t, 0, rule, true)
+	tt := r.classify(t, 0, &toolRule{rule: rule, raw: true, schema: resolvedInputSchema(t.Name, t.InputSchema, nil)})
 	s.AddTool(tt, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		info, err := enforced(ctx, tt.Name)
 		if err != nil {
@@ -263,14 +267,16 @@ func (info *callInfo) admit(ctx context.Context, req *mcp.CallToolRequest, tool 
 	return nil, nil
 }
 
-// classify adds t to r with effect e, or with rule if it is not nil (raw
-// as typedRule returns it), and returns a copy of t annotated from it. It
-// panics where AddTool documents.
-func (r *Registry) classify(t *mcp.Tool, e Effect, rule *EffectRule, raw bool) *mcp.Tool {
+// classify adds t to r with effect e, or with tr's rule if tr is not
+// nil, and returns a copy of t annotated from it. It panics where AddTool
+// documents.
+func (r *Registry) classify(t *mcp.Tool, e Effect, tr *toolRule) *mcp.Tool {
 	if t == nil {
 		panic("mcpeffect: AddTool: nil tool")
 	}
-	if rule != nil {
+	var rule *EffectRule
+	if tr != nil {
+		rule = tr.rule
 		e = rule.worst
 	}
 	// The name and the effect first: the hints an invalid effect derives
@@ -291,7 +297,7 @@ func (r *Registry) classify(t *mcp.Tool, e Effect, rule *EffectRule, raw bool) *
 		title = t.Annotations.Title
 	}
 	if rule != nil {
-		if err := r.addRule(t.Name, rule, raw); err != nil {
+		if err := r.addRule(t.Name, tr); err != nil {
 			panic(err)
 		}
 	} else if err := r.Add(t.Name, e); err != nil {

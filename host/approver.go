@@ -141,6 +141,9 @@ func (a *Approver) approve(ctx context.Context, req mcp.Request) error {
 	var hints Hints
 	if tool != nil {
 		hints = HintsOf(tool.Annotations)
+		if a.policy.ResolveCalls {
+			hints = resolveCall(ctx, session, tool, params, hints)
+		}
 	}
 	d, reason := a.policy.decide(params.Name, hints)
 	switch d {

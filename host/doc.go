@@ -17,4 +17,10 @@
 // go-sdk client as sending middleware: a call it denies, or that the person
 // declines, never reaches the server, and CallTool returns a
 // [*NotSentError].
+//
+// Where a server serves the experimental tool-resolution extension
+// ([mcpeffect.ToolResolutionExtension]), an Approver whose Policy has
+// ResolveCalls asks for the hints of each call of a tool whose effect
+// depends on its arguments, and decides from those when they keep to the
+// extension's rules (see [EnableToolResolution]).
 package host
