@@ -319,7 +319,7 @@ func goStep(cs *mcp.ClientSession, st e2eStep) (string, error) {
 		}
 		var marked []string
 		for _, tool := range res.Tools {
-			if mcpeffect.ResolvableMarked(tool) {
+			if mcpeffect.MarkedResolvable(tool) {
 				marked = append(marked, tool.Name)
 			}
 		}
@@ -478,7 +478,7 @@ func tsErrorCheck(r tsReport, st e2eStep) string {
 			}
 			var marked []string
 			for _, tool := range tools {
-				if mcpeffect.ResolvableMarked(tool) {
+				if mcpeffect.MarkedResolvable(tool) {
 					marked = append(marked, tool.Name)
 				}
 			}

@@ -34,8 +34,11 @@ type MiddlewareOptions struct {
 	// string a refused call needs. The zero value is the default names.
 	ScopeNames ScopeNames
 
-	// OnDenied, if non-nil, is called with each refused tools/call, before
-	// the refusal is sent: for logging or metrics. It must not block.
+	// OnDenied, if non-nil, is called with each refused tools/call,
+	// resources/read and prompts/get (by the middleware, or by a handler
+	// wrapper of this package where the arguments or the resource decide),
+	// before the refusal is sent: for logging or metrics. It must not
+	// block.
 	OnDenied func(context.Context, *DeniedError)
 
 	// Confirm, if non-nil, makes the tools added with [AddTool] and its

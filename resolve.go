@@ -215,9 +215,10 @@ func (r *Registry) markResolvable(list *mcp.ListToolsResult) *mcp.ListToolsResul
 	return &out
 }
 
-// ResolvableMarked reports whether the tool, as a server listed it,
-// carries the marker of the tool-resolution extension.
-func ResolvableMarked(t *mcp.Tool) bool {
+// MarkedResolvable reports whether t, a tool as a server listed it, carries
+// the marker of the tool-resolution extension, {"resolvable": true}, so
+// that a host may ask the server to resolve its calls. A nil t is not.
+func MarkedResolvable(t *mcp.Tool) bool {
 	if t == nil {
 		return false
 	}

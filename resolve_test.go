@@ -76,7 +76,7 @@ func TestToolResolution(t *testing.T) {
 			}
 			var marked []string
 			for _, tool := range tools.Tools {
-				if mcpeffect.ResolvableMarked(tool) {
+				if mcpeffect.MarkedResolvable(tool) {
 					marked = append(marked, tool.Name)
 				}
 			}
@@ -158,7 +158,7 @@ func TestToolResolutionNeedsTheCapability(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, tool := range tools.Tools {
-					if mcpeffect.ResolvableMarked(tool) {
+					if mcpeffect.MarkedResolvable(tool) {
 						t.Errorf("%s is marked for a client that did not declare the extension", tool.Name)
 					}
 				}

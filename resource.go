@@ -69,7 +69,7 @@ func (r *Registry) updateScoped(change func(t *scopedTable) error) error {
 // prompt may require.
 func validNeed(what string, need Scope) error {
 	if need < ReadOnly || need > Full {
-		return ruleErrorf(ErrInvalidEffect, "mcpeffect: %s: required scope %s is not one of read-only, non-destructive or full", what, need)
+		return fmt.Errorf("mcpeffect: %s: required scope %s is not one of read-only, non-destructive or full", what, need)
 	}
 	return nil
 }
@@ -143,7 +143,7 @@ func AddResource(s *mcp.Server, r *Registry, res *mcp.Resource, need Scope, h mc
 			return err
 		}
 		if old, ok := t.resources[res.URI]; ok && old != need {
-			return ruleErrorf(ErrAlreadyClassified, "mcpeffect: resource %q already requires the %s scope", res.URI, old)
+			return fmt.Errorf("mcpeffect: resource %q already requires the %s scope", res.URI, old)
 		}
 		t.resources[res.URI] = need
 		return nil
@@ -173,7 +173,7 @@ func AddResourceTemplate(s *mcp.Server, r *Registry, t *mcp.ResourceTemplate, ne
 		i, found := slices.BinarySearchFunc(tab.templates, t.URITemplate, func(s scopedTemplate, tmpl string) int { return strings.Compare(s.template, tmpl) })
 		if found {
 			if old := tab.templates[i].need; old != need {
-				return ruleErrorf(ErrAlreadyClassified, "mcpeffect: resource template %q already requires the %s scope", t.URITemplate, old)
+				return fmt.Errorf("mcpeffect: resource template %q already requires the %s scope", t.URITemplate, old)
 			}
 			return nil
 		}
@@ -215,7 +215,7 @@ func AddPrompt(s *mcp.Server, r *Registry, p *mcp.Prompt, need Scope, h mcp.Prom
 			return err
 		}
 		if old, ok := t.prompts[p.Name]; ok && old != need {
-			return ruleErrorf(ErrAlreadyClassified, "mcpeffect: prompt %q already requires the %s scope", p.Name, old)
+			return fmt.Errorf("mcpeffect: prompt %q already requires the %s scope", p.Name, old)
 		}
 		t.prompts[p.Name] = need
 		return nil

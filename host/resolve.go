@@ -42,7 +42,7 @@ type resolveResult struct {
 // the extension allows (a hint missing, another tool, hints that break
 // the conservative bound of the static ones).
 func resolveCall(ctx context.Context, session *mcp.ClientSession, tool *mcp.Tool, params *mcp.CallToolParams, static Hints) Hints {
-	if !mcpeffect.ResolvableMarked(tool) || !serverResolves(session) {
+	if !mcpeffect.MarkedResolvable(tool) || !serverResolves(session) {
 		return static
 	}
 	args := json.RawMessage("{}")
