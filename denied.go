@@ -145,13 +145,6 @@ func AsDeniedError(err error) (*DeniedError, bool) {
 	return &d, true
 }
 
-// denial returns the refusal of a call to the tool called name by a caller
-// with scope granted.
-func (r *Registry) denial(name string, granted Scope, names ScopeNames) *DeniedError {
-	need, classified := r.Required(name)
-	return newDeniedError(name, need, classified, granted, names)
-}
-
 func newDeniedError(name string, need Scope, classified bool, granted Scope, names ScopeNames) *DeniedError {
 	d := &DeniedError{Tool: name, Granted: granted}
 	if classified {

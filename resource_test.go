@@ -96,7 +96,7 @@ func TestResourcesAndPromptsScoped(t *testing.T) {
 				}
 				if it.handler == "" {
 					var rpcErr *jsonrpc.Error
-					if !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeResourceNotFound {
+					if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams { // resource not found, since SEP-2164
 						t.Errorf("err %v, want resource not found", err)
 					}
 					return
