@@ -50,7 +50,9 @@ import (
 // these arguments, this caller and a short expiry, and each is accepted
 // once, so that an answer cannot be forged nor replayed for another
 // call. A server that runs in several processes must give them the same
-// Key.
+// Key. Over stateless Streamable HTTP, a client of a protocol before
+// 2026-07-28 cannot be asked at all (the server cannot send it a
+// request): it counts as a client that cannot ask.
 type ConfirmOptions struct {
 	// For reports whether a call to tool, of effect e (for a tool whose
 	// effect depends on its arguments, the effect of this call), needs a

@@ -300,6 +300,20 @@ func TestConfirmCannotBeForgedOrReplayed(t *testing.T) {
 	}
 }
 
+// TestConfirmLegacyIgnoresSentAnswers: before 2026-07-28 the server asks
+// with a request of its own, and an answer or a state that a client puts
+// in its call counts for nothing.
+func TestConfirmLegacyIgnoresSentAnswers(t *testing.T) {
+	ctx := mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full)
+	s, c, _ := newConfirmServer(t, &mcpeffect.ConfirmOptions{})
+	p := &person{answer: "decline"}
+	cs := connectAs(t, ctx, s, &mcp.ClientOptions{ElicitationHandler: p.handler, MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}}, legacyProtocol)
+	_, err := rawCall(t, cs, "delete_task", taskArgs{ID: "7"}, "any-state", "accept")
+	if n, ok := mcpeffect.AsNotConfirmedError(err); !ok || n.Answer != "decline" || len(p.questions()) != 1 || c.count("delete_task") != 0 {
+		t.Errorf("err %v, asked %d times, ran %d times; want the person asked, and their decline to count", err, len(p.questions()), c.count("delete_task"))
+	}
+}
+
 // TestConfirmExpiryAndKeys: an answer that comes late is asked again; a
 // state signed with the same key in another process (another middleware)
 // is good there, and one signed with another key is not.
