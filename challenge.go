@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -37,9 +38,10 @@ type ChallengeOptions struct {
 	// 1 MiB.
 	MaxBodyBytes int64
 
-	// OnDenied, if non-nil, is called with each refused tools/call, before
-	// the challenge is sent, as [MiddlewareOptions.OnDenied] is: a call
-	// refused here never reaches the middleware. ctx is the request's
+	// OnDenied, if non-nil, is called with each tools/call, resources/read
+	// or prompts/get that the challenge refuses, before the challenge is
+	// sent, as [MiddlewareOptions.OnDenied] is: a request refused here
+	// never reaches the middleware. ctx is the request's
 	// context, which holds the caller's [auth.TokenInfo]. It must not
 	// block.
 	OnDenied func(ctx context.Context, d *DeniedError)
@@ -50,13 +52,15 @@ type ChallengeOptions struct {
 const DefaultMaxBodyBytes = 1 << 20
 
 // Challenge returns HTTP middleware for a Streamable HTTP MCP server that
-// answers a refused tools/call early with the step-up challenge of the MCP
-// authorization specification: 403 Forbidden and
+// answers a refused tools/call, resources/read or prompts/get early with
+// the step-up challenge of the MCP authorization specification: 403
+// Forbidden and
 //
 //	WWW-Authenticate: Bearer error="insufficient_scope", scope="...", resource_metadata="..."
 //
-// where scope holds the token's scopes and the one the tool requires, so
-// that the client can ask its authorization server for them and try again.
+// where scope holds the token's scopes and the one the request requires,
+// so that the client can ask its authorization server for them and try
+// again.
 // The body is a JSON-RPC error response of code [CodeDenied], as
 // [Registry.Middleware] sends, for clients that do not step up.
 //
@@ -66,7 +70,11 @@ const DefaultMaxBodyBytes = 1 << 20
 // bodies up to MaxBodyBytes and restores them for the next handler.
 // Anything it cannot read with certainty (a body too long or not JSON,
 // duplicated keys, a request without a token, a tool the registry does
-// not classify) goes on untouched, to be decided by the middleware.
+// not classify) goes on untouched, to be decided by the middleware. So
+// does a call of a tool whose effect depends on its arguments (see
+// [EffectRule]) unless the raw arguments give that effect with certainty
+// (see [EffectRule.EffectOf]): the common form, read strictly, of a
+// handler that receives its argument as a plain string.
 //
 // A JSON-RPC batch goes on untouched too, and the middleware answers each
 // of its calls: only the 2025-03-26 protocol had batches (2025-06-18
@@ -110,29 +118,93 @@ func (r *Registry) Challenge(opts *ChallengeOptions) func(http.Handler) http.Han
 				return
 			}
 			body, complete := peekBody(req, o.MaxBodyBytes)
-			if !complete || !bytes.Contains(body, []byte("tools/call")) {
+			if !complete || !mayChallenge(body) {
 				next.ServeHTTP(w, req)
 				return
 			}
-			call, err := parseToolCall(body)
+			c, err := parseCall(body)
 			if err != nil {
 				next.ServeHTTP(w, req)
 				return
 			}
-			// A tool the registry does not know is left to the middleware:
-			// no wider scope would let it through.
-			need, classified := r.Required(call.name)
-			if !classified || granted.allows(need) {
+			d := r.challenged(c, granted, o.ScopeNames)
+			if d == nil {
 				next.ServeHTTP(w, req)
 				return
 			}
-			denied := newDeniedError(call.name, need, true, granted, o.ScopeNames)
 			if o.OnDenied != nil {
-				o.OnDenied(req.Context(), denied)
+				o.OnDenied(req.Context(), d)
 			}
-			writeChallenge(w, o.ResourceMetadataURL, scopes, denied, call.id)
+			writeChallenge(w, o.ResourceMetadataURL, scopes, d, c.id)
 		})
 	}
+}
+
+// mayChallenge reports whether body may hold a request that Challenge
+// answers, to pass the others on without parsing them. A method written
+// with escapes is passed on too, to the middleware.
+func mayChallenge(body []byte) bool {
+	return bytes.Contains(body, []byte("tools/call")) || bytes.Contains(body, []byte("resources/read")) ||
+		bytes.Contains(body, []byte("prompts/get"))
+}
+
+// challenged returns the refusal of c by a caller of scope granted, if it
+// is certain from the request alone, or nil to pass it on to the
+// middleware.
+func (r *Registry) challenged(c call, granted Scope, names ScopeNames) *DeniedError {
+	var need Scope
+	switch c.method {
+	case "tools/call":
+		ent, classified := r.table()[c.name]
+		// A tool the registry does not know is left to the middleware: no
+		// wider scope would let it through.
+		if !classified || granted.allows(ent.effect.required()) {
+			return nil
+		}
+		need = ent.effect.required()
+		if ent.rule == nil {
+			return newDeniedError(c.name, need, true, granted, names)
+		}
+		// A call whose effect depends on its arguments is answered early
+		// only when its raw arguments give that effect with certainty;
+		// otherwise the handler's wrapper decides, from what the handler
+		// receives.
+		if !ent.raw {
+			return nil
+		}
+		e, certain := ent.rule.EffectOf(c.args)
+		if !certain || granted.allows(e.required()) {
+			return nil
+		}
+		d := newDeniedError(c.name, e.required(), true, granted, names)
+		d.DependsOnArguments = true
+		d.Outcome = callOutcome{effect: e, certain: true, value: selectorOr(c.args, ent.rule.arg)}.describe(ent.rule)
+		return d
+	case "resources/read":
+		if need = r.ResourceScope(c.uri); granted.allows(need) {
+			return nil
+		}
+		d := newDeniedError("", need, true, granted, names)
+		d.Resource = c.uri
+		return d
+	case "prompts/get":
+		if need = r.PromptScope(c.name); granted.allows(need) {
+			return nil
+		}
+		d := newDeniedError("", need, true, granted, names)
+		d.Prompt = c.name
+		return d
+	}
+	return nil
+}
+
+// selectorOr returns the value of the argument arg in args, or "".
+func selectorOr(args []byte, arg string) string {
+	if arg == "" {
+		return ""
+	}
+	v, _ := selectorValue(args, arg)
+	return v
 }
 
 // peekBody reads up to max bytes of the request body and puts back a body
@@ -153,12 +225,33 @@ func peekBody(req *http.Request, max int64) (body []byte, complete bool) {
 	return body, err == nil && int64(len(body)) <= max
 }
 
+// clip returns s, or its first max bytes and "..." if it is longer.
+func clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	return strings.ToValidUTF8(s[:max], "") + "..."
+}
+
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // writeChallenge answers 403 with the step-up challenge for d, and a
 // JSON-RPC error response to the request id.
+//
+// The scope parameter holds the token's own scopes and the one the
+// request needs, which is all it needs: each scope string of ScopeNames
+// grants its level and those below (Scope and Allows account for that
+// hierarchy), so one string is every scope an operation needs, as the
+// MCP authorization specification asks a single challenge to carry. The
+// specification (2026-07-28, after SEP-2350) says a server need not
+// repeat the scopes already granted, since a client must add the
+// challenged ones to those it holds. Not every client does: go-sdk's
+// (v1.8.0) adds them, but the TypeScript SDK's (1.32.2) asks for the
+// challenged scopes alone, and would lose the token's others, such as
+// openid or another API's. Keeping them costs nothing to a client that
+// adds, and saves one that replaces.
 func writeChallenge(w http.ResponseWriter, metadataURL string, scopes []string, d *DeniedError, id json.RawMessage) {
 	want := make([]string, 0, len(scopes)+1)
 	for _, s := range scopes {
@@ -176,7 +269,18 @@ func writeChallenge(w http.ResponseWriter, metadataURL string, scopes []string, 
 	if metadataURL != "" {
 		params = append(params, fmt.Sprintf("resource_metadata=%q", metadataURL))
 	}
-	params = append(params, fmt.Sprintf("error_description=%q", "a wider scope is needed to call "+d.Tool))
+	var what string
+	switch {
+	case d.Resource != "":
+		// The URI is the client's own, of any length and content: the
+		// header carries it quoted in ASCII, and cut short.
+		what = "to read resource " + clip(d.Resource, 200)
+	case d.Prompt != "":
+		what = "to get prompt " + clip(d.Prompt, 200)
+	default:
+		what = "to call " + d.Tool
+	}
+	params = append(params, "error_description="+strconv.QuoteToASCII("a wider scope is needed "+what))
 	w.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusForbidden)

@@ -72,11 +72,18 @@ func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
 
 func (s *httpServer) connect(t testing.TB, token string) *mcp.ClientSession {
 	t.Helper()
+	return connectHTTP(t, s.URL+"/mcp", token, nil)
+}
+
+// connectHTTP opens a session to the Streamable HTTP endpoint url with the
+// bearer token, with a client of opts.
+func connectHTTP(t testing.TB, url, token string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
 	transport := &mcp.StreamableClientTransport{
-		Endpoint:   s.URL + "/mcp",
+		Endpoint:   url,
 		HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}},
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-client", Version: "v1"}, nil).Connect(context.Background(), transport, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-client", Version: "v1"}, opts).Connect(context.Background(), transport, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,6 +410,11 @@ func FuzzChallenge(f *testing.F) {
 		`{"jsonrpc":"2.0","id":{},"method":"tools\/call","params":{"name":"delete\u005ftask"}}`,
 		`[[]]`, `{`, "", "null", `"tools/call"`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_task","arguments":{"a":"` + strings.Repeat("y", 5000) + `"}}}`,
+		rpcBody("tools/call", `{"name":"files","arguments":{"action":"delete"}}`),
+		rpcBody("tools/call", `{"name":"files","arguments":{"action":"get","\u0041ction":"delete"}}`),
+		rpcBody("resources/read", `{"uri":"notes://payroll"}`),
+		rpcBody("resources/read", `{"uri":"notes://readme"}`),
+		rpcBody("prompts/get", `{"name":"audit_everything"}`),
 	} {
 		f.Add([]byte(s))
 	}
@@ -410,6 +422,12 @@ func FuzzChallenge(f *testing.F) {
 	for _, tool := range testTools {
 		r.Add(tool.name, tool.effect)
 	}
+	// A tool whose effect depends on its arguments, a resource and a
+	// prompt that a read-only scope may not read.
+	s := mcp.NewServer(&mcp.Implementation{Name: "fuzz", Version: "v1"}, nil)
+	mcpeffect.AddToolHandlerWithRule(s, r, &mcp.Tool{Name: "files", InputSchema: json.RawMessage(`{"type":"object"}`)}, mcpeffect.EffectByArgument("action", resourceEffects), rawHandler)
+	mcpeffect.AddResource(s, r, &mcp.Resource{URI: "notes://payroll"}, mcpeffect.Full, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) { return nil, nil })
+	mcpeffect.AddPrompt(s, r, &mcp.Prompt{Name: "audit_everything"}, mcpeffect.NonDestructive, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) { return nil, nil })
 	var seen []byte
 	var reached bool
 	h := r.Challenge(&mcpeffect.ChallengeOptions{
@@ -451,18 +469,35 @@ func FuzzChallenge(f *testing.F) {
 	})
 }
 
-// refusesSome reports whether body, decoded generously, is one tools/call
-// (not a batch) to a tool that r refuses to a read-only scope.
+// refusesSome reports whether body, decoded generously, is one request
+// (not a batch) that r refuses to a read-only scope: a tools/call of a
+// tool it refuses (for one whose effect depends on its arguments, with
+// arguments whose action it refuses), a resources/read or a prompts/get.
 func refusesSome(r *mcpeffect.Registry, body []byte) bool {
 	var m struct {
 		Method string `json:"method"`
 		Params struct {
-			Name string `json:"name"`
+			Name      string         `json:"name"`
+			URI       string         `json:"uri"`
+			Arguments map[string]any `json:"arguments"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(body, &m) != nil || m.Method != "tools/call" {
+	if json.Unmarshal(body, &m) != nil {
 		return false
 	}
-	_, ok := r.Required(m.Params.Name)
-	return ok && !r.Allowed(m.Params.Name, mcpeffect.ReadOnly)
+	switch m.Method {
+	case "resources/read":
+		return r.ResourceScope(m.Params.URI) > mcpeffect.ReadOnly
+	case "prompts/get":
+		return r.PromptScope(m.Params.Name) > mcpeffect.ReadOnly
+	case "tools/call":
+		if rule, ok := r.Rule(m.Params.Name); ok {
+			action, _ := m.Params.Arguments[rule.Argument()].(string)
+			e, declared := resourceEffects[action]
+			return declared && e != mcpeffect.Read
+		}
+		_, ok := r.Required(m.Params.Name)
+		return ok && !r.Allowed(m.Params.Name, mcpeffect.ReadOnly)
+	}
+	return false
 }

@@ -30,22 +30,36 @@ func connectionScope(ctx context.Context) (Scope, bool) {
 	return s, ok
 }
 
-// CallerScopeFromContext returns the scope of the caller of the tools/call
-// request whose handler received ctx: the scope of its token capped by the
+// CallerScopeFromContext returns the scope of the caller of the request
+// (a tools/call, or a resources/read or prompts/get of a handler added with
+// [AddResource], [AddResourceTemplate] or [AddPrompt]) whose handler
+// received ctx: the scope of its token capped by the
 // connection's (see [WithConnectionScope]), exactly as [Registry.Middleware]
 // computed it to let the call through. A handler uses it to bound what the
 // caller may create or grant, such as a token of its own, without
 // computing the scope a second time. Outside a call that the middleware let
 // through, it returns the zero Scope, which allows nothing.
 func CallerScopeFromContext(ctx context.Context) Scope {
-	s, _ := callerScope(ctx)
-	return s
+	if info := callerInfo(ctx); info != nil {
+		return info.scope
+	}
+	return 0
 }
 
-// callerScope returns the scope Registry.Middleware set on ctx for the
-// handler, and whether it set one: false means that the middleware did
-// not run.
-func callerScope(ctx context.Context) (Scope, bool) {
-	s, ok := ctx.Value(callerScopeKey{}).(Scope)
-	return s, ok
+// A callInfo is what Registry.Middleware tells the handler wrappers of
+// AddTool and the others about a call it let through. The middleware
+// makes one per scope when it is created, so that a call allocates none.
+type callInfo struct {
+	scope Scope
+	// sourced is false when nothing gave the caller a scope (see
+	// DeniedError.Unscoped).
+	sourced bool
+	mw      *middleware
+}
+
+// callerInfo returns what Registry.Middleware set on ctx for the handler,
+// or nil if the middleware did not run.
+func callerInfo(ctx context.Context) *callInfo {
+	info, _ := ctx.Value(callerScopeKey{}).(*callInfo)
+	return info
 }

@@ -50,7 +50,11 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if e2eDir != "" {
+		os.RemoveAll(e2eDir)
+	}
+	os.Exit(code)
 }
 
 // TestCallerScopeFromContext: a handler reads the scope the middleware

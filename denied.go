@@ -9,27 +9,42 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// CodeDenied is the JSON-RPC error code of a tools/call refused by
-// [Registry.Middleware]. The error's data is a [DeniedError] in JSON. It is in
-// the range JSON-RPC leaves to servers, clear of the codes that go-sdk and
-// the MCP specification use.
+// CodeDenied is the JSON-RPC error code of a tools/call, resources/read or
+// prompts/get refused by [Registry.Middleware], or by the handler wrapper
+// of [AddToolWithRule] or [AddResource] and the others. The error's data
+// is a [DeniedError] in JSON. It is in the range JSON-RPC leaves to
+// servers, clear of the codes that go-sdk and the MCP specification use.
 const CodeDenied = -32050
 
-// A DeniedError describes a tools/call refused by [Registry.Middleware].
-// It is the data of the JSON-RPC error the caller receives, and
-// [AsDeniedError] reads it back on the client; [MiddlewareOptions] OnDenied
-// sees it on the server.
+// A DeniedError describes a tools/call, resources/read or prompts/get
+// refused by [Registry.Middleware] (or, where the arguments or the
+// resource decide, by the handler wrapper of [AddToolWithRule],
+// [AddResource] and the others). It is the data of the JSON-RPC error the
+// caller receives, and [AsDeniedError] reads it back on the client;
+// [MiddlewareOptions] OnDenied sees it on the server.
 type DeniedError struct {
-	// Tool is the tool that was called.
-	Tool string `json:"tool"`
+	// Tool is the tool that was called; Resource the URI of the resource
+	// that was read; Prompt the prompt that was got. Exactly one is set.
+	Tool     string `json:"tool,omitempty"`
+	Resource string `json:"resource,omitempty"`
+	Prompt   string `json:"prompt,omitempty"`
 	// Classified is false for a tool the registry does not know, which
-	// no scope may call.
+	// no scope may call. Resources and prompts are always classified:
+	// read-only unless the server says more.
 	Classified bool `json:"classified"`
-	// Required is the least scope that may call the tool, and
+	// Required is the least scope that may make the call, and
 	// RequiredScopeName the scope string that grants it. Both are empty for
 	// a tool that is not classified.
 	Required          Scope  `json:"required"`
 	RequiredScopeName string `json:"requiredScopeName,omitempty"`
+	// DependsOnArguments reports a tool whose effect depends on its
+	// arguments (see [EffectRule]). Outcome then says what the arguments
+	// of this call selected, such as `action="delete"`, or why they count
+	// as the worst case; it is empty when the call was refused before its
+	// arguments were read, because the caller's scope allows none of the
+	// tool's calls, and Required is then the least scope that allows some.
+	DependsOnArguments bool   `json:"dependsOnArguments,omitempty"`
+	Outcome            string `json:"outcome,omitempty"`
 	// Granted is the scope the caller has.
 	Granted Scope `json:"granted"`
 	// Unscoped reports that nothing gave the caller a scope: the request
@@ -40,14 +55,34 @@ type DeniedError struct {
 	Unscoped bool `json:"unscoped,omitempty"`
 }
 
-// Error says in plain words which tool was refused, which scope it needs
-// and which scope the caller has; when nothing gave the caller a scope
+// subject names what was refused: `tool "x"`, `resource "uri"` or
+// `prompt "p"`.
+func (d *DeniedError) subject() string {
+	switch {
+	case d.Resource != "":
+		return fmt.Sprintf("resource %q", d.Resource)
+	case d.Prompt != "":
+		return fmt.Sprintf("prompt %q", d.Prompt)
+	}
+	return fmt.Sprintf("tool %q", d.Tool)
+}
+
+// Error says in plain words what was refused, which scope it needs and
+// which scope the caller has; when nothing gave the caller a scope
 // (Unscoped), it also says how to give one.
 func (d *DeniedError) Error() string {
 	if !d.Classified {
-		return fmt.Sprintf("mcpeffect: tool %q is refused: it has no effect classification, so no scope may call it", d.Tool)
+		return fmt.Sprintf("mcpeffect: %s is refused: it has no effect classification, so no scope may call it", d.subject())
 	}
-	msg := fmt.Sprintf("mcpeffect: tool %q is refused: it needs the %s scope (%q), and the caller has ", d.Tool, d.Required, d.RequiredScopeName)
+	var msg string
+	switch {
+	case d.Outcome != "":
+		msg = fmt.Sprintf("mcpeffect: %s is refused: with %s, it needs the %s scope (%q), and the caller has ", d.subject(), d.Outcome, d.Required, d.RequiredScopeName)
+	case d.DependsOnArguments:
+		msg = fmt.Sprintf("mcpeffect: %s is refused: whatever its arguments, it needs at least the %s scope (%q), and the caller has ", d.subject(), d.Required, d.RequiredScopeName)
+	default:
+		msg = fmt.Sprintf("mcpeffect: %s is refused: it needs the %s scope (%q), and the caller has ", d.subject(), d.Required, d.RequiredScopeName)
+	}
 	switch {
 	case d.Unscoped:
 		// The first call of a server copied without a connection scope
@@ -69,10 +104,23 @@ func (d *DeniedError) LogValue() slog.Value {
 	if d == nil {
 		return slog.Value{}
 	}
-	attrs := make([]slog.Attr, 0, 6)
-	attrs = append(attrs, slog.String("tool", d.Tool), slog.Bool("classified", d.Classified))
+	attrs := make([]slog.Attr, 0, 8)
+	switch {
+	case d.Resource != "":
+		attrs = append(attrs, slog.String("resource", d.Resource))
+	case d.Prompt != "":
+		attrs = append(attrs, slog.String("prompt", d.Prompt))
+	default:
+		attrs = append(attrs, slog.String("tool", d.Tool))
+	}
+	attrs = append(attrs, slog.Bool("classified", d.Classified))
 	if d.Classified {
 		attrs = append(attrs, slog.String("required", d.Required.String()), slog.String("requiredScopeName", d.RequiredScopeName))
+	}
+	if d.Outcome != "" {
+		attrs = append(attrs, slog.String("outcome", d.Outcome))
+	} else if d.DependsOnArguments {
+		attrs = append(attrs, slog.Bool("dependsOnArguments", true))
 	}
 	attrs = append(attrs, slog.String("granted", d.Granted.String()))
 	if d.Unscoped {
@@ -81,8 +129,9 @@ func (d *DeniedError) LogValue() slog.Value {
 	return slog.GroupValue(attrs...)
 }
 
-// AsDeniedError reports whether err, as returned by a client's CallTool, is
-// a refusal by [Registry.Middleware], and if so returns its [DeniedError].
+// AsDeniedError reports whether err, as returned by a client's CallTool,
+// ReadResource or GetPrompt, is a refusal by [Registry.Middleware] (or a
+// handler wrapper of this package), and if so returns its [DeniedError].
 // Any other error, nil included, gives nil and false.
 func AsDeniedError(err error) (*DeniedError, bool) {
 	var je *jsonrpc.Error
@@ -90,17 +139,10 @@ func AsDeniedError(err error) (*DeniedError, bool) {
 		return nil, false
 	}
 	var d DeniedError
-	if json.Unmarshal(je.Data, &d) != nil || d.Tool == "" {
+	if json.Unmarshal(je.Data, &d) != nil || d.Tool == "" && d.Resource == "" && d.Prompt == "" {
 		return nil, false
 	}
 	return &d, true
-}
-
-// denial returns the refusal of a call to the tool called name by a caller
-// with scope granted.
-func (r *Registry) denial(name string, granted Scope, names ScopeNames) *DeniedError {
-	need, classified := r.Required(name)
-	return newDeniedError(name, need, classified, granted, names)
 }
 
 func newDeniedError(name string, need Scope, classified bool, granted Scope, names ScopeNames) *DeniedError {

@@ -82,6 +82,41 @@
 // it advertises and what it enforces agree, and [Registry.Manifest] lists
 // every tool with its effect for a README or a review.
 //
+// # Effects that depend on the arguments
+//
+// A tool that folds several operations into one declares an [EffectRule]
+// instead of one effect: [EffectByArgument] when one string argument
+// selects the operation, [EffectByFunc] for a function of the arguments
+// with the effects it may return. The tool advertises the worst case of
+// those outcomes, which a careful host must assume; each call is enforced
+// at its own effect, computed from the arguments as the handler receives
+// them, and anything uncertain counts as the worst case:
+//
+//	mcpeffect.AddToolWithRule(server, r, &mcp.Tool{Name: "pods"},
+//		mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{
+//			"get":    mcpeffect.Read,
+//			"delete": mcpeffect.Destructive | mcpeffect.Idempotent,
+//		}), pods)
+//
+// A read-only token may then get pods, and not delete them. Hosts may ask
+// for the hints of one call before making it with the experimental
+// tool-resolution extension, which [ServeToolResolution] serves.
+//
+// # Confirmation the server insists on
+//
+// [MiddlewareOptions] Confirm makes the server ask a person, through MCP
+// elicitation, before the calls it chooses (destructive ones by default),
+// whatever the host does with the hints; the handler runs only on an
+// explicit accept. It relies on the client to relay the person's answer
+// honestly: it puts a person in the loop, and is not an authorization
+// boundary, which the scope is. See [ConfirmOptions].
+//
+// # Every operation scoped
+//
+// Reading a resource and getting a prompt need a scope too: read-only,
+// unless the server says more with [AddResource], [AddResourceTemplate]
+// or [AddPrompt]. The zero Scope reads nothing, as it calls nothing.
+//
 // # Hosts
 //
 // The other side, MCP hosts (clients) reading any server's hints and

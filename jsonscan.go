@@ -6,39 +6,45 @@ import (
 	"errors"
 )
 
-// A toolCall is a JSON-RPC message: id is set for a request that expects
-// an answer, name for a tools/call request.
-type toolCall struct {
-	id   json.RawMessage
-	name string
+// A call is a JSON-RPC message: id is set for a request that expects an
+// answer; method is its method, and for the methods that Challenge
+// answers, what it names: name for tools/call and prompts/get, with the
+// arguments of tools/call, and uri for resources/read.
+type call struct {
+	id     json.RawMessage
+	method string
+	name   string
+	uri    string
+	args   []byte // nil when absent
 }
 
 var errUncertain = errors.New("not a body to challenge")
 
-// parseToolCall reads the tools/call request that body holds. Anything
-// else is an error: a body that is not JSON, a batch, another method, a
-// notification. So is any doubt about what the SDK will read: a key that
-// matters given twice (decoders differ on which one wins), a method that
-// is not a string, a tools/call without an id or a string name.
+// parseCall reads the request that body holds, if it is a tools/call, a
+// resources/read or a prompts/get. Anything else is an error: a body that
+// is not JSON, a batch, another method, a notification. So is any doubt
+// about what the SDK will read: a key that matters given twice (decoders
+// differ on which one wins), a method that is not a string, a request
+// without an id, a name or URI that is not a string.
 //
 // It scans the body in place rather than decoding it, as it runs on every
 // HTTP request: json.Valid has checked the syntax first, so the scanner
 // only has to find where values begin and end.
-func parseToolCall(body []byte) (toolCall, error) {
+func parseCall(body []byte) (call, error) {
 	if !json.Valid(body) {
-		return toolCall{}, errUncertain
+		return call{}, errUncertain
 	}
 	sc := scanner{b: body}
 	sc.space()
 	c, err := parseMessage(sc.value())
-	if err == nil && c.name == "" {
+	if err == nil && c.name == "" && c.uri == "" {
 		err = errUncertain
 	}
 	return c, err
 }
 
 // parseMessage reads one JSON-RPC message, valid JSON.
-func parseMessage(raw []byte) (toolCall, error) {
+func parseMessage(raw []byte) (call, error) {
 	var version, id, method, params []byte
 	if err := members(raw, func(key string, v []byte) error {
 		var dst *[]byte
@@ -60,9 +66,9 @@ func parseMessage(raw []byte) (toolCall, error) {
 		*dst = v
 		return nil
 	}); err != nil {
-		return toolCall{}, err
+		return call{}, err
 	}
-	var c toolCall
+	var c call
 	if method == nil {
 		// A response to the server: not for this check, and nothing to
 		// answer.
@@ -70,33 +76,53 @@ func parseMessage(raw []byte) (toolCall, error) {
 	}
 	m, ok := stringValue(method)
 	if !ok {
-		return toolCall{}, errUncertain
+		return call{}, errUncertain
 	}
 	if id != nil && string(id) != "null" {
 		c.id = id
 	}
-	if m != "tools/call" {
+	c.method = m
+	var want string // the member of params that names what is called
+	switch m {
+	case "tools/call", "prompts/get":
+		want = "name"
+	case "resources/read":
+		want = "uri"
+	default:
 		return c, nil
 	}
 	if v, ok := stringValue(version); !ok || v != "2.0" || c.id == nil {
-		return toolCall{}, errUncertain
+		return call{}, errUncertain
 	}
-	var name []byte
+	var named, args []byte
 	if err := members(params, func(key string, v []byte) error {
-		if key != "name" {
+		var dst *[]byte
+		switch {
+		case key == want:
+			dst = &named
+		case key == "arguments" && m == "tools/call":
+			dst = &args
+		default:
 			return nil
 		}
-		if name != nil {
+		if *dst != nil {
 			return errUncertain
 		}
-		name = v
+		*dst = v
 		return nil
 	}); err != nil {
-		return toolCall{}, err
+		return call{}, err
 	}
-	if c.name, ok = stringValue(name); !ok || c.name == "" {
-		return toolCall{}, errUncertain
+	s, ok := stringValue(named)
+	if !ok || s == "" {
+		return call{}, errUncertain
 	}
+	if want == "uri" {
+		c.uri = s
+	} else {
+		c.name = s
+	}
+	c.args = args
 	return c, nil
 }
 

@@ -2,12 +2,14 @@ package mcpeffect_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func TestManifestJSON(t *testing.T) {
@@ -78,5 +80,65 @@ func TestManifestEmpty(t *testing.T) {
   "tools": []
 }` {
 		t.Errorf("empty manifest %q, %v", b.String(), err)
+	}
+}
+
+// The manifest shows each outcome of a tool whose effect depends on its
+// arguments, under the worst case it advertises, and the scopes of the
+// resources and prompts declared with one.
+func ExampleManifest_WriteMarkdown_outcomes() {
+	r := mcpeffect.NewRegistry()
+	s := mcp.NewServer(&mcp.Implementation{Name: "cluster", Version: "v1"}, nil)
+	mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{
+		"get":    mcpeffect.Read,
+		"delete": mcpeffect.Destructive | mcpeffect.Idempotent,
+	}), pods)
+	mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "update_issue"}, mcpeffect.EffectByFunc(func(in issueUpdate) mcpeffect.Effect {
+		return mcpeffect.Write
+	}, mcpeffect.Write, mcpeffect.Destructive), func(context.Context, *mcp.CallToolRequest, issueUpdate) (*mcp.CallToolResult, any, error) {
+		return nil, nil, nil
+	})
+	read := func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) { return nil, nil }
+	mcpeffect.AddResource(s, r, &mcp.Resource{URI: "cluster://secrets"}, mcpeffect.Full, read)
+	mcpeffect.AddResourceTemplate(s, r, &mcp.ResourceTemplate{URITemplate: "cluster://pods/{name}"}, mcpeffect.ReadOnly, read)
+	r.Manifest(mcpeffect.ScopeNames{}).WriteMarkdown(os.Stdout)
+	// Output:
+	// | tool | effect | readOnlyHint | destructiveHint | idempotentHint | openWorldHint | scope |
+	// | --- | --- | --- | --- | --- | --- | --- |
+	// | `pods` | write\|destructive\|idempotent (worst case) | false | true | true | false | `tools:destructive` |
+	// | `pods` with `action` = `delete` | write\|destructive\|idempotent | false | true | true | false | `tools:destructive` |
+	// | `pods` with `action` = `get` | read | true | false | true | false | `tools:read` |
+	// | `update_issue` | write\|destructive (worst case) | false | true | false | false | `tools:destructive` |
+	// | `update_issue` computed from its arguments | write | false | false | false | false | `tools:write` |
+	// | `update_issue` computed from its arguments | write\|destructive | false | true | false | false | `tools:destructive` |
+	//
+	// | resource or prompt | scope |
+	// | --- | --- |
+	// | resource template `cluster://pods/{name}` | `tools:read` |
+	// | resource `cluster://secrets` | `tools:destructive` |
+}
+
+func TestManifestOutcomesJSON(t *testing.T) {
+	r := mcpeffect.NewRegistry()
+	s := mcp.NewServer(&mcp.Implementation{Name: "cluster", Version: "v1"}, nil)
+	mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{
+		"get": mcpeffect.Read, "delete": mcpeffect.Destructive,
+	}), pods)
+	mcpeffect.AddPrompt(s, r, &mcp.Prompt{Name: "audit"}, mcpeffect.NonDestructive, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) { return nil, nil })
+	var b bytes.Buffer
+	if err := r.Manifest(mcpeffect.ScopeNames{}).WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var m mcpeffect.Manifest
+	if err := json.Unmarshal(b.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	pods := m.Tools[0]
+	if pods.Effect != mcpeffect.Destructive || pods.DependsOn != "action" || len(pods.Outcomes) != 2 ||
+		pods.Outcomes[1] != (mcpeffect.ManifestOutcome{Value: "get", Effect: mcpeffect.Read, ReadOnlyHint: true, IdempotentHint: true, Required: mcpeffect.ReadOnly, RequiredScopeName: "tools:read"}) {
+		t.Errorf("pods: %+v", pods)
+	}
+	if len(m.Prompts) != 1 || m.Prompts[0] != (mcpeffect.ManifestScoped{Name: "audit", Required: mcpeffect.NonDestructive, RequiredScopeName: "tools:write"}) || m.Resources != nil {
+		t.Errorf("prompts %+v, resources %+v", m.Prompts, m.Resources)
 	}
 }

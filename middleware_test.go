@@ -178,8 +178,13 @@ func TestMiddlewarePassesOtherMethods(t *testing.T) {
 	if err := cs.Ping(ctx, nil); err != nil {
 		t.Errorf("ping: %v", err)
 	}
-	if res, err := cs.ListPrompts(ctx, nil); err != nil || len(res.Prompts) != 1 {
-		t.Errorf("prompts/list: %v", err)
+	// Prompts need a scope too, read-only by default: the zero Scope
+	// lists none of them.
+	if res, err := cs.ListPrompts(ctx, nil); err != nil || len(res.Prompts) != 0 {
+		t.Errorf("prompts/list without a scope: %v, %v", res, err)
+	}
+	if res, err := connect(t, mcpeffect.WithConnectionScope(ctx, mcpeffect.ReadOnly), s).ListPrompts(ctx, nil); err != nil || len(res.Prompts) != 1 {
+		t.Errorf("prompts/list with a read-only scope: %v, %v", res, err)
 	}
 }
 

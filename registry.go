@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -41,22 +42,69 @@ type Registry struct {
 	// AddAll copies once for a batch: 10,000 tools take about as long as
 	// filling a plain map (BenchmarkAdd10000).
 	tools atomic.Pointer[map[string]entry]
-	mu    sync.Mutex // held by the writers of tools
+	// scoped holds the scopes of resources and prompts, copied on write
+	// as tools is.
+	scoped atomic.Pointer[scopedTable]
+	mu     sync.Mutex // held by the writers of tools and scoped
 }
 
 type entry struct {
+	// effect is the tool's effect; for a tool with a rule, the worst case
+	// of its outcomes.
 	effect Effect
-	// callers has bit s set when Scope s may call the tool, so that
-	// Allowed is a bit test.
-	callers uint8
+	// callers has bit s set when Scope s may make every call of the tool,
+	// so that Allowed is a bit test; some, when s may make at least one
+	// (for a tool without a rule, the same).
+	callers, some uint8
+	// least is the least scope that may make some call of the tool.
+	least Scope
+	rule  *EffectRule // nil for a tool with one effect
+	// raw reports that the raw arguments of a call give, with
+	// certainty, what the rule computes from the handler's input (see
+	// EffectRule.EffectOf), so that the HTTP challenge and tool
+	// resolution may compute the effect of a call; schema is then the
+	// tool's input schema, with which tool resolution validates them.
+	raw    bool
+	schema *jsonschema.Resolved
+}
+
+// A toolRule is the rule of a tool, as AddToolWithRule and
+// AddToolHandlerWithRule add it: see entry.
+type toolRule struct {
+	rule   *EffectRule
+	raw    bool
+	schema *jsonschema.Resolved
+}
+
+// scopesFrom returns the bits of the scopes from least to Full.
+func scopesFrom(least Scope) uint8 {
+	var bits uint8
+	for s := least; s <= Full; s++ {
+		bits |= 1 << s
+	}
+	return bits
 }
 
 func newEntry(e Effect) entry {
-	var callers uint8
-	for s := e.required(); s <= Full; s++ {
-		callers |= 1 << s
+	callers := scopesFrom(e.required())
+	return entry{effect: e, callers: callers, some: callers, least: e.required()}
+}
+
+func newRuleEntry(tr *toolRule) entry {
+	least := Full
+	for _, o := range tr.rule.outcomes {
+		least = min(least, o.Effect.required())
 	}
-	return entry{effect: e, callers: callers}
+	return entry{effect: tr.rule.worst, callers: scopesFrom(tr.rule.worst.required()), some: scopesFrom(least), least: least,
+		rule: tr.rule, raw: tr.raw, schema: tr.schema}
+}
+
+// describe names the classification of an entry in errors.
+func (e entry) describe() string {
+	if e.rule != nil {
+		return "by its arguments (" + e.rule.String() + ")"
+	}
+	return "as " + e.effect.String()
 }
 
 // NewRegistry returns an empty Registry.
@@ -106,7 +154,7 @@ func (r *Registry) AddAll(tools map[string]Effect) error {
 	old := r.table()
 	if err := refused(tools, func(name string, _ Effect) error {
 		if ent, ok := old[name]; ok {
-			return ruleErrorf(ErrAlreadyClassified, "mcpeffect: tool %q is already classified as %s", name, ent.effect)
+			return ruleErrorf(ErrAlreadyClassified, "mcpeffect: tool %q is already classified %s", name, ent.describe())
 		}
 		return nil
 	}); err != nil {
@@ -121,6 +169,33 @@ func (r *Registry) AddAll(tools map[string]Effect) error {
 	for name, e := range tools {
 		next[name] = newEntry(e)
 	}
+	r.tools.Store(&next)
+	return nil
+}
+
+// addRule classifies the tool called name by tr's rule, as Add does with
+// one effect. A name already classified by the same rule is accepted.
+func (r *Registry) addRule(name string, tr *toolRule) error {
+	if err := ValidateToolName(name); err != nil {
+		return err
+	}
+	if tr.rule.err != nil {
+		return ruleErrorf(ErrInvalidEffect, "mcpeffect: tool %q: %v", name, tr.rule.err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.table()
+	if ent, ok := old[name]; ok {
+		if ent.rule == tr.rule && ent.raw == tr.raw {
+			return nil
+		}
+		return ruleErrorf(ErrAlreadyClassified, "mcpeffect: tool %q is already classified %s", name, ent.describe())
+	}
+	next := maps.Clone(old)
+	if next == nil {
+		next = make(map[string]entry, 1)
+	}
+	next[name] = newRuleEntry(tr)
 	r.tools.Store(&next)
 	return nil
 }
@@ -152,16 +227,27 @@ func refused(tools map[string]Effect, check func(string, Effect) error) error {
 }
 
 // Effect returns the classification of the tool called name, and whether
-// it has one.
+// it has one. For a tool whose effect depends on its arguments (see
+// [EffectRule]), it is the worst case of the rule's outcomes, which the
+// tool advertises.
 func (r *Registry) Effect(name string) (Effect, bool) {
 	ent, ok := r.table()[name]
 	return ent.effect, ok
 }
 
+// Rule returns the [EffectRule] of the tool called name, and whether it
+// has one: false for a tool with one effect, and for an unknown one.
+func (r *Registry) Rule(name string) (*EffectRule, bool) {
+	ent := r.table()[name]
+	return ent.rule, ent.rule != nil
+}
+
 // Required returns the least [Scope] that may call the tool called name:
 // [ReadOnly] for a read, [NonDestructive] for a write that is not
 // destructive, [Full] for a destructive one. For an unknown name it returns
-// false, and no scope may call it.
+// false, and no scope may call it. For a tool whose effect depends on its
+// arguments, it is the scope that may make every call of it, that of the
+// worst case.
 func (r *Registry) Required(name string) (Scope, bool) {
 	ent, ok := r.table()[name]
 	if !ok {
@@ -172,7 +258,9 @@ func (r *Registry) Required(name string) (Scope, bool) {
 
 // Allowed reports whether a caller holding scope s may call the tool called
 // name. An unknown name is never allowed, whatever the scope, and the zero
-// Scope allows nothing.
+// Scope allows nothing. For a tool whose effect depends on its arguments,
+// it reports whether s may make every call of it, whatever the arguments;
+// [Registry.Middleware] lets s make the calls whose own effect it allows.
 //
 // Allowed takes no lock and allocates nothing: it is meant to sit on every
 // call.
@@ -224,7 +312,9 @@ func (r *Registry) sorted() []namedEntry {
 //
 // A name the registry does not know gets the worst case that the MCP
 // specification tells hosts to assume of a tool without annotations: not
-// read-only, destructive, not idempotent, open world.
+// read-only, destructive, not idempotent, open world. A tool whose effect
+// depends on its arguments gets the hints of the worst case of its rule's
+// outcomes.
 func (r *Registry) Annotations(name string) *mcp.ToolAnnotations {
 	ent, ok := r.table()[name]
 	if !ok {

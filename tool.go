@@ -2,7 +2,9 @@ package mcpeffect
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"reflect"
 
 	"github.com/mcpeffect/mcpeffect/internal/testhook"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -19,7 +21,9 @@ import (
 // that classifying tools without enforcing them fails at the first call
 // rather than in production. (go-sdk validates the arguments of the
 // typed handler first: a call with arguments its schema refuses gets that
-// error instead.)
+// error instead.) If the middleware asks for confirmation
+// ([MiddlewareOptions.Confirm]), the handler runs only once a person
+// has accepted the call.
 //
 // Like [mcp.AddTool] on a bad schema, AddTool panics when the classification
 // is refused (see [Registry.Add]; a name already classified with the same
@@ -32,11 +36,15 @@ func AddTool[In, Out any](s *mcp.Server, r *Registry, t *mcp.Tool, e Effect, h m
 	if h == nil {
 		panic("mcpeffect: AddTool: nil handler")
 	}
-	tt := r.classify(t, e)
+	tt := r.classify(t, e, nil)
 	mcp.AddTool(s, tt, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-		if err := enforced(ctx, tt.Name); err != nil {
-			var zero Out
+		var zero Out
+		info, err := enforced(ctx, tt.Name)
+		if err != nil {
 			return nil, zero, err
+		}
+		if res, err := info.admit(ctx, req, tt.Name, e, nil, nil); res != nil || err != nil {
+			return res, zero, err
 		}
 		return h(ctx, req, in)
 	})
@@ -49,36 +57,227 @@ func AddToolHandler(s *mcp.Server, r *Registry, t *mcp.Tool, e Effect, h mcp.Too
 	if h == nil {
 		panic("mcpeffect: AddToolHandler: nil handler")
 	}
-	tt := r.classify(t, e)
+	tt := r.classify(t, e, nil)
 	s.AddTool(tt, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if err := enforced(ctx, tt.Name); err != nil {
+		info, err := enforced(ctx, tt.Name)
+		if err != nil {
 			return nil, err
+		}
+		if res, err := info.admit(ctx, req, tt.Name, e, nil, nil); res != nil || err != nil {
+			return res, err
 		}
 		return h(ctx, req)
 	})
 }
 
-// enforced returns nil if ctx is that of a call that [Registry.Middleware]
-// let through, and otherwise the error that refuses to run the tool: a
-// server that classifies its tools but never installed the middleware
-// would advertise hints and enforce nothing, so it fails closed, at its
-// first call, with a message that says how to install it.
-func enforced(ctx context.Context, tool string) error {
-	if _, ok := callerScope(ctx); ok {
-		return nil
+// AddToolWithRule is [AddTool] for a tool whose effect depends on its
+// arguments, as rule declares (see [EffectRule]). The tool advertises the
+// worst case of the rule's outcomes. Each call has its own effect,
+// computed from in, the input that go-sdk has decoded for h, so that it
+// is exactly what the handler will act on; the call is refused, as
+// [Registry.Middleware] refuses, when the caller's scope does not allow
+// that effect.
+//
+// AddToolWithRule panics where AddTool does, when rule is nil or cannot
+// be used (see [EffectByArgument] and [EffectByFunc]), when the name is
+// already classified otherwise, and when the tool's hints disagree with
+// the worst case.
+func AddToolWithRule[In, Out any](s *mcp.Server, r *Registry, t *mcp.Tool, rule *EffectRule, h mcp.ToolHandlerFor[In, Out]) {
+	if h == nil {
+		panic("mcpeffect: AddToolWithRule: nil handler")
 	}
-	return &jsonrpc.Error{
-		Code: jsonrpc.CodeInternalError,
-		Message: fmt.Sprintf("mcpeffect: tool %q was not run: %s, so nothing checked the caller's scope; "+
-			"install it with server.AddReceivingMiddleware(registry.Middleware(opts))", tool, testhook.NoMiddleware),
+	effectOf, raw := typedRule[In](rule, t)
+	tr := &toolRule{rule: rule, raw: raw}
+	if raw {
+		tr.schema = resolvedInputSchema(t.Name, t.InputSchema, reflect.TypeFor[In]())
+	}
+	tt := r.classify(t, 0, tr)
+	mcp.AddTool(s, tt, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		var zero Out
+		info, err := enforced(ctx, tt.Name)
+		if err != nil {
+			return nil, zero, err
+		}
+		if res, err := info.admit(ctx, req, tt.Name, 0, rule, func() callOutcome { return effectOf(in) }); res != nil || err != nil {
+			return res, zero, err
+		}
+		return h(ctx, req, in)
+	})
+}
+
+// AddToolHandlerWithRule is [AddToolWithRule] for a low-level
+// [mcp.ToolHandler]. The effect of each call comes from its raw
+// arguments: read strictly in the common form (see
+// [EffectRule.EffectOf]: an argument given twice, or in another case,
+// counts as the worst case, since the handler's own decoding might read
+// either), or given to the function of a general form over
+// [json.RawMessage].
+func AddToolHandlerWithRule(s *mcp.Server, r *Registry, t *mcp.Tool, rule *EffectRule, h mcp.ToolHandler) {
+	if h == nil {
+		panic("mcpeffect: AddToolHandlerWithRule: nil handler")
+	}
+	checkRule(rule, t)
+	if rule.arg == "" && rule.in != reflect.TypeFor[json.RawMessage]() {
+		panic(fmt.Sprintf("mcpeffect: AddToolHandlerWithRule: tool %q: the rule's function takes %s, but a low-level handler's arguments are a json.RawMessage", t.Name, rule.in))
+	}
+	tt := r.classify(t, 0, &toolRule{rule: rule, raw: true, schema: resolvedInputSchema(t.Name, t.InputSchema, nil)})
+	s.AddTool(tt, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		info, err := enforced(ctx, tt.Name)
+		if err != nil {
+			return nil, err
+		}
+		effectOf := func() callOutcome {
+			e, certain := rule.EffectOf(req.Params.Arguments)
+			oc := callOutcome{effect: e, certain: certain}
+			if rule.arg != "" {
+				oc.value, oc.has = selectorValue(req.Params.Arguments, rule.arg)
+			}
+			return oc
+		}
+		if res, err := info.admit(ctx, req, tt.Name, 0, rule, effectOf); res != nil || err != nil {
+			return res, err
+		}
+		return h(ctx, req)
+	})
+}
+
+// A callOutcome is what a rule made of the arguments of one call.
+type callOutcome struct {
+	effect  Effect
+	certain bool // effect is a declared outcome, not the worst case
+	// value is the rule's argument, in the common form, if the call has
+	// it (has).
+	value string
+	has   bool
+}
+
+// describe says what the outcome was, for a refusal.
+func (oc callOutcome) describe(rule *EffectRule) string {
+	switch {
+	case rule.arg == "" && oc.certain:
+		return "these arguments"
+	case rule.arg == "":
+		return "arguments that give none of its declared effects, the worst case"
+	case oc.certain:
+		return fmt.Sprintf("%s=%q", rule.arg, oc.value)
+	case oc.has:
+		return fmt.Sprintf("%s=%q, which it does not declare, the worst case", rule.arg, oc.value)
+	}
+	return fmt.Sprintf("%s missing, not a string, or given more than once, the worst case", rule.arg)
+}
+
+// typedRule returns the function that computes the outcome of a call of
+// the tool t, classified by rule, from the input In of its typed handler.
+// It panics if rule cannot be used with In.
+//
+// raw reports whether the raw arguments of a call give what the handler
+// receives (see EffectRule.EffectOf): true only for the common form, with
+// an argument decoded as a plain string.
+func typedRule[In any](rule *EffectRule, t *mcp.Tool) (effectOf func(In) callOutcome, raw bool) {
+	checkRule(rule, t)
+	if rule.arg == "" {
+		f, ok := rule.fn.(func(In) Effect)
+		if !ok {
+			panic(fmt.Sprintf("mcpeffect: AddToolWithRule: tool %q: the rule's function takes %s, but the handler's input is %s", t.Name, rule.in, reflect.TypeFor[In]()))
+		}
+		return func(in In) callOutcome {
+			e, certain := rule.settleComputed(callSafely(f, in))
+			return callOutcome{effect: e, certain: certain}
+		}, false
+	}
+	sel, err := compileSelector(reflect.TypeFor[In](), rule.arg)
+	if err != nil {
+		panic(fmt.Sprintf("mcpeffect: AddToolWithRule: tool %q: the rule's argument %q: %v", t.Name, rule.arg, err))
+	}
+	return func(in In) callOutcome {
+		v, ok := sel.value(reflect.ValueOf(&in), rule.arg)
+		if !ok {
+			return callOutcome{effect: rule.worst}
+		}
+		e, declared := rule.byValue[v]
+		if !declared {
+			return callOutcome{effect: rule.worst, value: v, has: true}
+		}
+		return callOutcome{effect: e, certain: true, value: v, has: true}
+	}, sel.raw
+}
+
+// checkRule panics if rule cannot classify the tool t.
+func checkRule(rule *EffectRule, t *mcp.Tool) {
+	name := ""
+	if t != nil {
+		name = t.Name
+	}
+	switch {
+	case rule == nil:
+		panic(fmt.Sprintf("mcpeffect: tool %q: nil EffectRule", name))
+	case rule.err != nil:
+		panic(ruleErrorf(ErrInvalidEffect, "mcpeffect: tool %q: %v", name, rule.err))
 	}
 }
 
-// classify adds t to r with effect e and returns a copy of t annotated from
-// it. It panics where AddTool documents.
-func (r *Registry) classify(t *mcp.Tool, e Effect) *mcp.Tool {
+// enforced returns what Registry.Middleware set on ctx for a call that it
+// let through. Otherwise it returns the error that refuses to run the
+// tool: a server that classifies its tools but never installed the
+// middleware would advertise hints and enforce nothing, so it fails
+// closed, at its first call, with a message that says how to install it.
+func enforced(ctx context.Context, tool string) (*callInfo, error) {
+	if info := callerInfo(ctx); info != nil {
+		return info, nil
+	}
+	return nil, notEnforced(fmt.Sprintf("tool %q", tool), "run")
+}
+
+// notEnforced returns the error of a handler that the middleware did not
+// let through: what (`tool "x"`) was not done (run, read).
+func notEnforced(what, done string) error {
+	return &jsonrpc.Error{
+		Code: jsonrpc.CodeInternalError,
+		Message: fmt.Sprintf("mcpeffect: %s was not %s: %s, so nothing checked the caller's scope; "+
+			"install it with server.AddReceivingMiddleware(registry.Middleware(opts))", what, done, testhook.NoMiddleware),
+	}
+}
+
+// admit decides, in the wrapper of a tool's handler, whether the call req
+// runs. For a tool with a rule, it computes the effect of the call with
+// outcome and refuses it if the caller's scope does not allow it;
+// otherwise e is the tool's effect. It then has a person confirm the call
+// if the middleware asks for it. It returns nil, nil when the handler may
+// run; otherwise the error to return, or a result asking the client for
+// input.
+func (info *callInfo) admit(ctx context.Context, req *mcp.CallToolRequest, tool string, e Effect, rule *EffectRule, outcome func() callOutcome) (*mcp.CallToolResult, error) {
+	c := info.mw.confirmer
+	if rule != nil {
+		e = rule.worst
+		if c != nil || !info.scope.Allows(e) {
+			oc := outcome()
+			e = oc.effect
+			if !info.scope.Allows(e) {
+				d := newDeniedError(tool, e.required(), true, info.scope, info.mw.opts.ScopeNames)
+				d.Unscoped = !info.sourced
+				d.DependsOnArguments = true
+				d.Outcome = oc.describe(rule)
+				return nil, info.mw.denied(ctx, d)
+			}
+		}
+	}
+	if c != nil {
+		return c.confirm(ctx, info, req, tool, e)
+	}
+	return nil, nil
+}
+
+// classify adds t to r with effect e, or with tr's rule if tr is not
+// nil, and returns a copy of t annotated from it. It panics where AddTool
+// documents.
+func (r *Registry) classify(t *mcp.Tool, e Effect, tr *toolRule) *mcp.Tool {
 	if t == nil {
 		panic("mcpeffect: AddTool: nil tool")
+	}
+	var rule *EffectRule
+	if tr != nil {
+		rule = tr.rule
+		e = rule.worst
 	}
 	// The name and the effect first: the hints an invalid effect derives
 	// would make the conflict below meaningless.
@@ -89,12 +288,20 @@ func (r *Registry) classify(t *mcp.Tool, e Effect) *mcp.Tool {
 	var title string
 	if t.Annotations != nil {
 		if err := conflict(t.Annotations, want); err != nil {
-			panic(fmt.Sprintf("mcpeffect: AddTool: tool %q is classified %s, but %v", t.Name, e, err))
+			what := "classified " + e.String()
+			if rule != nil {
+				what = "classified by its arguments, with the worst case " + e.String()
+			}
+			panic(fmt.Sprintf("mcpeffect: AddTool: tool %q is %s, but %v", t.Name, what, err))
 		}
 		title = t.Annotations.Title
 	}
-	if err := r.Add(t.Name, e); err != nil {
-		if old, ok := r.Effect(t.Name); !ok || old != e {
+	if rule != nil {
+		if err := r.addRule(t.Name, tr); err != nil {
+			panic(err)
+		}
+	} else if err := r.Add(t.Name, e); err != nil {
+		if ent := r.table()[t.Name]; ent.rule != nil || ent.effect != e {
 			panic(err)
 		}
 	}

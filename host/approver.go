@@ -168,6 +168,9 @@ func (a *Approver) approve(ctx context.Context, req mcp.Request) (*call, error) 
 	var hints Hints
 	if tool != nil {
 		hints = HintsOf(tool.Annotations)
+		if a.policy.ResolveCalls {
+			hints = resolveCall(ctx, session, tool, params, hints)
+		}
 	}
 	c := &call{session: session, name: params.Name, effect: hints.Effect()}
 	d, reason := a.policy.decide(params.Name, hints)

@@ -25,4 +25,10 @@
 // "rug pull". With [Policy] AskAfterOpenWorld, a session that has taken in
 // the output of an open-world tool is asked about before each write and
 // open-world call it makes.
+//
+// Where a server serves the experimental tool-resolution extension
+// ([mcpeffect.ToolResolutionExtension]), an Approver whose Policy has
+// ResolveCalls asks for the hints of each call of a tool whose effect
+// depends on its arguments, and decides from those when they keep to the
+// extension's rules (see [EnableToolResolution]).
 package host

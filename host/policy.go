@@ -115,6 +115,17 @@ type Policy struct {
 	// server's sessions: output that reached the model through another
 	// server does not count.
 	AskAfterOpenWorld bool
+
+	// ResolveCalls has an [Approver] decide a call of a tool that the
+	// server marks resolvable from the hints of that call, which it asks
+	// the server for first with the experimental tool-resolution
+	// extension ([mcpeffect.ToolResolutionExtension]; the client must be
+	// prepared with [EnableToolResolution]), instead of the tool's static
+	// hints, which are the worst case of its calls. Resolved hints are
+	// used only if they are complete and no less careful than the static
+	// ones, as the extension requires; otherwise, and whenever resolution
+	// fails, the static hints decide.
+	ResolveCalls bool
 }
 
 // Decide returns what a host does with a call to the tool called name,

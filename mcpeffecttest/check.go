@@ -2,6 +2,7 @@ package mcpeffecttest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -21,7 +22,9 @@ import (
 //   - a tool on the server that r does not classify;
 //   - a tool classified in r that is not on the server;
 //   - an advertised annotation, among the four hints, that is missing or
-//     differs from the one r derives from the tool's effect.
+//     differs from the one r derives from the tool's effect (for a tool
+//     whose effect depends on its arguments, the worst case of its
+//     outcomes).
 //
 // It then proves each boundary between scopes: it connects with a
 // read-only scope (see [mcpeffect.WithConnectionScope]) and calls every
@@ -37,9 +40,21 @@ import (
 // with go-sdk alone run their handlers with empty arguments, so give Check
 // a server whose storage the test can throw away.
 //
+// A tool whose effect depends on its arguments (see [mcpeffect.EffectRule])
+// is checked at each boundary for each outcome that the scope does not
+// allow, with arguments that select it: those of the calls given for the
+// tool, or else, in the common form ([mcpeffect.EffectByArgument]), the
+// rule's argument alone, set to the outcome's value; and with an
+// argument value that the rule does not declare, whose call counts as the
+// worst case. In the general form ([mcpeffect.EffectByFunc]) Check cannot
+// make arguments for an outcome: without calls given for the tool, it
+// checks only that a scope that allows none of the outcomes is refused.
+// A call given whose arguments the tool's input schema refuses is
+// reported.
+//
 // Check lists the tools as the server holds them, even when the middleware
 // hides them from callers (HideDenied).
-func Check(t testing.TB, server *mcp.Server, r *mcpeffect.Registry) {
+func Check(t testing.TB, server *mcp.Server, r *mcpeffect.Registry, calls ...Call) {
 	t.Helper()
 	ctx := context.Background()
 
@@ -63,15 +78,109 @@ func Check(t testing.TB, server *mcp.Server, r *mcpeffect.Registry) {
 			t.Errorf("tool %q is classified %s but is not on the server", name, e)
 		}
 	}
+	byTool := planCalls(t, r, listed, calls)
 
 	for _, scope := range []mcpeffect.Scope{mcpeffect.ReadOnly, mcpeffect.NonDestructive} {
-		checkRefusals(t, server, r, scope, listed)
+		checkRefusals(t, server, r, scope, listed, byTool)
 	}
 }
 
+// A Call is a call of a tool whose effect depends on its arguments, for
+// [Check] to prove that each scope that may not make it is refused.
+type Call struct {
+	// Tool is the tool to call.
+	Tool string
+	// Args are the call's arguments: anything that marshals to a JSON
+	// object. Nil is {}.
+	Args any
+	// Effect is the effect of the call. In the common form it may be left
+	// zero: the rule gives it from Args. In the general form it is
+	// required, since only the handler's decoded input gives it.
+	Effect mcpeffect.Effect
+}
+
+// A plannedCall is a Call ready to make: its arguments in JSON, its
+// effect known, and how to name it in failures.
+type plannedCall struct {
+	args   json.RawMessage
+	effect mcpeffect.Effect
+	what   string
+	// probe marks the call with an undeclared value, which go-sdk's
+	// schema validation may refuse before the middleware as well.
+	probe bool
+}
+
+// planCalls returns the calls to make for each tool with a rule, and
+// reports the calls given that cannot be made.
+func planCalls(t testing.TB, r *mcpeffect.Registry, listed map[string]*mcp.Tool, calls []Call) map[string][]plannedCall {
+	t.Helper()
+	byTool := map[string][]plannedCall{}
+	covered := map[string]map[string]bool{} // tool, value
+	for i, c := range calls {
+		rule, ok := r.Rule(c.Tool)
+		_, onServer := listed[c.Tool]
+		if !ok || !onServer {
+			t.Errorf("call %d is of tool %q, which is not a tool of the server whose effect depends on its arguments", i, c.Tool)
+			continue
+		}
+		raw, err := marshalArgs(c.Args)
+		if err != nil {
+			t.Errorf("call %d of tool %q: the arguments: %v", i, c.Tool, err)
+			continue
+		}
+		e, certain := rule.EffectOf(raw)
+		switch {
+		case c.Effect == 0 && !certain:
+			t.Errorf("call %d of tool %q: its arguments %s do not give the effect with certainty (see EffectRule.EffectOf); give it in Call.Effect", i, c.Tool, shown(string(raw)))
+			continue
+		case c.Effect == 0:
+		case certain && c.Effect != e:
+			t.Errorf("call %d of tool %q: the call says %s, but the rule gives %s for its arguments %s", i, c.Tool, c.Effect, e, shown(string(raw)))
+			continue
+		default:
+			e = c.Effect
+		}
+		byTool[c.Tool] = append(byTool[c.Tool], plannedCall{args: raw, effect: e, what: "with arguments " + shown(string(raw))})
+		if arg := rule.Argument(); arg != "" {
+			var m map[string]any
+			if json.Unmarshal(raw, &m) == nil {
+				if v, ok := m[arg].(string); ok {
+					if covered[c.Tool] == nil {
+						covered[c.Tool] = map[string]bool{}
+					}
+					covered[c.Tool][v] = true
+				}
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(listed)) {
+		rule, ok := r.Rule(name)
+		if !ok || rule.Argument() == "" {
+			continue
+		}
+		arg := rule.Argument()
+		for _, o := range rule.Outcomes() {
+			if covered[name][o.Value] {
+				continue
+			}
+			raw, _ := json.Marshal(map[string]string{arg: o.Value})
+			byTool[name] = append(byTool[name], plannedCall{args: raw, effect: o.Effect, what: fmt.Sprintf("with %s=%q alone", arg, o.Value)})
+		}
+		raw, _ := json.Marshal(map[string]string{arg: undeclaredValue})
+		byTool[name] = append(byTool[name], plannedCall{args: raw, effect: rule.Worst(), what: fmt.Sprintf("with %s=%q, which it does not declare", arg, undeclaredValue), probe: true})
+	}
+	return byTool
+}
+
+// undeclaredValue is the value of a rule's argument that Check sends to
+// prove that an undeclared value counts as the worst case.
+const undeclaredValue = "mcpeffecttest: no such value"
+
 // checkRefusals connects to server with scope and calls every listed tool
-// that scope may not call, each of which must be refused by the middleware.
-func checkRefusals(t testing.TB, server *mcp.Server, r *mcpeffect.Registry, scope mcpeffect.Scope, listed map[string]*mcp.Tool) {
+// that scope may not call, each of which must be refused by the middleware;
+// for a tool whose effect depends on its arguments, each planned call that
+// scope may not make.
+func checkRefusals(t testing.TB, server *mcp.Server, r *mcpeffect.Registry, scope mcpeffect.Scope, listed map[string]*mcp.Tool, byTool map[string][]plannedCall) {
 	t.Helper()
 	ctx := context.Background()
 	cs := connect(t, mcpeffect.WithConnectionScope(ctx, scope), server)
@@ -80,31 +189,65 @@ func checkRefusals(t testing.TB, server *mcp.Server, r *mcpeffect.Registry, scop
 	}
 	defer cs.Close()
 	for _, name := range slices.Sorted(maps.Keys(listed)) {
-		if r.Allowed(name, scope) {
-			continue // calling it would run its handler
+		rule, byArgs := r.Rule(name)
+		if !byArgs {
+			if r.Allowed(name, scope) {
+				continue // calling it would run its handler
+			}
+			checkRefused(t, cs, name, scope, json.RawMessage("{}"), "", false)
+			continue
 		}
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
-		d, denied := mcpeffect.AsDeniedError(err)
-		var rpcErr *jsonrpc.Error
-		switch {
-		case denied && d.Tool == name:
-			// Refused before the handler, as it must be.
-		case denied:
-			t.Errorf("tool %q with a %s scope: refused, but the refusal names tool %q", name, scope, d.Tool)
-		case errors.As(err, &rpcErr) && strings.Contains(rpcErr.Message, testhook.NoMiddleware):
-			t.Errorf("tool %q with a %s scope: %s: the call was refused by mcpeffect.AddTool, which runs no handler without it, not by the middleware that checks the caller's scope; "+
-				"install it with server.AddReceivingMiddleware(registry.Middleware(opts))", name, scope, testhook.NoMiddleware)
-		case err != nil:
-			t.Errorf("tool %q with a %s scope: want a refusal by the mcpeffect middleware, got another error, so its handler may have run: %v", name, scope, err)
-		case res.IsError && strings.HasPrefix(resultText(res), `validating "arguments"`):
-			// go-sdk validates the arguments of a typed handler before
-			// calling it, and after the middleware would have refused.
-			t.Errorf("tool %q with a %s scope: want a refusal by the mcpeffect middleware, but go-sdk's schema validation refused the empty arguments (%s): "+
-				"the handler did not run, but nothing checked the caller's scope first, so the server has no mcpeffect middleware, or one whose registry lets this scope call it",
-				name, scope, resultText(res))
-		default:
-			t.Errorf("tool %q with a %s scope: want a refusal, but the call returned a result (isError %t): its handler ran", name, scope, res.IsError)
+		if !slices.ContainsFunc(rule.Outcomes(), func(o mcpeffect.Outcome) bool { return scope.Allows(o.Effect) }) {
+			// No outcome allowed: refused whatever the arguments.
+			checkRefused(t, cs, name, scope, json.RawMessage("{}"), "whatever its arguments", false)
+			continue
 		}
+		for _, c := range byTool[name] {
+			if scope.Allows(c.effect) {
+				continue
+			}
+			checkRefused(t, cs, name, scope, c.args, c.what, c.probe)
+		}
+	}
+}
+
+// checkRefused calls tool with args, on a session of scope, and fails t
+// unless the middleware (or the tool's wrapper) refuses it. what says
+// which call it is, for a tool whose effect depends on its arguments;
+// probe accepts a refusal by the tool's input schema too.
+func checkRefused(t testing.TB, cs *mcp.ClientSession, name string, scope mcpeffect.Scope, args json.RawMessage, what string, probe bool) {
+	t.Helper()
+	at := fmt.Sprintf("tool %q with a %s scope", name, scope)
+	if what != "" {
+		at = fmt.Sprintf("tool %q %s, with a %s scope", name, what, scope)
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	d, denied := mcpeffect.AsDeniedError(err)
+	var rpcErr *jsonrpc.Error
+	switch {
+	case denied && d.Tool == name:
+		// Refused before the handler, as it must be.
+	case denied:
+		t.Errorf("%s: refused, but the refusal names tool %q", at, d.Tool)
+	case errors.As(err, &rpcErr) && strings.Contains(rpcErr.Message, testhook.NoMiddleware):
+		t.Errorf("%s: %s: the call was refused by mcpeffect.AddTool, which runs no handler without it, not by the middleware that checks the caller's scope; "+
+			"install it with server.AddReceivingMiddleware(registry.Middleware(opts))", at, testhook.NoMiddleware)
+	case err != nil:
+		t.Errorf("%s: want a refusal by the mcpeffect middleware, got another error, so its handler may have run: %v", at, err)
+	case res.IsError && strings.HasPrefix(resultText(res), `validating "arguments"`) && probe:
+		// The schema refuses the undeclared value: the handler did not
+		// run either.
+	case res.IsError && strings.HasPrefix(resultText(res), `validating "arguments"`) && what != "":
+		t.Errorf("%s: go-sdk's schema validation refused the arguments (%s) before the effect of the call was checked: "+
+			"give Check a Call of the tool with arguments that its input schema accepts", at, resultText(res))
+	case res.IsError && strings.HasPrefix(resultText(res), `validating "arguments"`):
+		// go-sdk validates the arguments of a typed handler before
+		// calling it, and after the middleware would have refused.
+		t.Errorf("%s: want a refusal by the mcpeffect middleware, but go-sdk's schema validation refused the empty arguments (%s): "+
+			"the handler did not run, but nothing checked the caller's scope first, so the server has no mcpeffect middleware, or one whose registry lets this scope call it",
+			at, resultText(res))
+	default:
+		t.Errorf("%s: want a refusal, but the call returned a result (isError %t): its handler ran", at, res.IsError)
 	}
 }
 

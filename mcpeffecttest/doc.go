@@ -49,6 +49,14 @@
 //		}, nil)
 //	}
 //
+// A tool whose effect depends on its arguments ([mcpeffect.EffectRule])
+// is checked and verified outcome by outcome. Check makes a call for each
+// outcome of the common form itself (the rule's argument set to its
+// value), or takes the [Call] values given to it; for the general form,
+// it can only prove, without calls given, that a scope allowing none of
+// the outcomes is refused. Verify holds each example to the effect of its
+// own call, and wants an example of each outcome.
+//
 // Check calls only what a scope refuses, so it never runs a handler that
 // the middleware lets through; Verify runs every one.
 package mcpeffecttest

@@ -72,6 +72,13 @@ type Example[E any] struct {
 	// nothing: the proof that a refused call is refused whole. Such an
 	// example does not count as exercising the tool.
 	WantError string
+	// Effect is the effect of this call, for a tool whose effect depends
+	// on its arguments (see [mcpeffect.EffectRule]): the example is held
+	// to it rather than to the worst case the tool advertises. In the
+	// common form it may be left zero, and the rule gives it from the
+	// arguments; in the general form it is required. It must be zero for
+	// a tool with one effect.
+	Effect mcpeffect.Effect
 }
 
 // VerifyOptions configure [Verify]. A nil *VerifyOptions is the zero value.
@@ -141,6 +148,11 @@ type VerifyOptions struct {
 //     [VerifyOptions.Overcautious]. Verify judges this only for a tool
 //     whose examples all passed.
 //
+// A tool whose effect depends on its arguments (see [mcpeffect.EffectRule])
+// is verified outcome by outcome: each example is held to the effect of
+// its own call (see [Example] Effect), and each of the rule's outcomes
+// must have an example that shows what it claims, as above.
+//
 // When t is a *testing.T, each tool runs as a subtest named after it, and
 // each of its examples as a subtest of that, so that -run can pick one;
 // the instance of an example is made with the example's subtest. Any
@@ -164,9 +176,10 @@ func Verify[E any](t testing.TB, newInstance func(testing.TB) Instance[E], examp
 	byTool := v.plan(t, inst.Registry, examples)
 	for _, name := range slices.Sorted(maps.Keys(byTool)) {
 		e, _ := inst.Registry.Effect(name)
+		rule, _ := inst.Registry.Rule(name)
 		run(t, name, v.opts.Parallel, func(t testing.TB) {
 			t.Helper()
-			v.tool(t, name, e, byTool[name])
+			v.tool(t, name, e, rule, byTool[name])
 		})
 	}
 }
@@ -260,8 +273,9 @@ func run(t testing.TB, name string, parallel bool, f func(t testing.TB)) bool {
 }
 
 // tool runs the examples of one tool, in order, and then judges whether
-// they show all that the tool's classification e claims.
-func (v *verifier[E]) tool(t testing.TB, name string, e mcpeffect.Effect, examples []namedExample[E]) {
+// they show all that the tool's classification e claims: for a tool with
+// a rule, all that each of its outcomes claims.
+func (v *verifier[E]) tool(t testing.TB, name string, e mcpeffect.Effect, rule *mcpeffect.EffectRule, examples []namedExample[E]) {
 	t.Helper()
 	var schema *jsonschema.Resolved
 	if s, err := resolveSchema(v.listed[name]); err != nil {
@@ -269,15 +283,20 @@ func (v *verifier[E]) tool(t testing.TB, name string, e mcpeffect.Effect, exampl
 	} else {
 		schema = s
 	}
-	var all outcome
+	byEffect := map[mcpeffect.Effect]*outcome{}
 	complete := true
 	for _, ex := range examples {
 		var out outcome
 		passed := run(t, ex.name, false, func(t testing.TB) {
 			t.Helper()
-			out = v.example(t, name, e, schema, ex)
+			out = v.example(t, name, e, rule, schema, ex)
 		})
 		complete = complete && passed && !out.failed
+		all := byEffect[out.effect]
+		if all == nil {
+			all = &outcome{}
+			byEffect[out.effect] = all
+		}
 		all.reached = all.reached || out.reached
 		all.changed = all.changed || out.changed
 		all.destroyed = all.destroyed || out.destroyed
@@ -286,27 +305,33 @@ func (v *verifier[E]) tool(t testing.TB, name string, e mcpeffect.Effect, exampl
 	if !complete {
 		return // a failed example may have hidden what it would have shown
 	}
-	if !all.reached {
-		t.Errorf("tool %q, classified %s, has no example that reaches its work: every one expects an error", name, e)
-		return
+	var claims []string
+	if rule == nil {
+		all := byEffect[e]
+		if all == nil || !all.reached {
+			t.Errorf("tool %q, classified %s, has no example that reaches its work: every one expects an error", name, e)
+			return
+		}
+		claims = unshown(name, e, "", all)
+	} else {
+		var effects []mcpeffect.Effect
+		for _, o := range rule.Outcomes() {
+			if !slices.Contains(effects, o.Effect) {
+				effects = append(effects, o.Effect)
+			}
+		}
+		for _, oe := range effects {
+			what := fmt.Sprintf(", with arguments of effect %s,", oe)
+			all := byEffect[oe]
+			if all == nil || !all.reached {
+				t.Errorf("tool %q has no example of its outcome %s that reaches its work: give one, with Example.Effect set in the general form", name, oe)
+				continue
+			}
+			claims = append(claims, unshown(name, oe, what, all)...)
+		}
 	}
 	if e&mcpeffect.Write == 0 {
-		return
-	}
-	var claims []string
-	switch {
-	case !all.changed:
-		claims = append(claims, fmt.Sprintf("tool %q is classified %s, but no example changed anything: "+
-			"either the examples do not reach its write or it is a read", name, e))
-	default:
-		if e&mcpeffect.Destructive == mcpeffect.Destructive && !all.destroyed {
-			claims = append(claims, fmt.Sprintf("tool %q is classified %s, but no example changed or removed an existing value: "+
-				"hosts will ask people before calls that destroy nothing", name, e))
-		}
-		if e&mcpeffect.Idempotent != mcpeffect.Idempotent && !all.repeatChanged {
-			claims = append(claims, fmt.Sprintf("tool %q is classified %s, not idempotent, but no example's repeat changed anything: "+
-				"hosts will warn people against retrying calls that are safe to retry", name, e))
-		}
+		return // a read claims nothing; plan reports a waiver of one
 	}
 	reason, waived := v.opts.Overcautious[name]
 	switch {
@@ -323,18 +348,45 @@ func (v *verifier[E]) tool(t testing.TB, name string, e mcpeffect.Effect, exampl
 	}
 }
 
+// unshown returns what effect e of tool claims that the examples, whose
+// outcomes are all, did not show. what qualifies the tool's calls, for a
+// tool whose effect depends on its arguments.
+func unshown(name string, e mcpeffect.Effect, what string, all *outcome) []string {
+	if e&mcpeffect.Write == 0 {
+		return nil
+	}
+	var claims []string
+	switch {
+	case !all.changed:
+		claims = append(claims, fmt.Sprintf("tool %q%s is classified %s, but no example changed anything: "+
+			"either the examples do not reach its write or it is a read", name, what, e))
+	default:
+		if e&mcpeffect.Destructive == mcpeffect.Destructive && !all.destroyed {
+			claims = append(claims, fmt.Sprintf("tool %q%s is classified %s, but no example changed or removed an existing value: "+
+				"hosts will ask people before calls that destroy nothing", name, what, e))
+		}
+		if e&mcpeffect.Idempotent != mcpeffect.Idempotent && !all.repeatChanged {
+			claims = append(claims, fmt.Sprintf("tool %q%s is classified %s, not idempotent, but no example's repeat changed anything: "+
+				"hosts will warn people against retrying calls that are safe to retry", name, what, e))
+		}
+	}
+	return claims
+}
+
 // An outcome is what one example showed.
 type outcome struct {
-	failed        bool // Verify reported a failure of the example
-	reached       bool // the first call succeeded, reaching the tool's work
-	changed       bool // a call changed the state
-	destroyed     bool // a call changed or removed a value that existed
-	repeatChanged bool // the second call changed the state
+	effect        mcpeffect.Effect // the effect the example was held to
+	failed        bool             // Verify reported a failure of the example
+	reached       bool             // the first call succeeded, reaching the tool's work
+	changed       bool             // a call changed the state
+	destroyed     bool             // a call changed or removed a value that existed
+	repeatChanged bool             // the second call changed the state
 }
 
 // example runs one example on a fresh instance and proves what it shows
-// against the tool's classification e.
-func (v *verifier[E]) example(t testing.TB, tool string, e mcpeffect.Effect, schema *jsonschema.Resolved, ex namedExample[E]) (out outcome) {
+// against the tool's classification e, or, for a tool with a rule, the
+// effect of the example's call.
+func (v *verifier[E]) example(t testing.TB, tool string, e mcpeffect.Effect, rule *mcpeffect.EffectRule, schema *jsonschema.Resolved, ex namedExample[E]) (out outcome) {
 	t.Helper()
 	fail := func(format string, args ...any) {
 		t.Helper()
@@ -350,6 +402,10 @@ func (v *verifier[E]) example(t testing.TB, tool string, e mcpeffect.Effect, sch
 	}
 	if got, ok := inst.Registry.Effect(tool); !ok || got != e {
 		fail("%s: the example's instance classifies the tool %s, but the first instance Verify made classified it %s", at, got, e)
+		return out
+	}
+	if got, _ := inst.Registry.Rule(tool); (got == nil) != (rule == nil) || got != nil && got.String() != rule.String() {
+		fail("%s: the example's instance classifies the tool by %v, but the first instance Verify made by %v", at, got, rule)
 		return out
 	}
 	ctx := t.Context()
@@ -393,6 +449,38 @@ func (v *verifier[E]) example(t testing.TB, tool string, e mcpeffect.Effect, sch
 	if err := validateArgs(schema, raw); err != nil {
 		fail("%s: the tool's input schema refuses the example's arguments %s: %s", at, shown(string(raw)), printable(err.Error(), maxShownError))
 		return out
+	}
+	out.effect = e
+	switch {
+	case rule == nil && ex.Effect != 0:
+		fail("%s: Example.Effect is set, but the tool has one effect, %s: leave it zero", at, e)
+		return out
+	case rule != nil:
+		got, certain := rule.EffectOf(raw)
+		switch {
+		case ex.WantError != "":
+			// A call expected to fail changes nothing, whatever its
+			// effect.
+			if ex.Effect != 0 {
+				got = ex.Effect
+			}
+			e = got
+		case ex.Effect == 0 && !certain:
+			fail("%s: the example's arguments %s do not give the effect of the call with certainty (see EffectRule.EffectOf): set Example.Effect", at, shown(string(raw)))
+			return out
+		case ex.Effect == 0:
+			e = got
+		case certain && got != ex.Effect:
+			fail("%s: Example.Effect says %s, but the tool's rule gives %s for the arguments %s", at, ex.Effect, got, shown(string(raw)))
+			return out
+		case !slices.ContainsFunc(rule.Outcomes(), func(o mcpeffect.Outcome) bool { return o.Effect == ex.Effect }):
+			fail("%s: Example.Effect is %s, which is not one of the outcomes the tool's rule declares (%s)", at, ex.Effect, rule)
+			return out
+		default:
+			e = ex.Effect
+		}
+		out.effect = e
+		at = fmt.Sprintf("%s (of effect %s)", at, e)
 	}
 
 	var snaps [3]snapshot

@@ -1,0 +1,366 @@
+package mcpeffect_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpeffect/mcpeffect"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The protocol versions a go-sdk client may speak: the last before
+// multi-round-trip requests, where the server asks through an elicitation
+// request of its own, and the first with them.
+const (
+	legacyProtocol = "2025-11-25"
+	modernProtocol = "2026-07-28"
+)
+
+// person answers elicitations as a person would, with answer ("accept",
+// "decline", "cancel"), and remembers the questions.
+type person struct {
+	answer string
+	mu     sync.Mutex
+	asked  []string
+}
+
+func (p *person) handler(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.asked = append(p.asked, req.Params.Message)
+	return &mcp.ElicitResult{Action: p.answer}, nil
+}
+
+func (p *person) questions() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.asked...)
+}
+
+// connectAs opens an in-process session to s as a client with opts,
+// speaking protocol.
+func connectAs(t testing.TB, ctx context.Context, s *mcp.Server, opts *mcp.ClientOptions, protocol string) *mcp.ClientSession {
+	t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "confirm-client", Version: "v1"}, opts).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// newConfirmServer returns the test tools and the rule tools behind a
+// middleware that asks for confirmation with opts.
+func newConfirmServer(t testing.TB, opts *mcpeffect.ConfirmOptions) (*mcp.Server, *calls, *seen) {
+	t.Helper()
+	sn := &seen{args: map[string][]string{}}
+	s, r, c := newTestServer(t, &mcpeffect.MiddlewareOptions{Confirm: opts})
+	mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "resources"}, mcpeffect.EffectByArgument("action", resourceEffects),
+		func(_ context.Context, _ *mcp.CallToolRequest, in resourceArgs) (*mcp.CallToolResult, any, error) {
+			sn.add("resources", in.Action)
+			return &mcp.CallToolResult{}, nil, nil
+		})
+	return s, c, sn
+}
+
+// TestConfirmAnswers asks a go-sdk client's person on both protocols,
+// with every answer: the handler runs on accept alone.
+func TestConfirmAnswers(t *testing.T) {
+	ctx := mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full)
+	for _, protocol := range []string{legacyProtocol, modernProtocol} {
+		for _, answer := range []string{"accept", "decline", "cancel", "none"} {
+			t.Run(protocol+"/"+answer, func(t *testing.T) {
+				s, c, sn := newConfirmServer(t, &mcpeffect.ConfirmOptions{})
+				p := &person{answer: answer}
+				opts := &mcp.ClientOptions{ElicitationHandler: p.handler}
+				if answer == "none" {
+					opts = nil // no elicitation capability
+				}
+				cs := connectAs(t, ctx, s, opts, protocol)
+				if got := cs.InitializeResult().ProtocolVersion; got != protocol {
+					t.Fatalf("the session speaks %s", got)
+				}
+				for _, call := range []struct {
+					tool string
+					args any
+					ask  bool // the call needs confirmation
+				}{
+					{"delete_task", taskArgs{ID: "7"}, true},
+					{"rotate_link", taskArgs{ID: "7"}, true},
+					{"create_task", taskArgs{ID: "7"}, false},
+					{"get_task", taskArgs{ID: "7"}, false},
+					{"resources", resourceArgs{Action: "get"}, false},
+					{"resources", resourceArgs{Action: "delete", Name: "x"}, true},
+				} {
+					before := len(p.questions())
+					_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: call.tool, Arguments: call.args})
+					ran := c.count(call.tool) > 0 || len(sn.take(call.tool)) > 0
+					c.mu.Lock()
+					delete(c.n, call.tool)
+					c.mu.Unlock()
+					asked := len(p.questions()) > before
+					if asked != (call.ask && answer != "none") {
+						t.Errorf("%s %v: asked %t", call.tool, call.args, asked)
+					}
+					if !call.ask || answer == "accept" {
+						if err != nil || !ran {
+							t.Errorf("%s %v: err %v, ran %t; want it run", call.tool, call.args, err, ran)
+						}
+						continue
+					}
+					n, ok := mcpeffect.AsNotConfirmedError(err)
+					want := map[string]string{"decline": "decline", "cancel": "cancel", "none": "unsupported"}[answer]
+					if ran || !ok || n.Tool != call.tool || n.Answer != want {
+						t.Errorf("%s %v: err %v, ran %t; want not confirmed, %q", call.tool, call.args, err, ran, want)
+						continue
+					}
+					for _, part := range []string{fmt.Sprintf("tool %q was not run", call.tool), map[string]string{
+						"decline": "the person declined it", "cancel": "dismissed the confirmation", "unsupported": "the client cannot ask",
+					}[want]} {
+						if !strings.Contains(err.Error(), part) {
+							t.Errorf("%s: message %q does not say %q", call.tool, err, part)
+						}
+					}
+				}
+				if answer != "none" {
+					q := p.questions()
+					if len(q) == 0 || !strings.Contains(q[0], `Allow the tool "delete_task" to run? It changes or deletes what exists. Arguments: {"id":"7"}`) {
+						t.Errorf("questions %q", q)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestConfirmAskingFails: a client whose person cannot be asked (its
+// handler fails) gets a refusal that says so.
+func TestConfirmAskingFails(t *testing.T) {
+	s, c, _ := newConfirmServer(t, &mcpeffect.ConfirmOptions{})
+	failing := func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return nil, fmt.Errorf("no person at the keyboard")
+	}
+	cs := connectAs(t, mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full), s, &mcp.ClientOptions{ElicitationHandler: failing}, legacyProtocol)
+	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "delete_task", Arguments: taskArgs{ID: "1"}})
+	if n, ok := mcpeffect.AsNotConfirmedError(err); !ok || n.Answer != "failed" || !strings.Contains(n.Detail, "no person at the keyboard") || c.count("delete_task") != 0 {
+		t.Errorf("err %v", err)
+	}
+}
+
+// TestConfirmOptions: the effects that need confirmation, the wording of
+// the question, and going ahead where the client cannot ask.
+func TestConfirmOptions(t *testing.T) {
+	ctx := mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full)
+	s, c, _ := newConfirmServer(t, &mcpeffect.ConfirmOptions{
+		For: func(tool string, e mcpeffect.Effect) bool { return e&mcpeffect.Write != 0 && tool != "close_task" },
+		Message: func(_ context.Context, call *mcpeffect.ConfirmCall) string {
+			var in taskArgs
+			json.Unmarshal(call.Arguments, &in)
+			if call.Tool == "create_task" {
+				return fmt.Sprintf("Create task %q (%s)?", in.ID, call.Effect)
+			}
+			return ""
+		},
+		ProceedWithoutElicitation: true,
+	})
+	p := &person{answer: "accept"}
+	cs := connectAs(t, ctx, s, &mcp.ClientOptions{ElicitationHandler: p.handler}, modernProtocol)
+	for _, tool := range []string{"create_task", "close_task", "post_message"} {
+		if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: taskArgs{ID: "ship v2"}}); err != nil {
+			t.Errorf("%s: %v", tool, err)
+		}
+	}
+	q := p.questions()
+	if len(q) != 2 || q[0] != `Create task "ship v2" (write)?` || !strings.Contains(q[1], `"post_message" to run? It adds data, outside this server`) {
+		t.Errorf("questions %q", q)
+	}
+	// A client that cannot ask: the calls go ahead, as the author chose.
+	plain := connectAs(t, ctx, s, nil, modernProtocol)
+	if _, err := plain.CallTool(context.Background(), &mcp.CallToolParams{Name: "delete_task", Arguments: taskArgs{ID: "1"}}); err != nil || c.count("delete_task") != 1 {
+		t.Errorf("without elicitation, proceeding: %v", err)
+	}
+}
+
+// rawCall makes a call on a client that does not answer input requests
+// itself, so that the test sends what it likes.
+func rawCall(t *testing.T, cs *mcp.ClientSession, tool string, args any, state string, answer string) (*mcp.CallToolResult, error) {
+	t.Helper()
+	params := &mcp.CallToolParams{Name: tool, Arguments: args, RequestState: state}
+	if answer != "" {
+		params.InputResponses = mcp.InputResponseMap{"mcpeffect/confirm": &mcp.ElicitResult{Action: answer}}
+	}
+	return cs.CallTool(context.Background(), params)
+}
+
+// TestConfirmCannotBeForgedOrReplayed plays a client that lies, on the
+// 2026-07-28 protocol where the answer comes with a call of its own: an
+// accept sent on a first call, a request state made up or altered, the
+// state of one call given with another (other arguments, another tool,
+// another caller), a state used twice. None runs the handler.
+func TestConfirmCannotBeForgedOrReplayed(t *testing.T) {
+	ctx := mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full)
+	s, c, _ := newConfirmServer(t, &mcpeffect.ConfirmOptions{})
+	noLoop := &mcp.ClientOptions{
+		ElicitationHandler: (&person{answer: "accept"}).handler, // declares the capability
+		MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
+	}
+	cs := connectAs(t, ctx, s, noLoop, modernProtocol)
+	other := connectAs(t, ctx, s, noLoop, modernProtocol)
+	seven := taskArgs{ID: "7"}
+
+	// ask returns a fresh request state for a call of tool with args.
+	ask := func(cs *mcp.ClientSession, tool string, args any) string {
+		t.Helper()
+		res, err := rawCall(t, cs, tool, args, "", "")
+		if err != nil || !res.NeedsInput() || res.RequestState == "" {
+			t.Fatalf("first call of %s: %+v, %v; want an input request", tool, res, err)
+		}
+		if _, ok := res.InputRequests["mcpeffect/confirm"].(*mcp.ElicitParams); !ok {
+			t.Fatalf("input requests %+v", res.InputRequests)
+		}
+		return res.RequestState
+	}
+	tamper := func(state string) string {
+		b, _ := base64.RawURLEncoding.DecodeString(state)
+		b[20] ^= 1
+		return base64.RawURLEncoding.EncodeToString(b)
+	}
+
+	for _, tt := range []struct {
+		name    string
+		call    func() (*mcp.CallToolResult, error)
+		invalid string // "" for asked again, else the refusal's detail
+	}{
+		{"an accept on a first call", func() (*mcp.CallToolResult, error) {
+			return rawCall(t, cs, "delete_task", seven, "", "accept")
+		}, ""},
+		{"a made-up state", func() (*mcp.CallToolResult, error) {
+			return rawCall(t, cs, "delete_task", seven, "trust-me", "accept")
+		}, "not one this server makes"},
+		{"an altered state", func() (*mcp.CallToolResult, error) {
+			return rawCall(t, cs, "delete_task", seven, tamper(ask(cs, "delete_task", seven)), "accept")
+		}, "not signed by this server"},
+		{"the state of other arguments", func() (*mcp.CallToolResult, error) {
+			return rawCall(t, cs, "delete_task", taskArgs{ID: "8"}, ask(cs, "delete_task", seven), "accept")
+		}, "another call"},
+		{"the state of another tool", func() (*mcp.CallToolResult, error) {
+			return rawCall(t, cs, "rotate_link", seven, ask(cs, "delete_task", seven), "accept")
+		}, "another call"},
+		{"the state of another caller", func() (*mcp.CallToolResult, error) {
+			return rawCall(t, other, "delete_task", seven, ask(cs, "delete_task", seven), "accept")
+		}, "another call"},
+		{"a state without an answer", func() (*mcp.CallToolResult, error) {
+			return rawCall(t, cs, "delete_task", seven, ask(cs, "delete_task", seven), "")
+		}, "carries no answer"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := tt.call()
+			if c.count("delete_task")+c.count("rotate_link") != 0 {
+				t.Fatalf("a handler ran")
+			}
+			if tt.invalid == "" {
+				if err != nil || !res.NeedsInput() {
+					t.Errorf("%+v, %v; want the person asked", res, err)
+				}
+				return
+			}
+			n, ok := mcpeffect.AsNotConfirmedError(err)
+			if !ok || n.Answer != "invalid" || !strings.Contains(n.Detail, tt.invalid) {
+				t.Errorf("err %v; want an invalid answer: %s", err, tt.invalid)
+			}
+		})
+	}
+
+	// The honest round: the answer runs the call once, and only once.
+	state := ask(cs, "delete_task", seven)
+	// The same arguments, spaced and ordered otherwise, are the same call.
+	if res, err := rawCall(t, cs, "delete_task", json.RawMessage(` { "id" : "7" } `), state, "accept"); err != nil || res.IsError || c.count("delete_task") != 1 {
+		t.Fatalf("the honest retry: %+v, %v, ran %d times", res, err, c.count("delete_task"))
+	}
+	_, err := rawCall(t, cs, "delete_task", seven, state, "accept")
+	if n, ok := mcpeffect.AsNotConfirmedError(err); !ok || !strings.Contains(n.Detail, "accepted once already") || c.count("delete_task") != 1 {
+		t.Errorf("the replay: %v, ran %d times", err, c.count("delete_task"))
+	}
+	// A decline with a good state refuses.
+	_, err = rawCall(t, cs, "delete_task", seven, ask(cs, "delete_task", seven), "decline")
+	if n, ok := mcpeffect.AsNotConfirmedError(err); !ok || n.Answer != "decline" {
+		t.Errorf("a decline: %v", err)
+	}
+}
+
+// TestConfirmLegacyIgnoresSentAnswers: before 2026-07-28 the server asks
+// with a request of its own, and an answer or a state that a client puts
+// in its call counts for nothing.
+func TestConfirmLegacyIgnoresSentAnswers(t *testing.T) {
+	ctx := mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full)
+	s, c, _ := newConfirmServer(t, &mcpeffect.ConfirmOptions{})
+	p := &person{answer: "decline"}
+	cs := connectAs(t, ctx, s, &mcp.ClientOptions{ElicitationHandler: p.handler, MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}}, legacyProtocol)
+	_, err := rawCall(t, cs, "delete_task", taskArgs{ID: "7"}, "any-state", "accept")
+	if n, ok := mcpeffect.AsNotConfirmedError(err); !ok || n.Answer != "decline" || len(p.questions()) != 1 || c.count("delete_task") != 0 {
+		t.Errorf("err %v, asked %d times, ran %d times; want the person asked, and their decline to count", err, len(p.questions()), c.count("delete_task"))
+	}
+}
+
+// TestConfirmExpiryAndKeys: an answer that comes late is asked again; a
+// state signed with the same key in another process (another middleware)
+// is good there, and one signed with another key is not.
+func TestConfirmExpiryAndKeys(t *testing.T) {
+	ctx := mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full)
+	key := []byte(strings.Repeat("k", 32))
+	same := func(context.Context, *mcp.CallToolRequest) string { return "user-1" }
+	noLoop := &mcp.ClientOptions{
+		ElicitationHandler: (&person{answer: "accept"}).handler,
+		MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
+	}
+	a, _, _ := newConfirmServer(t, &mcpeffect.ConfirmOptions{Key: key, Caller: same})
+	b, cb, _ := newConfirmServer(t, &mcpeffect.ConfirmOptions{Key: key, Caller: same})
+	other, co, _ := newConfirmServer(t, &mcpeffect.ConfirmOptions{Caller: same})
+	late, cl, _ := newConfirmServer(t, &mcpeffect.ConfirmOptions{Expiry: time.Millisecond})
+	csA := connectAs(t, ctx, a, noLoop, modernProtocol)
+	args := taskArgs{ID: "7"}
+	first, err := rawCall(t, csA, "delete_task", args, "", "")
+	if err != nil || !first.NeedsInput() {
+		t.Fatal(err)
+	}
+	if _, err := rawCall(t, connectAs(t, ctx, other, noLoop, modernProtocol), "delete_task", args, first.RequestState, "accept"); err == nil || co.count("delete_task") != 0 {
+		t.Errorf("another key: %v", err)
+	}
+	if _, err := rawCall(t, connectAs(t, ctx, b, noLoop, modernProtocol), "delete_task", args, first.RequestState, "accept"); err != nil || cb.count("delete_task") != 1 {
+		t.Errorf("the same key and caller: %v", err)
+	}
+
+	csLate := connectAs(t, ctx, late, noLoop, modernProtocol)
+	first, err = rawCall(t, csLate, "delete_task", args, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond)
+	res, err := rawCall(t, csLate, "delete_task", args, first.RequestState, "accept")
+	if err != nil || !res.NeedsInput() || res.RequestState == first.RequestState || cl.count("delete_task") != 0 {
+		t.Errorf("a late answer: %+v, %v; want the person asked again", res, err)
+	}
+
+	for _, bad := range [][]byte{[]byte("short")} {
+		func() {
+			defer func() {
+				if p := recover(); p == nil || !strings.Contains(fmt.Sprint(p), "at least 32 are needed") {
+					t.Errorf("key %q: panic %v", bad, p)
+				}
+			}()
+			mcpeffect.NewRegistry().Middleware(&mcpeffect.MiddlewareOptions{Confirm: &mcpeffect.ConfirmOptions{Key: bad}})
+		}()
+	}
+}
