@@ -164,7 +164,7 @@ func TestConfirmAskingFails(t *testing.T) {
 func TestConfirmOptions(t *testing.T) {
 	ctx := mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full)
 	s, c, _ := newConfirmServer(t, &mcpeffect.ConfirmOptions{
-		For: func(tool string, e mcpeffect.Effect) bool { return e&mcpeffect.Write != 0 && tool != "close_task" },
+		For: func(tool string, e mcpeffect.Effect) bool { return e&mcpeffect.Write != 0 && tool != "add_label" },
 		Message: func(_ context.Context, call *mcpeffect.ConfirmCall) string {
 			var in taskArgs
 			json.Unmarshal(call.Arguments, &in)
@@ -177,7 +177,7 @@ func TestConfirmOptions(t *testing.T) {
 	})
 	p := &person{answer: "accept"}
 	cs := connectAs(t, ctx, s, &mcp.ClientOptions{ElicitationHandler: p.handler}, modernProtocol)
-	for _, tool := range []string{"create_task", "close_task", "post_message"} {
+	for _, tool := range []string{"create_task", "add_label", "post_message"} {
 		if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: taskArgs{ID: "ship v2"}}); err != nil {
 			t.Errorf("%s: %v", tool, err)
 		}
