@@ -195,10 +195,12 @@ var badFindings = []struct {
 	{"archive_project", audit.RuleReadOnlyDestructive},
 	{"send_invoice", audit.RuleMissingDestructive},
 	{"rename_project", audit.RuleMissingIdempotent},
+	{"rename_project", audit.RuleOutcomesMalformed},
 	{"fetch_page", audit.RuleMissingOpenWorld},
 	{"drafts_delete", audit.RuleDeleteNotDestructive},
 	{"get_token", audit.RuleReadNotReadOnly},
 	{"set_reminder", audit.RuleWriteReadOnly},
+	{"set_reminder", audit.RuleOutcomeWider},
 }
 
 func TestAuditBadServer(t *testing.T) {
@@ -247,7 +249,7 @@ func TestAuditBadServer(t *testing.T) {
 				}
 			}
 
-			wantSummary := audit.Summary{Tools: 10, Reads: 3, Writes: 7, Destructive: 3, Idempotent: 3, OpenWorld: 3, Errors: 2, Warnings: 6}
+			wantSummary := audit.Summary{Tools: 10, Reads: 3, Writes: 7, Destructive: 3, Idempotent: 3, OpenWorld: 3, Errors: 3, Warnings: 7}
 			if r.Summary != wantSummary {
 				t.Errorf("summary %+v, want %+v", r.Summary, wantSummary)
 			}

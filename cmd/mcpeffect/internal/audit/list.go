@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/mcpeffect/mcpeffect"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -20,9 +21,17 @@ import (
 // cannot tell a hint the server left out from one it sent as false. So
 // List reads the results of tools/list as they arrive on the connection,
 // before go-sdk decodes them.
+//
+// List declares the experimental tool-resolution extension
+// (mcpeffect.ToolResolutionExtension), so that a server that serves it
+// marks the tools whose calls it resolves; it sends no tools/resolve.
 func List(ctx context.Context, t mcp.Transport) (Server, []Listed, error) {
 	rec := &recordingTransport{Transport: t}
-	client := mcp.NewClient(&mcp.Implementation{Name: "mcpeffect-audit", Version: "v0"}, nil)
+	// go-sdk's own default, roots, kept: some servers list tools by
+	// what the client can do.
+	caps := &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{ListChanged: true}}
+	caps.AddExtension(mcpeffect.ToolResolutionExtension, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcpeffect-audit", Version: "v0"}, &mcp.ClientOptions{Capabilities: caps})
 	cs, err := client.Connect(ctx, rec, nil)
 	if err != nil {
 		return Server{}, nil, &stageError{stageInitialize, err}
