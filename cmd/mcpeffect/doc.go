@@ -116,7 +116,13 @@
 // assume the worst for a missing hint see it (read-to-write,
 // now-destructive, now-non-idempotent, now-open-world, hint-removed), every
 // narrowing, and changes of title and description, which can steer a
-// model. The exit status is 0 when nothing widened, 1 when something did,
+// model. A tool whose effect depends on its arguments is also compared
+// outcome by outcome where both sides have its outcomes (a manifest lists
+// them; a report or a live server has those its server publishes): an
+// outcome that may do more widens, even when the tool's worst case does
+// not change (outcome-added widens when the new outcome may do more than
+// every one before it); removed outcomes, another argument selecting them,
+// and outcomes no longer listed are reported. The exit status is 0 when nothing widened, 1 when something did,
 // and 2 when the diff could not run: a check for CI, against a report
 // saved with the last release.
 package main
