@@ -457,6 +457,9 @@ func compareTool(o, n SnapshotTool) []Change {
 // selects: `action="get"`, or in the general form "calls of effect write".
 func outcomeName(argument string, o mcpeffect.Outcome) string {
 	if argument != "" {
+		if r := []rune(argument); len(r) > 60 {
+			argument = string(r[:60]) + "…"
+		}
 		return printable(argument) + "=" + quoteShort(o.Value)
 	}
 	return "calls of effect " + o.Effect.String()

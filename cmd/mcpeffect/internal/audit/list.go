@@ -27,8 +27,11 @@ import (
 // marks the tools whose calls it resolves; it sends no tools/resolve.
 func List(ctx context.Context, t mcp.Transport) (Server, []Listed, error) {
 	rec := &recordingTransport{Transport: t}
-	// go-sdk's own default, roots, kept: some servers list tools by
-	// what the client can do.
+	// Capabilities given replace go-sdk's default, roots, which the roots
+	// feature's deprecation does not change: it is kept, since some
+	// servers list tools by what the client can do (server-everything
+	// lists get-roots-list only to a client with roots).
+	//lint:ignore SA1019 the audit must declare what go-sdk's default client declares.
 	caps := &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{ListChanged: true}}
 	caps.AddExtension(mcpeffect.ToolResolutionExtension, nil)
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpeffect-audit", Version: "v0"}, &mcp.ClientOptions{Capabilities: caps})

@@ -171,13 +171,9 @@ func short(raw json.RawMessage) string {
 	return printable(s)
 }
 
-// outcomeName names an outcome of tool t for people: `action="get"`
-// in the common form, or "calls of effect write" in the general form.
+// outcomeName names an outcome o of t for people: see [outcomeName].
 func (t Tool) outcomeName(o PublishedOutcome) string {
-	if t.Argument != "" {
-		return printable(t.Argument) + "=" + quoteShort(o.Value)
-	}
-	return "calls of effect " + o.Effect.String()
+	return outcomeName(t.Argument, mcpeffect.Outcome{Value: o.Value, Effect: o.Effect})
 }
 
 // widerAxes returns the hints on which a call of effect e may do more

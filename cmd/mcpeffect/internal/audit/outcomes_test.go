@@ -83,6 +83,11 @@ func TestReviewPublishedOutcomes(t *testing.T) {
 			meta:     outcomesMeta(`{"argument": "q", "outcomes": [{"value": "web", ` + outOpen + `}]}`),
 			argument: "q", values: []string{"web"}, effects: []mcpeffect.Effect{mcpeffect.Read | mcpeffect.OpenWorld},
 			rules: []Rule{RuleOutcomeWider}, message: `q="web" is read|openworld (beyond openWorldHint)`},
+		// A long name is cut where it is shown.
+		{name: "a long argument", annotations: hintsRead,
+			meta:     outcomesMeta(`{"argument": "` + strings.Repeat("a", 100) + `", "outcomes": [{"value": "` + strings.Repeat("v", 100) + `", ` + outWrite + `}]}`),
+			argument: strings.Repeat("a", 100), values: []string{strings.Repeat("v", 100)}, effects: []mcpeffect.Effect{mcpeffect.Write},
+			rules: []Rule{RuleOutcomeWider}, message: strings.Repeat("a", 60) + `…="` + strings.Repeat("v", 60) + `…" is write`},
 		// Missing hints are their worst case: nothing published is wider.
 		{name: "outcomes of a tool without hints", annotations: "",
 			meta:     outcomesMeta(`{"argument": "a", "outcomes": [{"value": "x", ` + outDestructive + `}]}`),
@@ -246,8 +251,9 @@ func TestAuditOurOwnServer(t *testing.T) {
 	}
 	// The audit declares the extension, to see the marker, and keeps
 	// go-sdk's default roots, by which some servers choose their tools.
-	if caps := ss.InitializeParams().Capabilities; caps == nil || caps.RootsV2 == nil || caps.Extensions[mcpeffect.ToolResolutionExtension] == nil {
-		t.Errorf("the audit's capabilities: %+v", caps)
+	caps := mustJSON(t, ss.InitializeParams().Capabilities)
+	if !strings.Contains(caps, `"roots":{"listChanged":true}`) || !strings.Contains(caps, `"extensions":{"`+mcpeffect.ToolResolutionExtension+`":{}}`) {
+		t.Errorf("the audit's capabilities: %s", caps)
 	}
 	report, err := Review(server, tools, nil)
 	if err != nil {
