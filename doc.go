@@ -98,8 +98,10 @@
 //			"delete": mcpeffect.Destructive | mcpeffect.Idempotent,
 //		}), pods)
 //
-// A read-only token may then get pods, and not delete them. Hosts may ask
-// for the hints of one call before making it with the experimental
+// A read-only token may then get pods, and not delete them. The tool
+// publishes each outcome in its _meta, under [OutcomesMetaKey], from the
+// rule it enforces, for audits and people to read. Hosts may ask for the
+// hints of one call before making it with the experimental
 // tool-resolution extension, which [ServeToolResolution] serves.
 //
 // # Confirmation the server insists on

@@ -31,7 +31,8 @@ import (
 // a hint written twice is the drift this package exists to prevent, so the
 // hints are best left out. go-sdk cannot tell a readOnlyHint or
 // idempotentHint of false from one left out, so only true is checked there.
-// It panics on a nil handler too.
+// It panics too when t's _meta holds [OutcomesMetaKey], which only a tool
+// with an [EffectRule] publishes, and on a nil handler.
 func AddTool[In, Out any](s *mcp.Server, r *Registry, t *mcp.Tool, e Effect, h mcp.ToolHandlerFor[In, Out]) {
 	if h == nil {
 		panic("mcpeffect: AddTool: nil handler")
@@ -72,7 +73,9 @@ func AddToolHandler(s *mcp.Server, r *Registry, t *mcp.Tool, e Effect, h mcp.Too
 
 // AddToolWithRule is [AddTool] for a tool whose effect depends on its
 // arguments, as rule declares (see [EffectRule]). The tool advertises the
-// worst case of the rule's outcomes. Each call has its own effect,
+// worst case of the rule's outcomes, and publishes each outcome in its
+// _meta under [OutcomesMetaKey], for audits and people to read. Each call
+// has its own effect,
 // computed from in, the input that go-sdk has decoded for h, so that it
 // is exactly what the handler will act on; the call is refused, as
 // [Registry.Middleware] refuses, when the caller's scope does not allow
@@ -80,8 +83,9 @@ func AddToolHandler(s *mcp.Server, r *Registry, t *mcp.Tool, e Effect, h mcp.Too
 //
 // AddToolWithRule panics where AddTool does, when rule is nil or cannot
 // be used (see [EffectByArgument] and [EffectByFunc]), when the name is
-// already classified otherwise, and when the tool's hints disagree with
-// the worst case.
+// already classified otherwise, when the tool's hints disagree with the
+// worst case, and when its _meta already holds [OutcomesMetaKey] with
+// other outcomes than the rule's.
 func AddToolWithRule[In, Out any](s *mcp.Server, r *Registry, t *mcp.Tool, rule *EffectRule, h mcp.ToolHandlerFor[In, Out]) {
 	if h == nil {
 		panic("mcpeffect: AddToolWithRule: nil handler")
@@ -268,8 +272,8 @@ func (info *callInfo) admit(ctx context.Context, req *mcp.CallToolRequest, tool 
 }
 
 // classify adds t to r with effect e, or with tr's rule if tr is not
-// nil, and returns a copy of t annotated from it. It panics where AddTool
-// documents.
+// nil, and returns a copy of t annotated from it, and with a rule's
+// outcomes published in its _meta. It panics where AddTool documents.
 func (r *Registry) classify(t *mcp.Tool, e Effect, tr *toolRule) *mcp.Tool {
 	if t == nil {
 		panic("mcpeffect: AddTool: nil tool")
@@ -296,6 +300,10 @@ func (r *Registry) classify(t *mcp.Tool, e Effect, tr *toolRule) *mcp.Tool {
 		}
 		title = t.Annotations.Title
 	}
+	meta, err := withPublishedOutcomes(t, rule)
+	if err != nil {
+		panic(err)
+	}
 	if rule != nil {
 		if err := r.addRule(t.Name, tr); err != nil {
 			panic(err)
@@ -308,6 +316,7 @@ func (r *Registry) classify(t *mcp.Tool, e Effect, tr *toolRule) *mcp.Tool {
 	tt := *t
 	want.Title = title
 	tt.Annotations = want
+	tt.Meta = meta
 	return &tt
 }
 

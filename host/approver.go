@@ -26,8 +26,14 @@ type Confirmation struct {
 	// Tool is the tool as the server listed it, or nil if the server does
 	// not list it.
 	Tool *mcp.Tool
-	// Effect is what the tool's hints amount to, hints left out counting
-	// as their worst case.
+	// Effect is what the hints that the policy decided from amount to, a
+	// hint left out counting as its worst case. They are the tool's hints
+	// as the server listed them, which for a tool whose effect depends on
+	// its arguments are the worst case of its calls; with the policy's
+	// ResolveCalls, they are the hints the server resolved for this call,
+	// the effect of these arguments, whenever the resolution could be
+	// used (see [Policy] ResolveCalls), and the tool's otherwise. A tool
+	// the server does not list has the worst case of all.
 	Effect mcpeffect.Effect
 	// Reason says in a few words why the policy asks, such as "it is
 	// destructive".
@@ -147,7 +153,7 @@ func (a *Approver) Middleware() mcp.Middleware {
 type call struct {
 	session *mcp.ClientSession
 	name    string
-	effect  mcpeffect.Effect // what the tool's hints amount to
+	effect  mcpeffect.Effect // what the hints decided from amount to: see Confirmation.Effect
 }
 
 // approve returns the call req if it may be sent, asking where the

@@ -48,6 +48,19 @@ hint gets the no-annotations error and no other finding. A read's
 destructiveHint and idempotentHint, which the specification reads only for
 writes, are shown as n/a when missing.
 
+A tool whose effect depends on its arguments may publish the outcome of
+each kind of call in its _meta (a server built with mcpeffect does, under
+"io.github.mcpeffect/outcomes"): by the value of one argument, such as
+action="get", or as the effects its calls may have. Each outcome is shown,
+indented under its tool, with its hints and effect, and with -host what the
+host does with its calls: what it does with the tool, since hosts decide
+from the tool's hints, the worst case. The outcomes are the server's claim,
+shown and checked, trusted for nothing else: one that may do more than the
+tool's hints say is an error (the server contradicts itself, and hosts would
+not ask as they should); outcomes that cannot be read, a warning. A tool the
+server marks resolvable (the experimental tool-resolution extension) is
+named: a host could ask for the hints of one call before making it.
+
 -host says what hosts do with each tool before a call, from its hints: run
 it without asking, ask first, ask every time whatever was approved before,
 refuse it, leave it to a model, or leave it to their own settings (hosts

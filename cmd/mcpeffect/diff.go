@@ -42,6 +42,22 @@ may do as hosts that assume the worst case for a missing hint see it:
             missing hint its own way), title-changed, description-changed
             (a changed description can tell a model to do something else)
 
+A tool whose effect depends on its arguments is also compared outcome by
+outcome, where both sides have its outcomes (a manifest lists them; a report
+or a live server has those the server publishes, as servers built with
+mcpeffect do). An outcome in both, the same value of the same argument, is
+compared as a tool is: action="get" that becomes a write widens, even when
+the tool's hints, its worst case, are the same. And:
+
+  outcome-added             widened if it may do more, on some axis, than
+                            every outcome before it (a write among reads);
+                            changed otherwise
+  outcome-removed           narrowed if it did more than every outcome left;
+                            changed otherwise
+  outcome-argument-changed  changed: another argument selects the outcomes,
+                            which are then compared by their effects alone
+  outcomes-unlisted         changed: the new side does not list them
+
 Each of OLD and NEW is one of:
 
   a file     the JSON of 'mcpeffect audit -json', or the manifest of an
@@ -52,7 +68,8 @@ Each of OLD and NEW is one of:
   a command  NEW only, after --: a server run over stdio, listed now
 
 A manifest is read by each tool's four hints, or its effect if it has none:
-what hosts are told before a call. Fields diff does not know are ignored.
+what hosts are told before a call; and by its outcomes. Fields diff does not
+know are ignored.
 Descriptions are compared only where both sides have them (a manifest has
 none). -timeout bounds the listing of each live side.
 

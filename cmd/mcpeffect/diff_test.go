@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -257,5 +258,57 @@ func TestDiffManifestWidened(t *testing.T) {
 	res := runCommand(t, "diff", writeFile(t, "manifest.json", cleanManifest(t)), httpServer(t, streamable(s))[1])
 	if res.code != exitFindings || !strings.Contains(res.stdout, "widened  tag_note") {
 		t.Errorf("exit %d:\n%s%s", res.code, res.stdout, res.stderr)
+	}
+}
+
+// TestDiffOutcomesCommand diffs the manifest of a server whose tool
+// depends on its action against new versions of it, served live: the
+// published outcomes are compared with the manifest's, and one that does
+// more fails the diff, though the tool's hints are the same.
+func TestDiffOutcomesCommand(t *testing.T) {
+	type podArgs struct {
+		Action string `json:"action"`
+	}
+	server := func(effects map[string]mcpeffect.Effect) (*mcp.Server, *mcpeffect.Registry) {
+		s := mcp.NewServer(&mcp.Implementation{Name: "pods", Version: "1"}, nil)
+		r := mcpeffect.NewRegistry()
+		mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", effects),
+			func(context.Context, *mcp.CallToolRequest, podArgs) (*mcp.CallToolResult, any, error) {
+				return nil, nil, nil
+			})
+		s.AddReceivingMiddleware(r.Middleware(nil))
+		return s, r
+	}
+	_, old := server(map[string]mcpeffect.Effect{"get": mcpeffect.Read, "delete": mcpeffect.Destructive})
+	var manifest bytes.Buffer
+	if err := old.Manifest(mcpeffect.ScopeNames{}).WriteJSON(&manifest); err != nil {
+		t.Fatal(err)
+	}
+	oldFile := writeFile(t, "manifest.json", manifest.Bytes())
+	for _, tc := range []struct {
+		name    string
+		effects map[string]mcpeffect.Effect
+		code    int
+		want    []string
+	}{
+		{"get writes", map[string]mcpeffect.Effect{"get": mcpeffect.Write, "delete": mcpeffect.Destructive}, exitFindings,
+			[]string{`widened  pods  read-to-write`, `action="get" now a write, was a read (read → write)`, "1 tool widened"}},
+		{"a read added", map[string]mcpeffect.Effect{"get": mcpeffect.Read, "list": mcpeffect.Read, "delete": mcpeffect.Destructive}, exitOK,
+			[]string{`changed  pods  outcome-added  action="list" added, read: within the worst case of the outcomes before`}},
+		{"the same", map[string]mcpeffect.Effect{"get": mcpeffect.Read, "delete": mcpeffect.Destructive}, exitOK,
+			[]string{"No change."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, _ := server(tc.effects)
+			res := runCommand(t, "diff", oldFile, httpServer(t, streamable(s))[1])
+			if res.code != tc.code {
+				t.Errorf("exit %d, want %d", res.code, tc.code)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(res.stdout, w) {
+					t.Errorf("the diff does not say %q:\n%s%s", w, res.stdout, res.stderr)
+				}
+			}
+		})
 	}
 }

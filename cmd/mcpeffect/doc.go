@@ -30,6 +30,8 @@
 //	warning  delete-name-not-destructive  a word such as delete or remove, not destructive
 //	warning  read-name-not-read-only      a word such as get or list and none that writes, not read-only
 //	warning  write-name-read-only         a word such as create or update, read-only
+//	error    outcome-wider-than-hints     a published outcome that may do more than the hints say
+//	warning  outcomes-malformed           published outcomes that cannot be read
 //
 // Every word of a name is read, words being separated by _ - . (any
 // character that is neither a letter nor a digit) or a change of case:
@@ -37,6 +39,18 @@
 // delete. A tool without any hint gets the no-annotations error and no
 // other finding. A read's destructiveHint and idempotentHint, which the
 // specification reads only for writes, are shown as n/a when missing.
+//
+// A tool whose effect depends on its arguments may publish the outcome of
+// each kind of call in its _meta, as a server built with mcpeffect does
+// under "io.github.mcpeffect/outcomes": by the value of one argument
+// (action="get"), or as the effects its calls may have. Each outcome is
+// shown under its tool, and with -host what the host does with its calls:
+// what it does with the tool, since hosts decide from the tool's hints,
+// the worst case. The outcomes are the server's claim, shown and checked,
+// trusted for nothing else: one that may do more than the tool's hints say
+// is an error, and outcomes that cannot be read a warning. A tool the
+// server marks resolvable (the experimental tool-resolution extension) is
+// named.
 //
 // -host says what hosts (VS Code, Claude Code, Codex, GitHub Copilot,
 // Gemini CLI, goose, Cursor, ChatGPT, Claude Cowork, and hosts that ignore
@@ -72,7 +86,7 @@
 // parentheses, with the value assumed. With -json, it is one JSON object
 // with the server's name, version and protocol version, the tools with
 // their title, description, hints as declared (a missing hint is absent)
-// and as assumed, and their effect, the findings, a summary (counts of
+// and as assumed, their effect, and the outcomes they publish, the findings, a summary (counts of
 // tools, reads, writes, destructive writes, idempotent writes, open-world
 // tools, errors and warnings), and with -host and -profile what each host
 // does with each tool and what each directory would reject.
@@ -102,7 +116,13 @@
 // assume the worst for a missing hint see it (read-to-write,
 // now-destructive, now-non-idempotent, now-open-world, hint-removed), every
 // narrowing, and changes of title and description, which can steer a
-// model. The exit status is 0 when nothing widened, 1 when something did,
+// model. A tool whose effect depends on its arguments is also compared
+// outcome by outcome where both sides have its outcomes (a manifest lists
+// them; a report or a live server has those its server publishes): an
+// outcome that may do more widens, even when the tool's worst case does
+// not change (outcome-added widens when the new outcome may do more than
+// every one before it); removed outcomes, another argument selecting them,
+// and outcomes no longer listed are reported. The exit status is 0 when nothing widened, 1 when something did,
 // and 2 when the diff could not run: a check for CI, against a report
 // saved with the last release.
 package main

@@ -23,6 +23,7 @@ import (
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/badserver"
+	"github.com/mcpeffect/mcpeffect/internal/e2e"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -33,8 +34,10 @@ const serverEnv = "MCPEFFECT_TEST_SERVER"
 
 // TestMain lets the test binary stand in as the MCP server of a test, over
 // stdio, when serverEnv names one: "bad" (the fixture of badserver, in
-// pages of 4), "clean" (built with mcpeffect.AddTool), "exit" (a server
-// that fails at start) or "hang" (one that never answers: see hang).
+// pages of 4), "clean" (built with mcpeffect.AddTool), "e2e" (the server
+// of the library's end-to-end tests, whose tools' effects depend on their
+// arguments, with the full scope), "exit" (a server that fails at start)
+// or "hang" (one that never answers: see hang).
 func TestMain(m *testing.M) {
 	switch kind := os.Getenv(serverEnv); kind {
 	case "":
@@ -50,6 +53,13 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	case "clean":
 		if err := cleanServer(2).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "e2e":
+		ctx := mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full)
+		if err := e2e.NewServer().Run(ctx, &mcp.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -195,10 +205,12 @@ var badFindings = []struct {
 	{"archive_project", audit.RuleReadOnlyDestructive},
 	{"send_invoice", audit.RuleMissingDestructive},
 	{"rename_project", audit.RuleMissingIdempotent},
+	{"rename_project", audit.RuleOutcomesMalformed},
 	{"fetch_page", audit.RuleMissingOpenWorld},
 	{"drafts_delete", audit.RuleDeleteNotDestructive},
 	{"get_token", audit.RuleReadNotReadOnly},
 	{"set_reminder", audit.RuleWriteReadOnly},
+	{"set_reminder", audit.RuleOutcomeWider},
 }
 
 func TestAuditBadServer(t *testing.T) {
@@ -247,7 +259,7 @@ func TestAuditBadServer(t *testing.T) {
 				}
 			}
 
-			wantSummary := audit.Summary{Tools: 10, Reads: 3, Writes: 7, Destructive: 3, Idempotent: 3, OpenWorld: 3, Errors: 2, Warnings: 6}
+			wantSummary := audit.Summary{Tools: 10, Reads: 3, Writes: 7, Destructive: 3, Idempotent: 3, OpenWorld: 3, Errors: 3, Warnings: 7}
 			if r.Summary != wantSummary {
 				t.Errorf("summary %+v, want %+v", r.Summary, wantSummary)
 			}
@@ -471,20 +483,25 @@ func TestUsage(t *testing.T) {
 }
 
 // TestAuditText holds the reports for people against golden files, which
-// the README quotes: go test -run TestAuditText -update rewrites them.
+// the READMEs quote: go test -run TestAuditText -update rewrites them.
 func TestAuditText(t *testing.T) {
 	for _, tc := range []struct {
-		golden string
-		flags  []string
+		golden  string
+		server  string // the kind of TestMain
+		flags   []string
+		code    int
+		readmes []string // that quote the golden file
 	}{
-		{"badserver.golden", nil},
-		{"badserver-codex.golden", []string{"-host", "codex"}},
+		{"badserver.golden", "bad", nil, exitFindings, []string{"README.md"}},
+		{"badserver-codex.golden", "bad", []string{"-host", "codex"}, exitFindings, []string{"README.md"}},
+		{"e2eserver.golden", "e2e", nil, exitOK, []string{"README.md", "../../README.md"}},
+		{"e2eserver-vscode.golden", "e2e", []string{"-host", "vscode"}, exitOK, []string{"README.md"}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
-			args := append(append([]string{"audit"}, tc.flags...), stdioServer(t, "bad")...)
+			args := append(append([]string{"audit"}, tc.flags...), stdioServer(t, tc.server)...)
 			res := runCommand(t, args...)
-			if res.code != exitFindings {
-				t.Fatalf("exit code %d, want %d; stderr:\n%s", res.code, exitFindings, res.stderr)
+			if res.code != tc.code {
+				t.Fatalf("exit code %d, want %d; stderr:\n%s", res.code, tc.code, res.stderr)
 			}
 			golden := filepath.Join("testdata", tc.golden)
 			if *update {
@@ -499,12 +516,14 @@ func TestAuditText(t *testing.T) {
 			if res.stdout != string(want) {
 				t.Errorf("report:\n%s\nwant (%s):\n%s", res.stdout, golden, want)
 			}
-			readme, err := os.ReadFile("README.md")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Contains(readme, want) {
-				t.Errorf("README.md does not quote %s", golden)
+			for _, name := range tc.readmes {
+				readme, err := os.ReadFile(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Contains(readme, want) {
+					t.Errorf("%s does not quote %s", name, golden)
+				}
 			}
 		})
 	}

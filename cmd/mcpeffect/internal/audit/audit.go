@@ -77,8 +77,8 @@ type Rule string
 const (
 	// RuleNoAnnotations: the tool declares none of the four hints, so a
 	// host must treat it as a destructive, non-idempotent write on an
-	// open world. A tool that breaks it gets no other finding, as each
-	// would repeat it.
+	// open world. A tool that breaks it gets no other finding about its
+	// hints or name, as each would repeat it.
 	RuleNoAnnotations Rule = "no-annotations"
 	// RuleReadOnlyDestructive: readOnlyHint and destructiveHint are both
 	// true, and a host cannot know which one is wrong.
@@ -102,6 +102,16 @@ const (
 	// set, write, insert, add, edit, modify, rename, move, replace, upload,
 	// send) on a tool that is read-only.
 	RuleWriteReadOnly Rule = "write-name-read-only"
+	// RuleOutcomeWider: the tool publishes the outcomes of its calls (in
+	// its _meta, as a server built with mcpeffect does for a tool whose
+	// effect depends on its arguments), and one of them may do more than
+	// the tool's hints say: the server contradicts itself, and hosts,
+	// which decide from the hints, would not ask as they should.
+	RuleOutcomeWider Rule = "outcome-wider-than-hints"
+	// RuleOutcomesMalformed: the tool publishes outcomes that cannot be
+	// read; they are not shown. Hosts do not read them: only the audit
+	// loses them.
+	RuleOutcomesMalformed Rule = "outcomes-malformed"
 )
 
 // Rules returns every rule of the audit itself, in the order a tool's
@@ -117,6 +127,8 @@ func Rules() []Rule {
 		RuleDeleteNotDestructive,
 		RuleReadNotReadOnly,
 		RuleWriteReadOnly,
+		RuleOutcomeWider,
+		RuleOutcomesMalformed,
 	}
 }
 
@@ -139,6 +151,10 @@ func (r Rule) Summary() string {
 		return "a word such as get or list and none that writes, not read-only"
 	case RuleWriteReadOnly:
 		return "a word such as create or update, read-only"
+	case RuleOutcomeWider:
+		return "a published outcome that may do more than the hints say"
+	case RuleOutcomesMalformed:
+		return "published outcomes that cannot be read"
 	}
 	if d, ok := directoryRule(r); ok {
 		return d.Summary
@@ -151,7 +167,7 @@ func (r Rule) Summary() string {
 // others.
 func (r Rule) Level() Level {
 	switch r {
-	case RuleNoAnnotations, RuleReadOnlyDestructive:
+	case RuleNoAnnotations, RuleReadOnlyDestructive, RuleOutcomeWider:
 		return Error
 	}
 	if d, ok := directoryRule(r); ok {
@@ -182,14 +198,15 @@ type Server struct {
 }
 
 // A Listed is a tool as a server listed it: its name, title and
-// description, and its input schema and annotations object exactly as
-// received (nil if it had none).
+// description, and its input schema, annotations object and _meta object
+// exactly as received (nil if it had none).
 type Listed struct {
 	Name        string          `json:"name"`
 	Title       string          `json:"title,omitempty"`
 	Description string          `json:"description,omitempty"`
 	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
 	Annotations json.RawMessage `json:"annotations,omitempty"`
+	Meta        json.RawMessage `json:"_meta,omitempty"`
 }
 
 // A Tool is one audited tool.
@@ -212,6 +229,17 @@ type Tool struct {
 	Assumed host.Hints `json:"assumed"`
 	// Effect is what the hints amount to for a host.
 	Effect mcpeffect.Effect `json:"effect"`
+	// Outcomes are the outcomes of the tool's calls as the server
+	// publishes them in the tool's _meta (see [PublishedOutcome]), if it
+	// does and they can be read; and Argument, in the common form, the
+	// argument whose value selects the outcome. Hosts decide from the
+	// hints, whatever the outcomes say.
+	Argument string             `json:"argument,omitempty"`
+	Outcomes []PublishedOutcome `json:"outcomes,omitempty"`
+	// Resolvable says that the server marks the tool resolvable, with the
+	// experimental tool-resolution extension: a host could ask for the
+	// hints of one call before making it.
+	Resolvable bool `json:"resolvable,omitempty"`
 }
 
 // A Finding is one rule that one tool breaks.
@@ -261,7 +289,9 @@ type Options struct {
 // Review audits tools as server listed them, in the order given, with the
 // profiles of opts, which may be nil. It fails only when a tool's
 // annotations are not a JSON object or hold a hint that is neither a
-// boolean nor null: a host could not read them at all.
+// boolean nor null: a host could not read them at all. Outcomes that a
+// tool publishes and that cannot be read are a finding
+// ([RuleOutcomesMalformed]), not a failure: hosts do not read them.
 func Review(server Server, tools []Listed, opts *Options) (*Report, error) {
 	if opts == nil {
 		opts = &Options{}
@@ -280,8 +310,11 @@ func Review(server Server, tools []Listed, opts *Options) (*Report, error) {
 			Assumed:     assumed(declared),
 			Effect:      declared.Effect(),
 		}
+		var published error
+		t.Argument, t.Outcomes, t.Resolvable, published = readPublished(l.Meta)
 		r.Tools = append(r.Tools, t)
 		r.Findings = append(r.Findings, check(t)...)
+		r.Findings = append(r.Findings, checkOutcomes(t, published)...)
 		r.Summary.count(t.Effect)
 	}
 	for _, p := range opts.Directories {

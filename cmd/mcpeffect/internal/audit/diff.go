@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/host"
@@ -33,6 +34,14 @@ type SnapshotTool struct {
 	// manifest, or a report from before they were kept).
 	Description *string
 	Hints       host.Hints
+	// Outcomes are the outcomes of the tool's calls, where the source
+	// has them: as the server published them (a report, a live server),
+	// or as its registry declared them (a manifest); nil otherwise.
+	// Argument names the argument whose value selects each, in the
+	// common form; it is empty in the general form, where the outcomes
+	// have no value.
+	Argument string
+	Outcomes []mcpeffect.Outcome
 }
 
 // SnapshotOf returns the snapshot of report r, from source.
@@ -40,7 +49,11 @@ func SnapshotOf(r *Report, source, kind string) Snapshot {
 	s := Snapshot{Source: source, Kind: kind, Server: r.Server}
 	for _, t := range r.Tools {
 		d := t.Description
-		s.Tools = append(s.Tools, SnapshotTool{Name: t.Name, Title: t.Title, Description: &d, Hints: t.Declared})
+		st := SnapshotTool{Name: t.Name, Title: t.Title, Description: &d, Hints: t.Declared, Argument: t.Argument}
+		for _, o := range t.Outcomes {
+			st.Outcomes = append(st.Outcomes, mcpeffect.Outcome{Value: o.Value, Effect: o.Effect})
+		}
+		s.Tools = append(s.Tools, st)
 	}
 	return s
 }
@@ -50,8 +63,10 @@ func SnapshotOf(r *Report, source, kind string) Snapshot {
 // WriteJSON writes it). Each tool of a report is read by the hints it
 // declared; each tool of a manifest by its four hints, or, if it has none,
 // by its effect: in both, what a host is told before a call, the worst
-// case where a tool's effect depends on its arguments. Fields it does not
-// know are ignored, so that a newer report or manifest can be read.
+// case where a tool's effect depends on its arguments. The outcomes of
+// such a tool are read too, where the report shows them (those its server
+// published) or the manifest lists them. Fields it does not know are
+// ignored, so that a newer report or manifest can be read.
 func ReadSnapshot(data []byte, source string) (Snapshot, error) {
 	var doc struct {
 		Server *Server            `json:"server"`
@@ -124,7 +139,59 @@ func readSnapshotTool(raw json.RawMessage) (SnapshotTool, error) {
 	if err != nil {
 		return SnapshotTool{}, fmt.Errorf("%q: %w", t.Name, err)
 	}
+	if err := readSnapshotOutcomes(obj, &t); err != nil {
+		return SnapshotTool{}, fmt.Errorf("%q: %w", t.Name, err)
+	}
 	return t, nil
+}
+
+// readSnapshotOutcomes reads the outcomes of the tool obj into t, if it
+// has any: "outcomes", each with an "effect" and, in the common form, a
+// "value" ("" when absent, as both formats leave it out). A report names
+// the argument of the common form in "argument"; a manifest in
+// "dependsOn", which is "function" for the general form, unless an
+// outcome has a value: an argument may be called function.
+func readSnapshotOutcomes(obj map[string]json.RawMessage, t *SnapshotTool) error {
+	raw, ok := obj["outcomes"]
+	if !ok || isNull(raw) {
+		return nil
+	}
+	var list []map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil || len(list) == 0 {
+		return errors.New("outcomes: want a non-empty array of objects")
+	}
+	var argument string
+	for _, key := range []string{"argument", "dependsOn"} {
+		if v, ok := obj[key]; ok && !isNull(v) {
+			if err := json.Unmarshal(v, &argument); err != nil {
+				return fmt.Errorf("%s is not a string", key)
+			}
+			break
+		}
+	}
+	if _, ok := obj["dependsOn"]; ok && argument == "function" &&
+		!slices.ContainsFunc(list, func(o map[string]json.RawMessage) bool { _, ok := o["value"]; return ok }) {
+		argument = ""
+	}
+	seen := map[string]bool{}
+	for i, o := range list {
+		var out mcpeffect.Outcome
+		if err := json.Unmarshal(o["effect"], &out.Effect); err != nil || isNull(o["effect"]) {
+			return fmt.Errorf("outcome %d: no valid effect", i+1)
+		}
+		if argument != "" {
+			if v, ok := o["value"]; ok && (isNull(v) || json.Unmarshal(v, &out.Value) != nil) {
+				return fmt.Errorf("outcome %d: value is not a string", i+1)
+			}
+			if seen[out.Value] {
+				return fmt.Errorf("outcome %d: the value %s is given twice", i+1, quoteShort(out.Value))
+			}
+			seen[out.Value] = true
+		}
+		t.Outcomes = append(t.Outcomes, out)
+	}
+	t.Argument = argument
+	return nil
 }
 
 // A Direction says what a change does to what a tool may do.
@@ -165,6 +232,28 @@ const (
 	HintChanged        ChangeKind = "hint-changed"
 	TitleChanged       ChangeKind = "title-changed"
 	DescriptionChanged ChangeKind = "description-changed"
+
+	// The changes to the outcomes of a tool whose effect depends on its
+	// arguments, where both snapshots have them. An outcome in both (the
+	// same value of the same argument) is compared as a tool is, with the
+	// kinds above: action="get" that becomes a write widens, even when
+	// the tool's worst case does not change.
+
+	// OutcomeAdded: a new outcome, such as a new value of the argument.
+	// It widens when, on some axis, it may do more than every outcome
+	// before it (a write on a tool whose outcomes were all reads), and
+	// otherwise changes the tool.
+	OutcomeAdded ChangeKind = "outcome-added"
+	// OutcomeRemoved: an outcome is gone. It narrows when, on some axis,
+	// it did more than every outcome left.
+	OutcomeRemoved ChangeKind = "outcome-removed"
+	// OutcomeArgumentChanged: another argument selects the outcomes, or
+	// they are now computed from the arguments, or the reverse. The
+	// outcomes are then compared by their effects alone.
+	OutcomeArgumentChanged ChangeKind = "outcome-argument-changed"
+	// OutcomesUnlisted: the old snapshot has the tool's outcomes, the new
+	// one does not; they can no longer be compared.
+	OutcomesUnlisted ChangeKind = "outcomes-unlisted"
 )
 
 // A Change is one difference in one tool between two snapshots.
@@ -172,10 +261,16 @@ type Change struct {
 	Tool      string     `json:"tool"`
 	Direction Direction  `json:"direction"`
 	Kind      ChangeKind `json:"kind"`
+	// Outcome names the outcome of the tool that changed, if the change is
+	// about one: `action="get"`, or in the general form "calls of effect
+	// write".
+	Outcome string `json:"outcome,omitempty"`
 	// Hint is the hint whose value changed, if the change is about one.
 	Hint string `json:"hint,omitempty"`
 	// Old and New are the values before and after: a hint's declared
-	// value ("true", "false" or "missing"), a title, a description.
+	// value ("true", "false" or "missing"), an outcome's effect ("" where
+	// there is none), the argument that selects outcomes, a title, a
+	// description.
 	Old string `json:"old"`
 	New string `json:"new"`
 	// Message says what changed, and what it means, for people.
@@ -217,9 +312,10 @@ func (d *DiffReport) Widened() bool { return d.Summary.Widened > 0 }
 // Diff compares two snapshots of a server's tools: the tools added and
 // removed, in the order of each snapshot, and for each tool in both, in
 // the order of the new snapshot, every change to what it may do, as hosts
-// that assume the worst case for a missing hint see it, and every change
-// to its hints, title and description. Descriptions are compared only
-// where both snapshots keep them.
+// that assume the worst case for a missing hint see it, every change to
+// its hints, to its outcomes where the old snapshot has them (see
+// [OutcomeAdded]), and to its title and description. Descriptions are
+// compared only where both snapshots keep them.
 func Diff(old, new Snapshot) *DiffReport {
 	d := &DiffReport{Old: old, New: new, Changes: []Change{}, Added: []DiffTool{}, Removed: []DiffTool{}}
 	d.Summary.OldTools, d.Summary.NewTools = len(old.Tools), len(new.Tools)
@@ -345,6 +441,7 @@ func compareTool(o, n SnapshotTool) []Change {
 		}
 		out = append(out, c)
 	}
+	out = append(out, compareOutcomes(o, n)...)
 	if o.Title != n.Title {
 		out = append(out, Change{Tool: n.Name, Direction: Changed, Kind: TitleChanged, Old: o.Title, New: n.Title,
 			Message: fmt.Sprintf("title %s → %s", quoteShort(o.Title), quoteShort(n.Title))})
@@ -352,6 +449,129 @@ func compareTool(o, n SnapshotTool) []Change {
 	if o.Description != nil && n.Description != nil && *o.Description != *n.Description {
 		out = append(out, Change{Tool: n.Name, Direction: Changed, Kind: DescriptionChanged, Old: *o.Description, New: *n.Description,
 			Message: fmt.Sprintf("description %s → %s: read it, as models do", quoteShort(*o.Description), quoteShort(*n.Description))})
+	}
+	return out
+}
+
+// outcomeName names an outcome o of a tool whose outcomes argument
+// selects: `action="get"`, or in the general form "calls of effect write".
+func outcomeName(argument string, o mcpeffect.Outcome) string {
+	if argument != "" {
+		if r := []rune(argument); len(r) > 60 {
+			argument = string(r[:60]) + "…"
+		}
+		return printable(argument) + "=" + quoteShort(o.Value)
+	}
+	return "calls of effect " + o.Effect.String()
+}
+
+// describeArgument says what selects the outcomes of a tool, for a
+// message.
+func describeArgument(argument string) string {
+	if argument == "" {
+		return "computed from its arguments"
+	}
+	return "selected by " + quoteShort(argument)
+}
+
+// compareOutcomes returns the changes to the outcomes of a tool, where
+// the old snapshot has them: see [OutcomeAdded] and the kinds beside it.
+// The outcomes of the same value of the same argument are matched; in
+// the general form, or when the argument changed, those of the same
+// effect.
+func compareOutcomes(o, n SnapshotTool) []Change {
+	switch {
+	case o.Outcomes == nil:
+		return nil
+	case n.Outcomes == nil:
+		return []Change{{Tool: n.Name, Direction: Changed, Kind: OutcomesUnlisted,
+			Message: fmt.Sprintf("its outcomes (%d, %s) are no longer listed: the effect of each call can no longer be compared", len(o.Outcomes), describeArgument(o.Argument))}}
+	}
+	var out []Change
+	byValue := o.Argument != "" && o.Argument == n.Argument
+	if o.Argument != n.Argument {
+		out = append(out, Change{Tool: n.Name, Direction: Changed, Kind: OutcomeArgumentChanged, Old: o.Argument, New: n.Argument,
+			Message: fmt.Sprintf("outcomes now %s, were %s: compared by their effects alone", describeArgument(n.Argument), describeArgument(o.Argument))})
+	}
+	same := func(a, b mcpeffect.Outcome) bool {
+		if byValue {
+			return a.Value == b.Value
+		}
+		return a.Effect == b.Effect
+	}
+	label := func(argument string, oc mcpeffect.Outcome) string {
+		if byValue {
+			return outcomeName(argument, oc)
+		}
+		return "calls of effect " + oc.Effect.String()
+	}
+	effects := func(list []mcpeffect.Outcome) []mcpeffect.Effect {
+		var es []mcpeffect.Effect
+		for _, oc := range list {
+			es = append(es, oc.Effect)
+		}
+		return es
+	}
+	for _, no := range n.Outcomes {
+		i := slices.IndexFunc(o.Outcomes, func(oo mcpeffect.Outcome) bool { return same(oo, no) })
+		name := label(n.Argument, no)
+		if i < 0 {
+			added := name + " added"
+			if byValue {
+				added += ", " + no.Effect.String()
+			}
+			c := Change{Tool: n.Name, Outcome: name, Direction: Changed, Kind: OutcomeAdded, New: no.Effect.String(),
+				Message: added + ": within the worst case of the outcomes before"}
+			if w := widerThanAll(no.Effect, effects(o.Outcomes)); len(w) > 0 {
+				c.Direction = Widened
+				c.Message = fmt.Sprintf("%s: %s, which no outcome was before", added, strings.Join(w, ", "))
+			}
+			out = append(out, c)
+			continue
+		}
+		oe, ne := o.Outcomes[i].Effect, no.Effect
+		for _, a := range axes {
+			c := Change{Tool: n.Name, Outcome: name, Hint: a.hint, Old: oe.String(), New: ne.String()}
+			switch ow, nw := a.wide(oe), a.wide(ne); {
+			case !ow && nw:
+				c.Direction, c.Kind = Widened, a.widened
+				c.Message = fmt.Sprintf("%s now %s, was %s (%s → %s)", name, a.wideName, a.narrow, oe, ne)
+			case ow && !nw:
+				c.Direction, c.Kind = Narrowed, a.narrowd
+				c.Message = fmt.Sprintf("%s now %s, was %s (%s → %s)", name, a.narrow, a.wideName, oe, ne)
+			default:
+				continue
+			}
+			out = append(out, c)
+		}
+	}
+	for _, oo := range o.Outcomes {
+		if slices.ContainsFunc(n.Outcomes, func(no mcpeffect.Outcome) bool { return same(oo, no) }) {
+			continue
+		}
+		name := label(o.Argument, oo)
+		c := Change{Tool: n.Name, Outcome: name, Direction: Changed, Kind: OutcomeRemoved, Old: oo.Effect.String(), Message: name + " removed"}
+		if byValue {
+			c.Message += ", " + oo.Effect.String()
+		}
+		if w := widerThanAll(oo.Effect, effects(n.Outcomes)); len(w) > 0 {
+			c.Direction = Narrowed
+			c.Message += fmt.Sprintf(": no outcome left is %s", strings.Join(w, ", "))
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// widerThanAll returns the ends of the axes on which a call of effect e
+// may do more than every effect of others ("a write", "destructive"), or
+// none.
+func widerThanAll(e mcpeffect.Effect, others []mcpeffect.Effect) []string {
+	var out []string
+	for _, a := range axes {
+		if a.wide(e) && !slices.ContainsFunc(others, a.wide) {
+			out = append(out, a.wideName)
+		}
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // snapshot returns a snapshot of one tool named "t" with the annotations
@@ -271,5 +273,244 @@ widened  t     now-non-idempotent  now not idempotent, was idempotent (idempoten
 `
 	if b.String() != want {
 		t.Errorf("text:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// outcomesSnapshot returns a live snapshot of one tool "t" with the hints
+// given, publishing the outcomes given (the value of the key, or "").
+func outcomesSnapshot(t *testing.T, annotations, outcomes string) Snapshot {
+	t.Helper()
+	l := Listed{Name: "t", Annotations: json.RawMessage(annotations)}
+	if outcomes != "" {
+		l.Meta = json.RawMessage(outcomesMeta(outcomes))
+	}
+	r, err := Review(Server{Name: "s"}, []Listed{l}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Findings) != 0 {
+		t.Fatalf("findings: %+v", r.Findings)
+	}
+	return SnapshotOf(r, "test", "live")
+}
+
+// TestDiffOutcomes compares the outcomes of a tool whose effect depends on
+// its arguments: one that does more is a widening, even where the tool's
+// hints, its worst case, do not change; a new one is a widening only if it
+// does more than every outcome before it.
+func TestDiffOutcomes(t *testing.T) {
+	byAction := func(outcomes ...string) string {
+		return `{"argument": "action", "outcomes": [` + strings.Join(outcomes, ", ") + `]}`
+	}
+	byFunc := func(outcomes ...string) string {
+		return `{"outcomes": [` + strings.Join(outcomes, ", ") + `]}`
+	}
+	value := func(v, fields string) string { return `{"value": "` + v + `", ` + fields + `}` }
+	effect := func(fields string) string { return `{` + fields + `}` }
+	const (
+		outIdempotent              = `"effect": "write|idempotent", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false`
+		hintsIdempotentDestructive = `{"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": false}`
+	)
+	get, list, del := value("get", outRead), value("list", outRead), value("delete", outDestructive)
+	type change struct {
+		dir     Direction
+		kind    ChangeKind
+		outcome string
+	}
+	for _, tc := range []struct {
+		name               string
+		oldHints, newHints string
+		old, new           string // published outcomes, or "" for none
+		want               []change
+	}{
+		{"the same", hintsDestructive, hintsDestructive, byAction(get, del), byAction(get, del), nil},
+		{"the same, in another order", hintsDestructive, hintsDestructive, byAction(get, del), byAction(del, get), nil},
+
+		// The tool's worst case is the same; one outcome does more.
+		{"get becomes a write", hintsDestructive, hintsDestructive, byAction(get, del), byAction(value("get", outWrite), del),
+			[]change{{Widened, ReadToWrite, `action="get"`}, {Widened, NowNonIdempotent, `action="get"`}}},
+		{"get becomes idempotent write", hintsIdempotentDestructive, hintsIdempotentDestructive,
+			byAction(get, del), byAction(value("get", outIdempotent), del), []change{{Widened, ReadToWrite, `action="get"`}}},
+		{"get reaches the open world", hintsDestructive, `{"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": true}`,
+			byAction(get, del), byAction(value("get", outOpen), del),
+			[]change{{Widened, NowOpenWorld, ""}, {Widened, NowOpenWorld, `action="get"`}}},
+		{"delete no longer destructive", hintsDestructive, hintsDestructive, byAction(get, del, value("purge", outDestructive)),
+			byAction(get, value("delete", outIdempotent), value("purge", outDestructive)),
+			[]change{{Narrowed, NoLongerDestructive, `action="delete"`}}},
+
+		// Added and removed outcomes.
+		{"a write added to reads", hintsDestructive, hintsDestructive, byAction(get, list), byAction(get, list, value("create", outWrite)),
+			[]change{{Widened, OutcomeAdded, `action="create"`}}},
+		{"a write added, with the hints", hintsRead, hintsWrite, byAction(get, list), byAction(get, list, value("create", outWrite)),
+			[]change{{Widened, ReadToWrite, ""}, {Widened, NowNonIdempotent, ""}, {Widened, OutcomeAdded, `action="create"`}}},
+		{"a deletion added beside one", hintsDestructive, hintsDestructive, byAction(get, del), byAction(get, del, value("purge", outDestructive)),
+			[]change{{Changed, OutcomeAdded, `action="purge"`}}},
+		{"a read added", hintsDestructive, hintsDestructive, byAction(get, del), byAction(get, list, del),
+			[]change{{Changed, OutcomeAdded, `action="list"`}}},
+		{"the only deletion removed", hintsDestructive, hintsDestructive, byAction(get, del), byAction(get),
+			[]change{{Narrowed, OutcomeRemoved, `action="delete"`}}},
+		{"a read removed", hintsDestructive, hintsDestructive, byAction(get, list, del), byAction(get, del),
+			[]change{{Changed, OutcomeRemoved, `action="list"`}}},
+
+		// The argument changes: compared by effect.
+		{"another argument, the same effects", hintsDestructive, hintsDestructive, byAction(get, del),
+			`{"argument": "method", "outcomes": [` + value("GET", outRead) + `, ` + value("DELETE", outDestructive) + `]}`,
+			[]change{{Changed, OutcomeArgumentChanged, ""}}},
+		{"another argument, and a write", hintsDestructive, hintsDestructive, byAction(get, del),
+			`{"argument": "method", "outcomes": [` + value("GET", outRead) + `, ` + value("POST", outWrite) + `]}`,
+			[]change{{Changed, OutcomeArgumentChanged, ""}, {Widened, OutcomeAdded, "calls of effect write"}, {Narrowed, OutcomeRemoved, "calls of effect write|destructive|idempotent"}}},
+		{"by argument to by function", hintsDestructive, hintsDestructive, byAction(get, del), byFunc(effect(outRead), effect(outDestructive)),
+			[]change{{Changed, OutcomeArgumentChanged, ""}}},
+
+		// The general form.
+		{"by function, the same", hintsDestructive, hintsDestructive, byFunc(effect(outWrite), effect(outDestructive)), byFunc(effect(outDestructive), effect(outWrite)), nil},
+		{"by function, a read becomes a write", hintsDestructive, hintsDestructive, byFunc(effect(outRead), effect(outDestructive)), byFunc(effect(outWrite), effect(outDestructive)),
+			[]change{{Widened, OutcomeAdded, "calls of effect write"}, {Changed, OutcomeRemoved, "calls of effect read"}}},
+
+		// One side without outcomes.
+		{"outcomes no longer listed", hintsDestructive, hintsDestructive, byAction(get, del), "", []change{{Changed, OutcomesUnlisted, ""}}},
+		{"outcomes listed now", hintsDestructive, hintsDestructive, "", byAction(get, del), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Diff(outcomesSnapshot(t, tc.oldHints, tc.old), outcomesSnapshot(t, tc.newHints, tc.new))
+			var got []change
+			for _, c := range d.Changes {
+				got = append(got, change{c.Direction, c.Kind, c.Outcome})
+				if c.Message == "" || c.Tool != "t" {
+					t.Errorf("change %+v", c)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("changes %+v, want %+v\n%s", got, tc.want, mustJSON(t, d.Changes))
+			}
+			widened := slices.ContainsFunc(tc.want, func(c change) bool { return c.dir == Widened })
+			if d.Widened() != widened {
+				t.Errorf("Widened() = %t, want %t", d.Widened(), widened)
+			}
+		})
+	}
+}
+
+// TestDiffOutcomeMessages: what people read of each kind of change.
+func TestDiffOutcomeMessages(t *testing.T) {
+	for _, tc := range []struct {
+		old, new string
+		want     string
+	}{
+		{`{"argument": "action", "outcomes": [{"value": "get", ` + outRead + `}]}`, `{"argument": "action", "outcomes": [{"value": "get", ` + outWrite + `}]}`,
+			`action="get" now a write, was a read (read → write)`},
+		{`{"argument": "action", "outcomes": [{"value": "get", ` + outRead + `}]}`, `{"argument": "action", "outcomes": [{"value": "get", ` + outRead + `}, {"value": "set", ` + outWrite + `}]}`,
+			`action="set" added, write: a write, not idempotent, which no outcome was before`},
+		{`{"argument": "action", "outcomes": [{"value": "a", ` + outDestructive + `}]}`, `{"argument": "action", "outcomes": [{"value": "a", ` + outDestructive + `}, {"value": "b", ` + outRead + `}]}`,
+			`action="b" added, read: within the worst case of the outcomes before`},
+		{`{"argument": "action", "outcomes": [{"value": "a", ` + outDestructive + `}, {"value": "b", ` + outRead + `}]}`, `{"argument": "action", "outcomes": [{"value": "b", ` + outRead + `}]}`,
+			`action="a" removed, write|destructive|idempotent: no outcome left is a write, destructive`},
+		{`{"argument": "action", "outcomes": [{"value": "a", ` + outRead + `}]}`, `{"argument": "op", "outcomes": [{"value": "a", ` + outRead + `}]}`,
+			`outcomes now selected by "op", were selected by "action": compared by their effects alone`},
+		{`{"outcomes": [{` + outRead + `}]}`, ``,
+			`its outcomes (1, computed from its arguments) are no longer listed: the effect of each call can no longer be compared`},
+	} {
+		d := Diff(outcomesSnapshot(t, hintsDestructive, tc.old), outcomesSnapshot(t, hintsDestructive, tc.new))
+		if !slices.ContainsFunc(d.Changes, func(c Change) bool { return c.Message == tc.want }) {
+			t.Errorf("%s → %s: no change says %q:\n%s", tc.old, tc.new, tc.want, mustJSON(t, d.Changes))
+		}
+	}
+}
+
+// TestReadSnapshotOutcomes reads the outcomes of a report and of a
+// manifest, and diffs each against the other.
+func TestReadSnapshotOutcomes(t *testing.T) {
+	type podArgs struct {
+		Action string `json:"action"`
+	}
+	type fnArgs struct {
+		X string `json:"x"`
+	}
+	reg := mcpeffect.NewRegistry()
+	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	pods := mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{"": mcpeffect.Read, "get": mcpeffect.Read, "delete": mcpeffect.Destructive})
+	mcpeffect.AddToolWithRule(s, reg, &mcp.Tool{Name: "pods"}, pods,
+		func(context.Context, *mcp.CallToolRequest, podArgs) (*mcp.CallToolResult, any, error) {
+			return nil, nil, nil
+		})
+	// An argument called function, with one value: the manifest says
+	// dependsOn "function" and the value shows it is no function.
+	fn := mcpeffect.EffectByArgument("function", map[string]mcpeffect.Effect{"sum": mcpeffect.Read})
+	mcpeffect.AddToolWithRule(s, reg, &mcp.Tool{Name: "calc"}, fn,
+		func(context.Context, *mcp.CallToolRequest, struct {
+			Function string `json:"function"`
+		}) (*mcp.CallToolResult, any, error) {
+			return nil, nil, nil
+		})
+	general := mcpeffect.EffectByFunc(func(fnArgs) mcpeffect.Effect { return mcpeffect.Write }, mcpeffect.Write, mcpeffect.Read)
+	mcpeffect.AddToolWithRule(s, reg, &mcp.Tool{Name: "issue"}, general,
+		func(context.Context, *mcp.CallToolRequest, fnArgs) (*mcp.CallToolResult, any, error) {
+			return nil, nil, nil
+		})
+	s.AddReceivingMiddleware(reg.Middleware(nil))
+
+	var manifest bytes.Buffer
+	if err := reg.Manifest(mcpeffect.ScopeNames{}).WriteJSON(&manifest); err != nil {
+		t.Fatal(err)
+	}
+	m, err := ReadSnapshot(manifest.Bytes(), "manifest.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	server, tools, err := List(t.Context(), ct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Review(server, tools, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ReadSnapshot(data, "report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]*mcpeffect.EffectRule{"pods": pods, "calc": fn, "issue": general}
+	for _, snap := range []Snapshot{m, rep, SnapshotOf(r, "live", "live")} {
+		for _, tool := range snap.Tools {
+			rule := want[tool.Name]
+			if tool.Argument != rule.Argument() || !slices.Equal(tool.Outcomes, rule.Outcomes()) {
+				t.Errorf("%s: %s: %q %+v, want %q %+v", snap.Source, tool.Name, tool.Argument, tool.Outcomes, rule.Argument(), rule.Outcomes())
+			}
+		}
+		if len(snap.Tools) != len(want) {
+			t.Errorf("%s: %d tools", snap.Source, len(snap.Tools))
+		}
+	}
+	for _, pair := range [][2]Snapshot{{m, rep}, {rep, m}} {
+		if d := Diff(pair[0], pair[1]); len(d.Changes) != 0 {
+			t.Errorf("%s against %s: %s", pair[0].Source, pair[1].Source, mustJSON(t, d.Changes))
+		}
+	}
+
+	for _, tc := range []struct{ doc, want string }{
+		{`{"tools": [{"name": "a", "effect": "read", "outcomes": {"get": "read"}}]}`, `"a": outcomes: want a non-empty array`},
+		{`{"tools": [{"name": "a", "effect": "read", "outcomes": []}]}`, `"a": outcomes: want a non-empty array`},
+		{`{"tools": [{"name": "a", "effect": "read", "dependsOn": 1, "outcomes": [{"effect": "read"}]}]}`, `"a": dependsOn is not a string`},
+		{`{"tools": [{"name": "a", "effect": "read", "outcomes": [{"effect": "reed"}]}]}`, `"a": outcome 1: no valid effect`},
+		{`{"tools": [{"name": "a", "effect": "read", "outcomes": [{"value": "x"}]}]}`, `"a": outcome 1: no valid effect`},
+		{`{"tools": [{"name": "a", "effect": "read", "dependsOn": "action", "outcomes": [{"value": 1, "effect": "read"}]}]}`, `"a": outcome 1: value is not a string`},
+		{`{"tools": [{"name": "a", "effect": "read", "dependsOn": "action", "outcomes": [{"value": "x", "effect": "read"}, {"value": "x", "effect": "read"}]}]}`,
+			`"a": outcome 2: the value "x" is given twice`},
+		{`{"server": {}, "tools": [{"name": "a", "declared": {}, "argument": "action", "outcomes": [{"effect": "read"}, {"effect": "read"}]}]}`,
+			`"a": outcome 2: the value "" is given twice`},
+	} {
+		if _, err := ReadSnapshot([]byte(tc.doc), "f.json"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one saying %q", tc.doc, err, tc.want)
+		}
 	}
 }

@@ -542,6 +542,26 @@ type HostTool struct {
 	// ReviewsOutput says that a person reviews the tool's result before
 	// the model reads it.
 	ReviewsOutput bool `json:"reviewsOutput,omitempty"`
+	// Outcomes holds, for a tool that publishes the outcomes of its calls
+	// (see [Tool]), what the host does with a call of each, in the same
+	// order.
+	Outcomes []HostToolOutcome `json:"outcomes,omitempty"`
+}
+
+// A HostToolOutcome is what a host does with the calls of one published
+// outcome of a tool. The host decides from the tool's hints, the worst
+// case of its outcomes, since it cannot know the outcome of a call before
+// it is made: Outcome is always the tool's own. WithOwnHints is what it
+// would do with the outcome's hints, which it could only learn by asking
+// the server to resolve the call, and no host profile does.
+type HostToolOutcome struct {
+	// Value is the outcome's value, as in [PublishedOutcome].
+	Value         string  `json:"value,omitempty"`
+	Outcome       Outcome `json:"outcome"`
+	ReviewsOutput bool    `json:"reviewsOutput,omitempty"`
+	WithOwnHints  Outcome `json:"withOwnHints"`
+	// OwnReviewsOutput is ReviewsOutput with the outcome's own hints.
+	OwnReviewsOutput bool `json:"ownReviewsOutput,omitempty"`
 }
 
 // HostCounts counts the tools of each outcome, and those whose output is
@@ -584,7 +604,12 @@ func (r *Report) AddHosts(profiles []HostProfile) {
 		}
 		for _, t := range r.Tools {
 			o, review := p.Decide(t.Declared)
-			hr.Tools = append(hr.Tools, HostTool{Name: t.Name, Outcome: o, ReviewsOutput: review})
+			ht := HostTool{Name: t.Name, Outcome: o, ReviewsOutput: review}
+			for _, po := range t.Outcomes {
+				own, ownReview := p.Decide(po.Hints)
+				ht.Outcomes = append(ht.Outcomes, HostToolOutcome{Value: po.Value, Outcome: o, ReviewsOutput: review, WithOwnHints: own, OwnReviewsOutput: ownReview})
+			}
+			hr.Tools = append(hr.Tools, ht)
 			*hr.Counts.of(o)++
 			if review {
 				hr.Counts.ReviewsOutput++

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/mcpeffect/mcpeffect"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -20,9 +21,20 @@ import (
 // cannot tell a hint the server left out from one it sent as false. So
 // List reads the results of tools/list as they arrive on the connection,
 // before go-sdk decodes them.
+//
+// List declares the experimental tool-resolution extension
+// (mcpeffect.ToolResolutionExtension), so that a server that serves it
+// marks the tools whose calls it resolves; it sends no tools/resolve.
 func List(ctx context.Context, t mcp.Transport) (Server, []Listed, error) {
 	rec := &recordingTransport{Transport: t}
-	client := mcp.NewClient(&mcp.Implementation{Name: "mcpeffect-audit", Version: "v0"}, nil)
+	// Capabilities given replace go-sdk's default, roots, which the roots
+	// feature's deprecation does not change: it is kept, since some
+	// servers list tools by what the client can do (server-everything
+	// lists get-roots-list only to a client with roots).
+	//lint:ignore SA1019 the audit must declare what go-sdk's default client declares.
+	caps := &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{ListChanged: true}}
+	caps.AddExtension(mcpeffect.ToolResolutionExtension, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcpeffect-audit", Version: "v0"}, &mcp.ClientOptions{Capabilities: caps})
 	cs, err := client.Connect(ctx, rec, nil)
 	if err != nil {
 		return Server{}, nil, &stageError{stageInitialize, err}

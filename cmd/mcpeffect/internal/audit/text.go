@@ -4,18 +4,22 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcpeffect/mcpeffect"
 )
 
 // WriteText writes r for people: a line about the server, a table of the
 // tools with their hints and effect, the findings, and a summary. A hint
 // the server left out is shown in parentheses, with the value hosts
 // assume, or as n/a where it does not apply (a read's destructiveHint and
-// idempotentHint). With color, levels and missing hints are coloured with ANSI
-// escapes, for a terminal.
+// idempotentHint). Under a tool that publishes the outcomes of its calls,
+// each outcome is a row of its own, indented. With color, levels and
+// missing hints are coloured with ANSI escapes, for a terminal.
 //
 // Text that the server sent is written as a Go quoted string when it holds
 // characters that are not printable, so a server cannot send escapes to
@@ -53,6 +57,13 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 			}
 			row = append(row, cell{text: t.Effect.String()})
 			tools = append(tools, row)
+			for _, o := range t.Outcomes {
+				row := []cell{{text: "  " + t.outcomeLabel(o)}}
+				for _, h := range [...]*bool{o.ReadOnly, o.Destructive, o.Idempotent, o.OpenWorld} {
+					row = append(row, cell{text: strconv.FormatBool(*h)})
+				}
+				tools = append(tools, append(row, cell{text: o.Effect.String()}))
+			}
 		}
 		writeTable(bw, tools)
 		if missing {
@@ -61,6 +72,7 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 		if notApplicable {
 			fmt.Fprintf(bw, "%s\n", st.missing.apply("n/a: hint missing, and meaningless for a read-only tool"))
 		}
+		writeOutcomesLegend(bw, r, st)
 		fmt.Fprintln(bw)
 	}
 
@@ -108,15 +120,34 @@ func writeHosts(w io.Writer, r *Report, st palette) {
 		for _, h := range r.Hosts {
 			rows[0] = append(rows[0], cell{strings.ToUpper(h.Mode), st.head})
 		}
+		published := false
 		for i, t := range r.Tools {
 			row := []cell{{text: printable(t.Name)}}
 			for _, h := range r.Hosts {
 				row = append(row, cell{text: describeOutcome(h.Tools[i])})
 			}
 			rows = append(rows, row)
+			for j, o := range t.Outcomes {
+				published = true
+				row := []cell{{text: "  " + t.outcomeLabel(o)}}
+				for _, h := range r.Hosts {
+					ho := h.Tools[i].Outcomes[j]
+					text := describeOutcome(HostTool{Outcome: ho.Outcome, ReviewsOutput: ho.ReviewsOutput})
+					if own := describeOutcome(HostTool{Outcome: ho.WithOwnHints, ReviewsOutput: ho.OwnReviewsOutput}); own != text {
+						text += " (own hints: " + own + ")"
+					}
+					row = append(row, cell{text: text})
+				}
+				rows = append(rows, row)
+			}
 		}
 		fmt.Fprintln(w)
 		writeTable(w, rows)
+		if published {
+			fmt.Fprintf(w, "%s\n%s\n",
+				st.missing.apply("indented: the calls of each outcome get what the tool gets: hosts decide from its hints"),
+				st.missing.apply("(own hints: x): what the host would do with the outcome's hints, which it does not learn before a call"))
+		}
 	}
 	fmt.Fprintln(w)
 	for _, h := range r.Hosts {
@@ -131,7 +162,42 @@ func writeHosts(w io.Writer, r *Report, st palette) {
 	}
 	if !one {
 		fmt.Fprintln(w, "Each tool's outcome: -host NAME for one host, or -json.")
+		if slices.ContainsFunc(r.Tools, func(t Tool) bool { return len(t.Outcomes) > 0 }) {
+			fmt.Fprintln(w, "The calls of each outcome a tool publishes get what the tool gets: hosts decide from its hints, the worst case.")
+		}
 	}
+}
+
+// writeOutcomesLegend says what the indented rows of published outcomes
+// are, and which tools the server marks resolvable, if any.
+func writeOutcomesLegend(w io.Writer, r *Report, st palette) {
+	var published bool
+	var resolvable []string
+	for _, t := range r.Tools {
+		published = published || len(t.Outcomes) > 0
+		if t.Resolvable {
+			resolvable = append(resolvable, printable(t.Name))
+		}
+	}
+	if published {
+		fmt.Fprintf(w, "%s\n", st.missing.apply(fmt.Sprintf(
+			"indented: an outcome of the tool's calls, as the server claims it (_meta %q); hosts decide from the tool's hints",
+			mcpeffect.OutcomesMetaKey)))
+	}
+	if len(resolvable) > 0 {
+		fmt.Fprintf(w, "%s\n", st.missing.apply(fmt.Sprintf(
+			"resolvable (tool-resolution extension, experimental): %s", strings.Join(resolvable, ", "))))
+	}
+}
+
+// outcomeLabel names an outcome of t in a table: `action="get"` in the
+// common form, "some calls" in the general form, where the server
+// computes each call's outcome from its arguments.
+func (t Tool) outcomeLabel(o PublishedOutcome) string {
+	if t.Argument == "" {
+		return "some calls"
+	}
+	return t.outcomeName(o)
 }
 
 // describeOutcome says what a host does with a tool, in a table cell.
