@@ -51,11 +51,13 @@ type ManifestTool struct {
 	// [DeniedError].
 	Required          Scope  `json:"required"`
 	RequiredScopeName string `json:"requiredScopeName"`
-	// DependsOn names the argument that selects the outcome, for a rule
-	// of the common form ([EffectByArgument]), or is "function" for the
-	// general form ([EffectByFunc]); empty for a tool with one effect.
-	DependsOn string            `json:"dependsOn,omitempty"`
-	Outcomes  []ManifestOutcome `json:"outcomes,omitempty"`
+	// Argument names the argument whose value selects the outcome, for a
+	// rule of the common form ([EffectByArgument]). It is empty for the
+	// general form ([EffectByFunc]), whose outcomes have no Value, and for
+	// a tool with one effect, which has no Outcomes. It is the
+	// "argument" of the outcomes a tool publishes ([OutcomesMetaKey]).
+	Argument string            `json:"argument,omitempty"`
+	Outcomes []ManifestOutcome `json:"outcomes,omitempty"`
 }
 
 // A ManifestOutcome is one outcome of a tool whose effect depends on its
@@ -92,10 +94,7 @@ func (r *Registry) Manifest(names ScopeNames) *Manifest {
 			RequiredScopeName: names.Name(t.effect.required()),
 		}
 		if t.rule != nil {
-			mt.DependsOn = t.rule.arg
-			if mt.DependsOn == "" {
-				mt.DependsOn = "function"
-			}
+			mt.Argument = t.rule.arg
 			for _, o := range t.rule.outcomes {
 				a := o.Effect.Annotations()
 				mt.Outcomes = append(mt.Outcomes, ManifestOutcome{
@@ -147,15 +146,15 @@ func (m *Manifest) WriteMarkdown(w io.Writer) error {
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, t := range m.Tools {
 		effect := markdownText(t.Effect.String())
-		if t.DependsOn != "" {
+		if len(t.Outcomes) > 0 {
 			effect += " (worst case)"
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %t | %t | %t | %t | `%s` |\n",
 			t.Name, effect, t.ReadOnlyHint, t.DestructiveHint, t.IdempotentHint, t.OpenWorldHint, t.RequiredScopeName)
 		for _, o := range t.Outcomes {
 			when := "computed from its arguments"
-			if t.DependsOn != "function" {
-				when = fmt.Sprintf("with `%s` = %s", t.DependsOn, markdownCode(o.Value))
+			if t.Argument != "" {
+				when = fmt.Sprintf("with `%s` = %s", t.Argument, markdownCode(o.Value))
 			}
 			fmt.Fprintf(&b, "| `%s` %s | %s | %t | %t | %t | %t | `%s` |\n",
 				t.Name, when, markdownText(o.Effect.String()), o.ReadOnlyHint, o.DestructiveHint, o.IdempotentHint, o.OpenWorldHint, o.RequiredScopeName)

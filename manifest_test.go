@@ -134,7 +134,7 @@ func TestManifestOutcomesJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	pods := m.Tools[0]
-	if pods.Effect != mcpeffect.Destructive || pods.DependsOn != "action" || len(pods.Outcomes) != 2 ||
+	if pods.Effect != mcpeffect.Destructive || pods.Argument != "action" || len(pods.Outcomes) != 2 ||
 		pods.Outcomes[1] != (mcpeffect.ManifestOutcome{Value: "get", Effect: mcpeffect.Read, ReadOnlyHint: true, IdempotentHint: true, Required: mcpeffect.ReadOnly, RequiredScopeName: "tools:read"}) {
 		t.Errorf("pods: %+v", pods)
 	}

@@ -147,10 +147,8 @@ func readSnapshotTool(raw json.RawMessage) (SnapshotTool, error) {
 
 // readSnapshotOutcomes reads the outcomes of the tool obj into t, if it
 // has any: "outcomes", each with an "effect" and, in the common form, a
-// "value" ("" when absent, as both formats leave it out). A report names
-// the argument of the common form in "argument"; a manifest in
-// "dependsOn", which is "function" for the general form, unless an
-// outcome has a value: an argument may be called function.
+// "value" ("" when absent, as both formats leave it out), the argument of
+// the common form being "argument" in a report and a manifest alike.
 func readSnapshotOutcomes(obj map[string]json.RawMessage, t *SnapshotTool) error {
 	raw, ok := obj["outcomes"]
 	if !ok || isNull(raw) {
@@ -161,17 +159,10 @@ func readSnapshotOutcomes(obj map[string]json.RawMessage, t *SnapshotTool) error
 		return errors.New("outcomes: want a non-empty array of objects")
 	}
 	var argument string
-	for _, key := range []string{"argument", "dependsOn"} {
-		if v, ok := obj[key]; ok && !isNull(v) {
-			if err := json.Unmarshal(v, &argument); err != nil {
-				return fmt.Errorf("%s is not a string", key)
-			}
-			break
+	if v, ok := obj["argument"]; ok && !isNull(v) {
+		if err := json.Unmarshal(v, &argument); err != nil {
+			return errors.New("argument is not a string")
 		}
-	}
-	if _, ok := obj["dependsOn"]; ok && argument == "function" &&
-		!slices.ContainsFunc(list, func(o map[string]json.RawMessage) bool { _, ok := o["value"]; return ok }) {
-		argument = ""
 	}
 	seen := map[string]bool{}
 	for i, o := range list {

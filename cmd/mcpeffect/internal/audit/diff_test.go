@@ -433,8 +433,8 @@ func TestReadSnapshotOutcomes(t *testing.T) {
 		func(context.Context, *mcp.CallToolRequest, podArgs) (*mcp.CallToolResult, any, error) {
 			return nil, nil, nil
 		})
-	// An argument called function, with one value: the manifest says
-	// dependsOn "function" and the value shows it is no function.
+	// An argument called function, with one value: once, the manifest
+	// named the general form so, and could not tell the two apart.
 	fn := mcpeffect.EffectByArgument("function", map[string]mcpeffect.Effect{"sum": mcpeffect.Read})
 	mcpeffect.AddToolWithRule(s, reg, &mcp.Tool{Name: "calc"}, fn,
 		func(context.Context, *mcp.CallToolRequest, struct {
@@ -500,11 +500,11 @@ func TestReadSnapshotOutcomes(t *testing.T) {
 	for _, tc := range []struct{ doc, want string }{
 		{`{"tools": [{"name": "a", "effect": "read", "outcomes": {"get": "read"}}]}`, `"a": outcomes: want a non-empty array`},
 		{`{"tools": [{"name": "a", "effect": "read", "outcomes": []}]}`, `"a": outcomes: want a non-empty array`},
-		{`{"tools": [{"name": "a", "effect": "read", "dependsOn": 1, "outcomes": [{"effect": "read"}]}]}`, `"a": dependsOn is not a string`},
+		{`{"tools": [{"name": "a", "effect": "read", "argument": 1, "outcomes": [{"effect": "read"}]}]}`, `"a": argument is not a string`},
 		{`{"tools": [{"name": "a", "effect": "read", "outcomes": [{"effect": "reed"}]}]}`, `"a": outcome 1: no valid effect`},
 		{`{"tools": [{"name": "a", "effect": "read", "outcomes": [{"value": "x"}]}]}`, `"a": outcome 1: no valid effect`},
-		{`{"tools": [{"name": "a", "effect": "read", "dependsOn": "action", "outcomes": [{"value": 1, "effect": "read"}]}]}`, `"a": outcome 1: value is not a string`},
-		{`{"tools": [{"name": "a", "effect": "read", "dependsOn": "action", "outcomes": [{"value": "x", "effect": "read"}, {"value": "x", "effect": "read"}]}]}`,
+		{`{"tools": [{"name": "a", "effect": "read", "argument": "action", "outcomes": [{"value": 1, "effect": "read"}]}]}`, `"a": outcome 1: value is not a string`},
+		{`{"tools": [{"name": "a", "effect": "read", "argument": "action", "outcomes": [{"value": "x", "effect": "read"}, {"value": "x", "effect": "read"}]}]}`,
 			`"a": outcome 2: the value "x" is given twice`},
 		{`{"server": {}, "tools": [{"name": "a", "declared": {}, "argument": "action", "outcomes": [{"effect": "read"}, {"effect": "read"}]}]}`,
 			`"a": outcome 2: the value "" is given twice`},
