@@ -203,3 +203,45 @@ INSERT INTO run_events (run_id, at, token_id, actor, kind, message, progress) VA
 		t.Error("the runs table still has a progress column")
 	}
 }
+
+// TestMigrateDigestMarks opens a database of before migration 10, which
+// kept one mark a reader and digest, written over: the marks there are
+// kept, and a reader may now have several marks of a digest.
+func TestMigrateDigestMarks(t *testing.T) {
+	dir := t.TempDir()
+	legacyDB(t, dir, 9, `
+INSERT INTO digest_reads (reader, digest_id, read_at, token_id) VALUES
+	('alice', 'day-2025-06-02', '2025-06-02T10:00:00.000Z', 'k-alice'),
+	('bot', 'day-2025-06-02', '2025-06-02T11:00:00.000Z', 'k-bot');
+`)
+	s, _, err := Open(t.Context(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.writer.Exec(`INSERT INTO digest_reads (reader, digest_id, read_at, token_id) VALUES
+		('alice', 'day-2025-06-02', '2025-06-02T12:00:00.000Z', 'k-alice')`); err != nil {
+		t.Fatalf("a second mark of alice's: %v", err)
+	}
+	rows, err := s.reader.Query(`SELECT reader || ' ' || read_at || ' ' || token_id FROM digest_reads ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var r string
+		if err := rows.Scan(&r); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, r)
+	}
+	want := []string{
+		"alice 2025-06-02T10:00:00.000Z k-alice",
+		"alice 2025-06-02T12:00:00.000Z k-alice",
+		"bot 2025-06-02T11:00:00.000Z k-bot",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("digest_reads after the migration:\n%v\nwant\n%v", got, want)
+	}
+}
