@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -296,5 +297,60 @@ func TestFleetStatus(t *testing.T) {
 	must[store.Run](t, busy, "report_run_progress", args{"run_id": run.ID})
 	if f := must[store.Fleet](t, alice, "fleet_status", nil); len(f.StalledRuns) != 0 || f.Online != 1 {
 		t.Errorf("after a heartbeat: %d stalled, %d online, want 0 and 1", len(f.StalledRuns), f.Online)
+	}
+}
+
+// TestRunProgressIsItsLastReport holds a run's progress to the last
+// report that gave one, whoever reads the run: a report only adds to the
+// run's log, so that an agent whose token may only add reports progress,
+// and a bare heartbeat keeps the progress there is.
+func TestRunProgressIsItsLastReport(t *testing.T) {
+	e := newEnv(t)
+	alice := e.connect(e.mint("alice", store.Human, mcpeffect.Full))
+	builder := e.connect(e.mint("builder", store.Agent, mcpeffect.Full))
+	reporter := e.connect(e.mint("builder", store.Agent, mcpeffect.NonDestructive))
+	task := must[store.Task](t, alice, "create_task", args{"title": "Port the parser"})
+	run := must[store.Run](t, alice, "start_run", args{"task_id": task.ID, "agent": "builder"})
+	must[store.Task](t, builder, "claim_task", args{"task_id": task.ID})
+
+	progress := func(r store.Run) string {
+		if r.Progress == nil {
+			return "none"
+		}
+		return strconv.Itoa(*r.Progress)
+	}
+	for _, c := range []struct {
+		name   string
+		report args
+		want   string
+	}{
+		{"no report yet", nil, "none"},
+		{"a first report", args{"progress": 30, "message": "lexer done"}, "30"},
+		{"a bare heartbeat", args{}, "30"},
+		{"a report further along", args{"progress": 70}, "70"},
+		{"a report going back", args{"progress": 60, "message": "a test fails again"}, "60"},
+	} {
+		if c.report != nil {
+			c.report["run_id"] = run.ID
+			if got := must[store.Run](t, reporter, "report_run_progress", c.report); progress(got) != c.want {
+				t.Errorf("%s: report_run_progress answers progress %s, want %s", c.name, progress(got), c.want)
+			}
+		}
+		if got := must[store.Run](t, alice, "get_run", args{"run_id": run.ID}); progress(got) != c.want {
+			t.Errorf("%s: get_run shows progress %s, want %s", c.name, progress(got), c.want)
+		}
+		page := must[store.RunPage](t, alice, "list_runs", args{"task_id": task.ID})
+		if len(page.Runs) != 1 || progress(page.Runs[0]) != c.want {
+			t.Errorf("%s: list_runs shows %+v, want progress %s", c.name, page.Runs, c.want)
+		}
+	}
+	var reported []string
+	for _, ev := range must[store.RunLog](t, alice, "get_run_logs", args{"run_id": run.ID}).Events {
+		if ev.Progress != nil {
+			reported = append(reported, strconv.Itoa(*ev.Progress))
+		}
+	}
+	if want := []string{"30", "70", "60"}; !slices.Equal(reported, want) {
+		t.Errorf("get_run_logs holds the progress %v, want every report's: %v", reported, want)
 	}
 }

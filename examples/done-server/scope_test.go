@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -269,17 +271,34 @@ func TestWritesByScope(t *testing.T) {
 			// any timestamp a repeated call wrote would differ.
 			e.clock.Advance(time.Second)
 			second, err := call[map[string]any](t, cs, name, a)
-			if err != nil {
-				t.Fatalf("%s, idempotent, called again: %v", name, err)
-			}
 			if after := e.dump(); after != changed {
 				t.Errorf("%s, idempotent, changed the database when called again:\n%s", name, lineDiff(changed, after))
+			}
+			if refused := refusedWhenRepeated[name]; refused != "" {
+				if !errors.Is(err, errToolFailed) || !strings.Contains(err.Error(), refused) {
+					t.Errorf("%s, idempotent by refusing a repeat, called again: err = %v, want a tool error saying %q", name, err, refused)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%s, idempotent, called again: %v", name, err)
 			}
 			if a, b := mustJSON(t, first), mustJSON(t, second); a != b && name != "restore_from_trash" {
 				t.Errorf("%s, idempotent, answered differently when called again:\n%s\n%s", name, a, b)
 			}
 		})
 	}
+}
+
+// refusedWhenRepeated are the idempotent writes that converge by refusing
+// the same call again, rather than by answering it as the first: what the
+// first made (a run under way, a label of that name, a link rotated)
+// stands in the way of another, and the refusal says so, as this text.
+var refusedWhenRepeated = map[string]string{
+	"create_label":         "already exists",
+	"start_run":            "already has run",
+	"retry_run":            "already has run",
+	"rotate_calendar_link": "already rotated into",
 }
 
 // lineDiff returns the lines that are only in a or only in b.

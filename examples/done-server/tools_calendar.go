@@ -23,8 +23,8 @@ func (d *done) addCalendarTools(s *mcp.Server, r *mcpeffect.Registry) {
 		"Mint a secret iCalendar feed URL of the tasks of a project, or of the caller's own tasks, for a calendar application to subscribe to: due dates and schedules. The feed answers only while the token that made it is live. The secret is in the answer, once; each call mints another link."),
 		mcpeffect.Write, d.createCalendarLink)
 	mcpeffect.AddTool(s, r, tool[linkArg, calendarLinkResult]("rotate_calendar_link",
-		"Revoke a feed URL at once and mint a new secret one in its place, for the same tasks. Each call mints another."),
-		mcpeffect.Destructive, d.rotateCalendarLink)
+		"Revoke a feed URL at once and mint a new secret one in its place, for the same tasks. A link is rotated once: rotating it again is refused; rotate the new one."),
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.rotateCalendarLink)
 	mcpeffect.AddTool(s, r, tool[linkArg, store.CalendarLink]("revoke_calendar_link",
 		"Revoke a feed URL for good, the caller's own or, for a person, one an agent made: it answers nothing from the next request on. No-op if already revoked."),
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.revokeCalendarLink)

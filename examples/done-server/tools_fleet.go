@@ -38,11 +38,11 @@ func (d *done) addFleetTools(s *mcp.Server, r *mcpeffect.Registry) {
 		mcpeffect.Read, d.listRunArtifacts)
 
 	mcpeffect.AddTool(s, r, tool[startRunArgs, store.Run]("start_run",
-		"Queue a run of an agent on an open task, with instructions; each call queues a new run. An unassigned task is assigned to the agent. The agent finds it with get_next_task and starts it with claim_task."),
-		mcpeffect.Write, d.startRun)
+		"Queue a run of an agent on an open task, with instructions. A task has one run under way at most: while it is queued or running, starting another is refused. An unassigned task is assigned to the agent. The agent finds it with get_next_task and starts it with claim_task."),
+		mcpeffect.Idempotent, d.startRun)
 	mcpeffect.AddTool(s, r, tool[runArg, store.Run]("retry_run",
-		"Queue a new run with the task, agent and instructions of a failed or cancelled one."),
-		mcpeffect.Write, d.retryRun)
+		"Queue a new run with the task, agent and instructions of a failed or cancelled one; refused while the task has a run under way, such as the retry itself."),
+		mcpeffect.Idempotent, d.retryRun)
 	mcpeffect.AddTool(s, r, tool[cancelRunArgs, store.Run]("cancel_run",
 		"Stop a queued or running run; what its agent did so far may be lost. No-op if the run is already over."),
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.cancelRun)

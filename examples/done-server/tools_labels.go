@@ -14,8 +14,8 @@ func (d *done) addLabelTools(s *mcp.Server, r *mcpeffect.Registry) {
 		mcpeffect.Read, d.listLabels)
 
 	mcpeffect.AddTool(s, r, tool[createLabelArgs, store.Label]("create_label",
-		"Create a label; names are unique, ignoring case."),
-		mcpeffect.Write, d.createLabel)
+		"Create a label. Names are unique, ignoring case: creating the same label again is refused."),
+		mcpeffect.Idempotent, d.createLabel)
 	mcpeffect.AddTool(s, r, tool[taskLabelArgs, labelsResult]("add_label_to_task",
 		"Put a label on a task; no-op if it is there. Returns the task's labels."),
 		mcpeffect.Idempotent, d.addLabelToTask)

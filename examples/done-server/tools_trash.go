@@ -14,8 +14,8 @@ func (d *done) addTrashTools(s *mcp.Server, r *mcpeffect.Registry) {
 		mcpeffect.Read, d.listTrash)
 
 	mcpeffect.AddTool(s, r, tool[restoreArgs, store.Restored]("restore_from_trash",
-		"Bring a deleted project, task, step or comment back, whole and to its place (a task with its subtasks, steps, comments and labels); no-op if it is not in the Trash."),
-		mcpeffect.Idempotent, d.restoreFromTrash)
+		"Bring a deleted project, task, step or comment back, whole and to its place (a task with its subtasks, steps, comments and labels), out of the Trash; no-op if it is not in the Trash."),
+		mcpeffect.Destructive|mcpeffect.Idempotent, d.restoreFromTrash)
 }
 
 type trashResult struct {

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -228,11 +227,11 @@ func (t *tx) digest(sp span) (Digest, error) {
 	return d, err
 }
 
-// readState returns when the caller marked the digest of sp read, if it
-// did, and how many changes of sp came after.
+// readState returns when the caller last marked the digest of sp read,
+// if it did, and how many changes of sp came after.
 func (t *tx) readState(sp span) (readAt string, unread int, err error) {
-	err = t.queryRow(`SELECT read_at FROM digest_reads WHERE reader = ? AND digest_id = ?`, t.by.Name, sp.id).Scan(&readAt)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	err = t.queryRow(`SELECT COALESCE(max(read_at), '') FROM digest_reads WHERE reader = ? AND digest_id = ?`, t.by.Name, sp.id).Scan(&readAt)
+	if err != nil {
 		return "", 0, err
 	}
 	err = t.queryRow(`SELECT count(*) FROM activity WHERE at >= ? AND at < ? AND at > ?`,
@@ -326,7 +325,9 @@ type DigestRead struct {
 
 // MarkDigestRead marks the digest called id read by the caller: its
 // changes until now are read. Marking it again changes nothing, unless
-// changes came in since.
+// changes came in since: it then adds a mark, and the digest is read up to
+// the last one. Marks are only added, never written over, so that marking
+// a digest read changes no value that exists.
 //
 // Unlike other writes, it records nothing in the activity log: the mark is
 // the record of who read what and when, and an entry would itself be a
@@ -351,8 +352,8 @@ func (s *Store) MarkDigestRead(ctx context.Context, by Actor, id string) (Digest
 			return DigestRead{}, fmt.Errorf("store: mark_digest_read without an actor")
 		}
 		now := t.nowText()
-		_, err = t.exec(`INSERT INTO digest_reads (reader, digest_id, read_at, token_id) VALUES (?1, ?2, ?3, ?4)
-			ON CONFLICT (reader, digest_id) DO UPDATE SET read_at = ?3, token_id = ?4`, by.Name, id, now, by.TokenID)
+		_, err = t.exec(`INSERT INTO digest_reads (reader, digest_id, read_at, token_id) VALUES (?, ?, ?, ?)
+			ON CONFLICT DO NOTHING`, by.Name, id, now, by.TokenID)
 		if err != nil {
 			return DigestRead{}, err
 		}

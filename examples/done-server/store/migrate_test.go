@@ -163,3 +163,85 @@ INSERT INTO calendar_links (id, secret_hash, owner, name, created_at, created_by
 		}
 	}
 }
+
+// TestMigrateRunProgress opens a database of before migration 9, whose
+// runs kept their progress in a column that each report overwrote: the
+// column is gone, and a run's progress is its last report's, from its
+// log, which every report wrote to as well.
+func TestMigrateRunProgress(t *testing.T) {
+	dir := t.TempDir()
+	legacyDB(t, dir, 8, `
+INSERT INTO tasks (id, title, status, priority, auto_close, created_at, created_by, updated_at) VALUES
+	('t', 'a task', 'open', 'normal', 0, '2025-06-01T00:00:00.000Z', 'alice', '2025-06-01T00:00:00.000Z');
+INSERT INTO runs (id, task_id, agent, status, queued_at, queued_by, started_at, last_progress_at, progress) VALUES
+	('0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a01', 't', 'bot', 'running', '2025-06-01T00:00:00.000Z', 'alice', '2025-06-01T00:00:01.000Z', '2025-06-01T00:00:04.000Z', 70),
+	('0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a02', 't', 'bot', 'failed', '2025-06-01T00:00:00.000Z', 'alice', '2025-06-01T00:00:01.000Z', NULL, NULL);
+INSERT INTO run_events (run_id, at, token_id, actor, kind, message, progress) VALUES
+	('0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a01', '2025-06-01T00:00:02.000Z', 'k', 'bot', 'progress', 'a third', 30),
+	('0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a01', '2025-06-01T00:00:03.000Z', 'k', 'bot', 'progress', 'most of it', 70),
+	('0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a01', '2025-06-01T00:00:04.000Z', 'k', 'bot', 'progress', 'a heartbeat', NULL);
+`)
+	s, _, err := Open(t.Context(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for id, want := range map[string]string{"0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a01": "70", "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a02": "<nil>"} {
+		r, err := s.GetRun(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := "<nil>"
+		if r.Progress != nil {
+			got = strconv.Itoa(*r.Progress)
+		}
+		if got != want || r.LastProgressAt != map[string]string{"0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a01": "2025-06-01T00:00:04.000Z", "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a02": ""}[id] {
+			t.Errorf("run %s: progress %s, last progress at %q; want %s", id, got, r.LastProgressAt, want)
+		}
+	}
+	if _, err := s.writer.Exec(`UPDATE runs SET progress = 1`); err == nil {
+		t.Error("the runs table still has a progress column")
+	}
+}
+
+// TestMigrateDigestMarks opens a database of before migration 10, which
+// kept one mark a reader and digest, written over: the marks there are
+// kept, and a reader may now have several marks of a digest.
+func TestMigrateDigestMarks(t *testing.T) {
+	dir := t.TempDir()
+	legacyDB(t, dir, 9, `
+INSERT INTO digest_reads (reader, digest_id, read_at, token_id) VALUES
+	('alice', 'day-2025-06-02', '2025-06-02T10:00:00.000Z', 'k-alice'),
+	('bot', 'day-2025-06-02', '2025-06-02T11:00:00.000Z', 'k-bot');
+`)
+	s, _, err := Open(t.Context(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.writer.Exec(`INSERT INTO digest_reads (reader, digest_id, read_at, token_id) VALUES
+		('alice', 'day-2025-06-02', '2025-06-02T12:00:00.000Z', 'k-alice')`); err != nil {
+		t.Fatalf("a second mark of alice's: %v", err)
+	}
+	rows, err := s.reader.Query(`SELECT reader || ' ' || read_at || ' ' || token_id FROM digest_reads ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var r string
+		if err := rows.Scan(&r); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, r)
+	}
+	want := []string{
+		"alice 2025-06-02T10:00:00.000Z k-alice",
+		"alice 2025-06-02T12:00:00.000Z k-alice",
+		"bot 2025-06-02T11:00:00.000Z k-bot",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("digest_reads after the migration:\n%v\nwant\n%v", got, want)
+	}
+}

@@ -70,7 +70,8 @@ type Run struct {
 	FinishedAt     string `json:"finished_at,omitempty"`
 	DurationMS     *int64 `json:"duration_ms,omitempty"`
 	LastProgressAt string `json:"last_progress_at,omitempty"`
-	// Progress is the last percentage the agent reported.
+	// Progress is the last percentage the agent reported, as the run's log
+	// holds it.
 	Progress *int `json:"progress,omitempty"`
 	// Summary is the agent's account of the result.
 	Summary string `json:"summary,omitempty"`
@@ -80,9 +81,12 @@ type Run struct {
 	CancelReason string   `json:"cancel_reason,omitempty"`
 }
 
+// A run's progress is that of its last report that gave one: reports are
+// only appended, so that reporting progress changes no value that exists.
 const runColumns = `r.id, r.task_id, t.title, r.agent, r.status, r.instructions, COALESCE(r.retry_of, ''),
 	r.queued_at, r.queued_by, COALESCE(r.started_at, ''), COALESCE(r.finished_at, ''), COALESCE(r.last_progress_at, ''),
-	r.progress, r.summary, r.cost_usd, r.cancelled_by, r.cancel_reason`
+	(SELECT e.progress FROM run_events e WHERE e.run_id = r.id AND e.progress IS NOT NULL ORDER BY e.id DESC LIMIT 1),
+	r.summary, r.cost_usd, r.cancelled_by, r.cancel_reason`
 
 const runFrom = ` FROM runs r JOIN tasks t ON t.id = r.task_id`
 
@@ -434,7 +438,9 @@ func checkProgress(p *int) error {
 
 // ReportRunProgress appends a progress report, a heartbeat, to the log
 // of the caller's running run, with optionally how far along it is and
-// outputs to attach. Each call adds an entry.
+// outputs to attach. Each call adds an entry, and changes nothing that
+// exists: the run's progress is that of its last report (see runColumns),
+// and only the time of its last heartbeat is written over.
 //
 // Unlike other writes, it records nothing in the activity log: the run's
 // log records who reported what, and when, and heartbeats would drown
@@ -461,7 +467,7 @@ func (s *Store) ReportRunProgress(ctx context.Context, by Actor, runID, message 
 		if err := t.addArtifacts(runID, artifacts); err != nil {
 			return Run{}, err
 		}
-		if _, err := t.exec(`UPDATE runs SET last_progress_at = ?, progress = COALESCE(?, progress) WHERE id = ?`, t.nowText(), progress, runID); err != nil {
+		if _, err := t.exec(`UPDATE runs SET last_progress_at = ? WHERE id = ?`, t.nowText(), runID); err != nil {
 			return Run{}, err
 		}
 		if err := t.event(runID, "progress", message, progress); err != nil {
