@@ -223,13 +223,21 @@ func (o *MiddlewareOptions) scope(ctx context.Context, req mcp.Request) (Scope, 
 // copied: they belong to the server and no one changes them.
 func (r *Registry) filter(list *mcp.ListToolsResult, s Scope) *mcp.ListToolsResult {
 	out := *list
-	out.Tools = make([]*mcp.Tool, 0, len(list.Tools))
 	tools := r.table()
-	for _, t := range list.Tools {
-		if t != nil && tools[t.Name].some&(1<<s) != 0 {
-			out.Tools = append(out.Tools, t)
-		}
-	}
+	out.Tools = allowedOnly(list.Tools, func(t *mcp.Tool) bool { return tools[t.Name].some&(1<<s) != 0 })
 	out.CacheScope = "private"
 	return &out
+}
+
+// allowedOnly returns a new slice of the items of a listing that are not
+// nil and that allowed keeps, in their order. The items are shared, not
+// copied: they belong to the server and no one changes them.
+func allowedOnly[T any](items []*T, allowed func(*T) bool) []*T {
+	out := make([]*T, 0, len(items))
+	for _, it := range items {
+		if it != nil && allowed(it) {
+			out = append(out, it)
+		}
+	}
+	return out
 }

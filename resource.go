@@ -249,12 +249,7 @@ func (info *callInfo) denial(need Scope) *DeniedError {
 // scope s may read.
 func (r *Registry) filterResources(list *mcp.ListResourcesResult, s Scope) *mcp.ListResourcesResult {
 	out := *list
-	out.Resources = make([]*mcp.Resource, 0, len(list.Resources))
-	for _, res := range list.Resources {
-		if res != nil && s.allows(r.ResourceScope(res.URI)) {
-			out.Resources = append(out.Resources, res)
-		}
-	}
+	out.Resources = allowedOnly(list.Resources, func(res *mcp.Resource) bool { return s.allows(r.ResourceScope(res.URI)) })
 	out.CacheScope = "private"
 	return &out
 }
@@ -263,12 +258,7 @@ func (r *Registry) filterResources(list *mcp.ListResourcesResult, s Scope) *mcp.
 // templates that scope s may read through.
 func (r *Registry) filterTemplates(list *mcp.ListResourceTemplatesResult, s Scope) *mcp.ListResourceTemplatesResult {
 	out := *list
-	out.ResourceTemplates = make([]*mcp.ResourceTemplate, 0, len(list.ResourceTemplates))
-	for _, t := range list.ResourceTemplates {
-		if t != nil && s.allows(r.templateScope(t.URITemplate)) {
-			out.ResourceTemplates = append(out.ResourceTemplates, t)
-		}
-	}
+	out.ResourceTemplates = allowedOnly(list.ResourceTemplates, func(t *mcp.ResourceTemplate) bool { return s.allows(r.templateScope(t.URITemplate)) })
 	out.CacheScope = "private"
 	return &out
 }
@@ -277,12 +267,7 @@ func (r *Registry) filterTemplates(list *mcp.ListResourceTemplatesResult, s Scop
 // scope s may get.
 func (r *Registry) filterPrompts(list *mcp.ListPromptsResult, s Scope) *mcp.ListPromptsResult {
 	out := *list
-	out.Prompts = make([]*mcp.Prompt, 0, len(list.Prompts))
-	for _, p := range list.Prompts {
-		if p != nil && s.allows(r.PromptScope(p.Name)) {
-			out.Prompts = append(out.Prompts, p)
-		}
-	}
+	out.Prompts = allowedOnly(list.Prompts, func(p *mcp.Prompt) bool { return s.allows(r.PromptScope(p.Name)) })
 	out.CacheScope = "private"
 	return &out
 }
