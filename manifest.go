@@ -40,17 +40,10 @@ type ManifestScoped struct {
 // the worst case, which the tool advertises, and Outcomes lists the
 // effect of each of its calls.
 type ManifestTool struct {
-	Name            string `json:"name"`
-	Effect          Effect `json:"effect"`
-	ReadOnlyHint    bool   `json:"readOnlyHint"`
-	DestructiveHint bool   `json:"destructiveHint"`
-	IdempotentHint  bool   `json:"idempotentHint"`
-	OpenWorldHint   bool   `json:"openWorldHint"`
-	// Required is the least scope that may call the tool, and
-	// RequiredScopeName the scope string that grants it, as in
-	// [DeniedError].
-	Required          Scope  `json:"required"`
-	RequiredScopeName string `json:"requiredScopeName"`
+	Name string `json:"name"`
+	// ManifestEffect is the tool's effect, its hints and its scope: the
+	// worst case over Outcomes, if it has any.
+	ManifestEffect
 	// Argument names the argument whose value selects the outcome, for a
 	// rule of the common form ([EffectByArgument]). It is empty for the
 	// general form ([EffectByFunc]), whose outcomes have no Value, and for
@@ -65,14 +58,36 @@ type ManifestTool struct {
 type ManifestOutcome struct {
 	// Value is the value of the argument that selects the outcome, in the
 	// common form.
-	Value             string `json:"value,omitempty"`
-	Effect            Effect `json:"effect"`
-	ReadOnlyHint      bool   `json:"readOnlyHint"`
-	DestructiveHint   bool   `json:"destructiveHint"`
-	IdempotentHint    bool   `json:"idempotentHint"`
-	OpenWorldHint     bool   `json:"openWorldHint"`
+	Value string `json:"value,omitempty"`
+	ManifestEffect
+}
+
+// A ManifestEffect is an effect in a [Manifest], with the four hints
+// derived from it and the scope it requires.
+type ManifestEffect struct {
+	Effect          Effect `json:"effect"`
+	ReadOnlyHint    bool   `json:"readOnlyHint"`
+	DestructiveHint bool   `json:"destructiveHint"`
+	IdempotentHint  bool   `json:"idempotentHint"`
+	OpenWorldHint   bool   `json:"openWorldHint"`
+	// Required is the least scope that may make the call, and
+	// RequiredScopeName the scope string that grants it, as in
+	// [DeniedError].
 	Required          Scope  `json:"required"`
 	RequiredScopeName string `json:"requiredScopeName"`
+}
+
+func manifestEffect(e Effect, names ScopeNames) ManifestEffect {
+	a := e.Annotations()
+	return ManifestEffect{
+		Effect:            e,
+		ReadOnlyHint:      a.ReadOnlyHint,
+		DestructiveHint:   *a.DestructiveHint,
+		IdempotentHint:    a.IdempotentHint,
+		OpenWorldHint:     *a.OpenWorldHint,
+		Required:          e.required(),
+		RequiredScopeName: names.Name(e.required()),
+	}
 }
 
 // Manifest returns the manifest of every tool classified in r, sorted by
@@ -82,31 +97,11 @@ func (r *Registry) Manifest(names ScopeNames) *Manifest {
 	tools := r.sorted()
 	m := &Manifest{Tools: make([]ManifestTool, 0, len(tools))}
 	for _, t := range tools {
-		a := t.effect.Annotations()
-		mt := ManifestTool{
-			Name:              t.name,
-			Effect:            t.effect,
-			ReadOnlyHint:      a.ReadOnlyHint,
-			DestructiveHint:   *a.DestructiveHint,
-			IdempotentHint:    a.IdempotentHint,
-			OpenWorldHint:     *a.OpenWorldHint,
-			Required:          t.effect.required(),
-			RequiredScopeName: names.Name(t.effect.required()),
-		}
+		mt := ManifestTool{Name: t.name, ManifestEffect: manifestEffect(t.effect, names)}
 		if t.rule != nil {
 			mt.Argument = t.rule.arg
 			for _, o := range t.rule.outcomes {
-				a := o.Effect.Annotations()
-				mt.Outcomes = append(mt.Outcomes, ManifestOutcome{
-					Value:             o.Value,
-					Effect:            o.Effect,
-					ReadOnlyHint:      a.ReadOnlyHint,
-					DestructiveHint:   *a.DestructiveHint,
-					IdempotentHint:    a.IdempotentHint,
-					OpenWorldHint:     *a.OpenWorldHint,
-					Required:          o.Effect.required(),
-					RequiredScopeName: names.Name(o.Effect.required()),
-				})
+				mt.Outcomes = append(mt.Outcomes, ManifestOutcome{Value: o.Value, ManifestEffect: manifestEffect(o.Effect, names)})
 			}
 		}
 		m.Tools = append(m.Tools, mt)

@@ -135,7 +135,7 @@ func TestManifestOutcomesJSON(t *testing.T) {
 	}
 	pods := m.Tools[0]
 	if pods.Effect != mcpeffect.Destructive || pods.Argument != "action" || len(pods.Outcomes) != 2 ||
-		pods.Outcomes[1] != (mcpeffect.ManifestOutcome{Value: "get", Effect: mcpeffect.Read, ReadOnlyHint: true, IdempotentHint: true, Required: mcpeffect.ReadOnly, RequiredScopeName: "tools:read"}) {
+		pods.Outcomes[1] != (mcpeffect.ManifestOutcome{Value: "get", ManifestEffect: mcpeffect.ManifestEffect{Effect: mcpeffect.Read, ReadOnlyHint: true, IdempotentHint: true, Required: mcpeffect.ReadOnly, RequiredScopeName: "tools:read"}}) {
 		t.Errorf("pods: %+v", pods)
 	}
 	if len(m.Prompts) != 1 || m.Prompts[0] != (mcpeffect.ManifestScoped{Name: "audit", Required: mcpeffect.NonDestructive, RequiredScopeName: "tools:write"}) || m.Resources != nil {
