@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpeffect/mcpeffect"
-	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/refusal"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -46,13 +46,12 @@ func (d *done) addTools(server *mcp.Server, registry *mcpeffect.Registry) {
 }
 
 // check turns an error of the store or of a connector into the error a
-// tool call reports. A refusal of the domain ([store.Error],
-// [connector.Error]) goes to the caller as it is: its message says what is
-// wrong. Anything else is a fault of the server, whose details belong in
-// its log, not in the answer.
+// tool call reports. A refusal ([refusal.Error], which the store and the
+// connectors return alike) goes to the caller as it is: its message says
+// what is wrong. Anything else is a fault of the server, whose details
+// belong in its log, not in the answer.
 func (d *done) check(ctx context.Context, err error) error {
-	var refused *connector.Error
-	if err == nil || store.ErrorCode(err) != 0 || errors.As(err, &refused) || errors.Is(err, context.Canceled) {
+	if err == nil || refusal.CodeOf(err) != 0 || errors.Is(err, context.Canceled) {
 		return err
 	}
 	d.logger.ErrorContext(ctx, "tool call failed", "err", err)

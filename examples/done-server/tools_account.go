@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/refusal"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -84,7 +85,7 @@ type createTokenResult struct {
 
 func (d *done) createToken(ctx context.Context, _ *mcp.CallToolRequest, in createTokenArgs) (*mcp.CallToolResult, createTokenResult, error) {
 	if in.ExpiresInDays < 0 || in.ExpiresInDays > 3650 {
-		return nil, createTokenResult{}, &store.Error{Code: store.Invalid, Message: "expires_in_days must be between 1 and 3650"}
+		return nil, createTokenResult{}, refusal.New(refusal.Invalid, "expires_in_days must be between 1 and 3650")
 	}
 	// What the call may do, not what the token may: on a connection
 	// capped below its token, a wider token would escape the cap.

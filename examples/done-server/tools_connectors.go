@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/refusal"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -60,8 +61,7 @@ func (s *source) note(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lastCall = time.Now()
-	var ce *connector.Error
-	s.failed = err != nil && !errors.As(err, &ce)
+	s.failed = err != nil && refusal.CodeOf(err) == 0
 }
 
 // source returns the source called name, or an error for the caller.
@@ -75,14 +75,14 @@ func (d *done) source(name string) (*source, error) {
 	for _, s := range d.sources {
 		names = append(names, s.Info().Name)
 	}
-	return nil, &store.Error{Code: store.Invalid, Message: fmt.Sprintf("no connector is called %q: list_connectors lists them (%s)", name, strings.Join(names, ", "))}
+	return nil, refusal.New(refusal.Invalid, "no connector is called %q: list_connectors lists them (%s)", name, strings.Join(names, ", "))
 }
 
 // parseRef returns the source and the document id that ref names.
 func (d *done) parseRef(ref string) (*source, string, error) {
 	name, id, ok := strings.Cut(ref, ":")
 	if !ok {
-		return nil, "", &store.Error{Code: store.Invalid, Message: fmt.Sprintf("ref %q is not a reference: want connector:id, such as local:notes/plan.md, as search_context gives", ref)}
+		return nil, "", refusal.New(refusal.Invalid, "ref %q is not a reference: want connector:id, such as local:notes/plan.md, as search_context gives", ref)
 	}
 	s, err := d.source(name)
 	return s, id, err
@@ -152,7 +152,7 @@ func (d *done) searchContext(ctx context.Context, _ *mcp.CallToolRequest, in sea
 	case in.Limit == 0:
 		in.Limit = 10
 	case in.Limit < 0 || in.Limit > 50:
-		return nil, res, &store.Error{Code: store.Invalid, Message: fmt.Sprintf("limit %d is out of range: want 1 to 50", in.Limit)}
+		return nil, res, refusal.New(refusal.Invalid, "limit %d is out of range: want 1 to 50", in.Limit)
 	}
 	sources := d.sources
 	if in.Connector != "" {
@@ -165,9 +165,8 @@ func (d *done) searchContext(ctx context.Context, _ *mcp.CallToolRequest, in sea
 	for _, s := range sources {
 		found, err := s.Search(ctx, in.Query, in.Limit)
 		s.note(err)
-		var ce *connector.Error
 		switch {
-		case errors.As(err, &ce):
+		case refusal.CodeOf(err) != 0:
 			return nil, res, err
 		case err != nil:
 			// One source down does not hide what the others found.
