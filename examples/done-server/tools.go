@@ -31,18 +31,45 @@ type done struct {
 // addTools adds every tool of Done to server, classifying each in
 // registry.
 func (d *done) addTools(server *mcp.Server, registry *mcpeffect.Registry) {
-	d.addTaskTools(server, registry)
-	d.addStepTools(server, registry)
-	d.addCommentTools(server, registry)
-	d.addProjectTools(server, registry)
-	d.addLabelTools(server, registry)
-	d.addApprovalTools(server, registry)
-	d.addTrashTools(server, registry)
-	d.addAccountTools(server, registry)
-	d.addFleetTools(server, registry)
-	d.addDigestTools(server, registry)
-	d.addCalendarTools(server, registry)
-	d.addConnectorTools(server, registry)
+	t := toolbox{server: server, registry: registry, check: d.check}
+	d.addTaskTools(t)
+	d.addStepTools(t)
+	d.addCommentTools(t)
+	d.addProjectTools(t)
+	d.addLabelTools(t)
+	d.addApprovalTools(t)
+	d.addTrashTools(t)
+	d.addAccountTools(t)
+	d.addFleetTools(t)
+	d.addDigestTools(t)
+	d.addCalendarTools(t)
+	d.addConnectorTools(t)
+}
+
+// A toolbox is where [addTool] adds tools: a server, the registry that
+// classifies its tools, and the check of their errors.
+type toolbox struct {
+	server   *mcp.Server
+	registry *mcpeffect.Registry
+	check    func(context.Context, error) error
+}
+
+// addTool adds the tool name to t's server with [mcpeffect.AddTool],
+// classified e: the one place where the tool's effect is declared, from
+// which come both its annotations and the scope it needs. Its arguments
+// are In and its result Out, with the schemas of [tool]. h does the
+// tool's work; what it returns goes through [done.check], so that a
+// fault of the server never reaches the caller.
+//
+// A tool whose handler needs the request itself (its session, its
+// progress token) is added with [mcpeffect.AddTool] directly, its handler
+// returning its error through check.
+func addTool[In, Out any](t toolbox, name, description string, e mcpeffect.Effect, h func(context.Context, In) (Out, error)) {
+	mcpeffect.AddTool(t.server, t.registry, tool[In, Out](name, description), e,
+		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+			out, err := h(ctx, in)
+			return nil, out, t.check(ctx, err)
+		})
 }
 
 // check turns an error of the store or of a connector into the error a

@@ -5,7 +5,6 @@ import (
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // An agent is a name shared by agent tokens. A person queues a run of an
@@ -14,49 +13,49 @@ import (
 // completes it. Who may report on a run, and who may resume an agent, are
 // rules of the domain that the store checks on the caller's kind and name,
 // as for approvals: a scope says what a token may do, not whose it is.
-func (d *done) addFleetTools(s *mcp.Server, r *mcpeffect.Registry) {
-	mcpeffect.AddTool(s, r, tool[noArgs, store.Fleet]("fleet_status",
-		"The fleet at a glance: agents online (a token used in the last 5 minutes), busy (in a run), paused and idle, the queue of runs, and the runs that need attention: failing (the last run of an unfinished task failed) and stalled (no progress for 15 minutes)."),
+func (d *done) addFleetTools(t toolbox) {
+	addTool(t, "fleet_status",
+		"The fleet at a glance: agents online (a token used in the last 5 minutes), busy (in a run), paused and idle, the queue of runs, and the runs that need attention: failing (the last run of an unfinished task failed) and stalled (no progress for 15 minutes).",
 		mcpeffect.Read, d.fleetStatus)
-	mcpeffect.AddTool(s, r, tool[noArgs, agentsResult]("list_agents",
-		"Every agent, by name: its state (paused, busy, online or offline), its scope (what its tokens allow it to call), when it was last seen, its current run and queued runs."),
+	addTool(t, "list_agents",
+		"Every agent, by name: its state (paused, busy, online or offline), its scope (what its tokens allow it to call), when it was last seen, its current run and queued runs.",
 		mcpeffect.Read, d.listAgents)
-	mcpeffect.AddTool(s, r, tool[agentArg, store.AgentDetail]("get_agent",
-		"One agent: its state, current run, recent runs and the limits it works under."),
+	addTool(t, "get_agent",
+		"One agent: its state, current run, recent runs and the limits it works under.",
 		mcpeffect.Read, d.getAgent)
-	mcpeffect.AddTool(s, r, tool[listRunsArgs, store.RunPage]("list_runs",
-		"Runs by task, agent, status or time queued, newest first, one page at a time: pass next_cursor back as cursor for the next page."),
+	addTool(t, "list_runs",
+		"Runs by task, agent, status or time queued, newest first, one page at a time: pass next_cursor back as cursor for the next page.",
 		mcpeffect.Read, d.listRuns)
-	mcpeffect.AddTool(s, r, tool[runArg, store.Run]("get_run",
-		"One run: its status, when it was queued, started and finished, its progress, the summary of its result and its cost."),
+	addTool(t, "get_run",
+		"One run: its status, when it was queued, started and finished, its progress, the summary of its result and its cost.",
 		mcpeffect.Read, d.getRun)
-	mcpeffect.AddTool(s, r, tool[runLogsArgs, store.RunLog]("get_run_logs",
-		"The log of a run, oldest first, one page at a time: when it was queued and started, each progress report, how it ended."),
+	addTool(t, "get_run_logs",
+		"The log of a run, oldest first, one page at a time: when it was queued and started, each progress report, how it ended.",
 		mcpeffect.Read, d.getRunLogs)
-	mcpeffect.AddTool(s, r, tool[runArg, artifactsResult]("list_run_artifacts",
-		"What a run produced: links, files, pull requests, as its agent attached them."),
+	addTool(t, "list_run_artifacts",
+		"What a run produced: links, files, pull requests, as its agent attached them.",
 		mcpeffect.Read, d.listRunArtifacts)
 
-	mcpeffect.AddTool(s, r, tool[startRunArgs, store.Run]("start_run",
-		"Queue a run of an agent on an open task, with instructions; each call queues a new run. An unassigned task is assigned to the agent. The agent finds it with get_next_task and starts it with claim_task."),
+	addTool(t, "start_run",
+		"Queue a run of an agent on an open task, with instructions; each call queues a new run. An unassigned task is assigned to the agent. The agent finds it with get_next_task and starts it with claim_task.",
 		mcpeffect.Write, d.startRun)
-	mcpeffect.AddTool(s, r, tool[runArg, store.Run]("retry_run",
-		"Queue a new run with the task, agent and instructions of a failed or cancelled one."),
+	addTool(t, "retry_run",
+		"Queue a new run with the task, agent and instructions of a failed or cancelled one.",
 		mcpeffect.Write, d.retryRun)
-	mcpeffect.AddTool(s, r, tool[cancelRunArgs, store.Run]("cancel_run",
-		"Stop a queued or running run; what its agent did so far may be lost. No-op if the run is already over."),
+	addTool(t, "cancel_run",
+		"Stop a queued or running run; what its agent did so far may be lost. No-op if the run is already over.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.cancelRun)
-	mcpeffect.AddTool(s, r, tool[reportRunProgressArgs, store.Run]("report_run_progress",
-		"For the agent of a running run: append a progress report (a heartbeat) to its log, with optionally how far along it is and outputs to attach. Each call adds an entry."),
+	addTool(t, "report_run_progress",
+		"For the agent of a running run: append a progress report (a heartbeat) to its log, with optionally how far along it is and outputs to attach. Each call adds an entry.",
 		mcpeffect.Write, d.reportRunProgress)
-	mcpeffect.AddTool(s, r, tool[completeRunArgs, store.Run]("complete_run",
-		"For the agent of a running run: end it, succeeded or failed, with a summary of the result and its cost; no-op if it already ended so. It does not close the task: close_task does."),
+	addTool(t, "complete_run",
+		"For the agent of a running run: end it, succeeded or failed, with a summary of the result and its cost; no-op if it already ended so. It does not close the task: close_task does.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.completeRun)
-	mcpeffect.AddTool(s, r, tool[pauseAgentArgs, store.AgentInfo]("pause_agent",
-		"Stop dispatching work to an agent: get_next_task offers it nothing and it cannot claim tasks until a human resumes it; its running run goes on. A person may pause any agent, an agent only itself. No-op if already paused."),
+	addTool(t, "pause_agent",
+		"Stop dispatching work to an agent: get_next_task offers it nothing and it cannot claim tasks until a human resumes it; its running run goes on. A person may pause any agent, an agent only itself. No-op if already paused.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.pauseAgent)
-	mcpeffect.AddTool(s, r, tool[agentArg, store.AgentInfo]("resume_agent",
-		"Dispatch work to a paused agent again. Human tokens only: an agent cannot lift its own pause. No-op if the agent is not paused."),
+	addTool(t, "resume_agent",
+		"Dispatch work to a paused agent again. Human tokens only: an agent cannot lift its own pause. No-op if the agent is not paused.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.resumeAgent)
 }
 
@@ -74,23 +73,21 @@ type runArg struct {
 	RunID string `json:"run_id" jsonschema:"the id of the run"`
 }
 
-func (d *done) fleetStatus(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, store.Fleet, error) {
-	f, err := d.store.FleetStatus(ctx)
-	return nil, f, d.check(ctx, err)
+func (d *done) fleetStatus(ctx context.Context, _ noArgs) (store.Fleet, error) {
+	return d.store.FleetStatus(ctx)
 }
 
 type agentsResult struct {
 	Agents []store.AgentInfo `json:"agents"`
 }
 
-func (d *done) listAgents(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, agentsResult, error) {
+func (d *done) listAgents(ctx context.Context, _ noArgs) (agentsResult, error) {
 	agents, err := d.store.ListAgents(ctx)
-	return nil, agentsResult{agents}, d.check(ctx, err)
+	return agentsResult{agents}, err
 }
 
-func (d *done) getAgent(ctx context.Context, _ *mcp.CallToolRequest, in agentArg) (*mcp.CallToolResult, store.AgentDetail, error) {
-	a, err := d.store.GetAgent(ctx, in.Agent)
-	return nil, a, d.check(ctx, err)
+func (d *done) getAgent(ctx context.Context, in agentArg) (store.AgentDetail, error) {
+	return d.store.GetAgent(ctx, in.Agent)
 }
 
 type listRunsArgs struct {
@@ -103,16 +100,15 @@ type listRunsArgs struct {
 	Limit  int             `json:"limit,omitempty" jsonschema:"the most runs to return (1 to 200; default 50)"`
 }
 
-func (d *done) listRuns(ctx context.Context, _ *mcp.CallToolRequest, in listRunsArgs) (*mcp.CallToolResult, store.RunPage, error) {
+func (d *done) listRuns(ctx context.Context, in listRunsArgs) (store.RunPage, error) {
 	page, err := d.store.ListRuns(ctx, store.RunFilter{
 		TaskID: in.TaskID, Agent: in.Agent, Status: in.Status, Since: in.Since, Until: in.Until, Before: in.Cursor, Limit: in.Limit,
 	})
-	return nil, page, d.check(ctx, err)
+	return page, err
 }
 
-func (d *done) getRun(ctx context.Context, _ *mcp.CallToolRequest, in runArg) (*mcp.CallToolResult, store.Run, error) {
-	run, err := d.store.GetRun(ctx, in.RunID)
-	return nil, run, d.check(ctx, err)
+func (d *done) getRun(ctx context.Context, in runArg) (store.Run, error) {
+	return d.store.GetRun(ctx, in.RunID)
 }
 
 type runLogsArgs struct {
@@ -121,18 +117,17 @@ type runLogsArgs struct {
 	Limit  int    `json:"limit,omitempty" jsonschema:"the most entries to return (1 to 200; default 50)"`
 }
 
-func (d *done) getRunLogs(ctx context.Context, _ *mcp.CallToolRequest, in runLogsArgs) (*mcp.CallToolResult, store.RunLog, error) {
-	log, err := d.store.RunLogs(ctx, in.RunID, in.Cursor, in.Limit)
-	return nil, log, d.check(ctx, err)
+func (d *done) getRunLogs(ctx context.Context, in runLogsArgs) (store.RunLog, error) {
+	return d.store.RunLogs(ctx, in.RunID, in.Cursor, in.Limit)
 }
 
 type artifactsResult struct {
 	Artifacts []store.Artifact `json:"artifacts"`
 }
 
-func (d *done) listRunArtifacts(ctx context.Context, _ *mcp.CallToolRequest, in runArg) (*mcp.CallToolResult, artifactsResult, error) {
+func (d *done) listRunArtifacts(ctx context.Context, in runArg) (artifactsResult, error) {
 	artifacts, err := d.store.RunArtifacts(ctx, in.RunID)
-	return nil, artifactsResult{artifacts}, d.check(ctx, err)
+	return artifactsResult{artifacts}, err
 }
 
 type startRunArgs struct {
@@ -141,14 +136,12 @@ type startRunArgs struct {
 	Instructions string `json:"instructions,omitempty" jsonschema:"what the agent should do, beyond the task itself; retry_run reuses them"`
 }
 
-func (d *done) startRun(ctx context.Context, _ *mcp.CallToolRequest, in startRunArgs) (*mcp.CallToolResult, store.Run, error) {
-	run, err := d.store.StartRun(ctx, caller(ctx), in.TaskID, in.Agent, in.Instructions)
-	return nil, run, d.check(ctx, err)
+func (d *done) startRun(ctx context.Context, in startRunArgs) (store.Run, error) {
+	return d.store.StartRun(ctx, caller(ctx), in.TaskID, in.Agent, in.Instructions)
 }
 
-func (d *done) retryRun(ctx context.Context, _ *mcp.CallToolRequest, in runArg) (*mcp.CallToolResult, store.Run, error) {
-	run, err := d.store.RetryRun(ctx, caller(ctx), in.RunID)
-	return nil, run, d.check(ctx, err)
+func (d *done) retryRun(ctx context.Context, in runArg) (store.Run, error) {
+	return d.store.RetryRun(ctx, caller(ctx), in.RunID)
 }
 
 type cancelRunArgs struct {
@@ -156,9 +149,8 @@ type cancelRunArgs struct {
 	Reason string `json:"reason,omitempty" jsonschema:"why the run is stopped, for its log"`
 }
 
-func (d *done) cancelRun(ctx context.Context, _ *mcp.CallToolRequest, in cancelRunArgs) (*mcp.CallToolResult, store.Run, error) {
-	run, err := d.store.CancelRun(ctx, caller(ctx), in.RunID, in.Reason)
-	return nil, run, d.check(ctx, err)
+func (d *done) cancelRun(ctx context.Context, in cancelRunArgs) (store.Run, error) {
+	return d.store.CancelRun(ctx, caller(ctx), in.RunID, in.Reason)
 }
 
 type artifactArg struct {
@@ -182,9 +174,8 @@ type reportRunProgressArgs struct {
 	Artifacts []artifactArg `json:"artifacts,omitempty" jsonschema:"outputs to attach to the run"`
 }
 
-func (d *done) reportRunProgress(ctx context.Context, _ *mcp.CallToolRequest, in reportRunProgressArgs) (*mcp.CallToolResult, store.Run, error) {
-	run, err := d.store.ReportRunProgress(ctx, caller(ctx), in.RunID, in.Message, in.Progress, newArtifacts(in.Artifacts))
-	return nil, run, d.check(ctx, err)
+func (d *done) reportRunProgress(ctx context.Context, in reportRunProgressArgs) (store.Run, error) {
+	return d.store.ReportRunProgress(ctx, caller(ctx), in.RunID, in.Message, in.Progress, newArtifacts(in.Artifacts))
 }
 
 type completeRunArgs struct {
@@ -195,9 +186,8 @@ type completeRunArgs struct {
 	Artifacts []artifactArg `json:"artifacts,omitempty" jsonschema:"outputs to attach to the run"`
 }
 
-func (d *done) completeRun(ctx context.Context, _ *mcp.CallToolRequest, in completeRunArgs) (*mcp.CallToolResult, store.Run, error) {
-	run, err := d.store.CompleteRun(ctx, caller(ctx), in.RunID, store.RunStatus(in.Outcome), in.Summary, in.CostUSD, newArtifacts(in.Artifacts))
-	return nil, run, d.check(ctx, err)
+func (d *done) completeRun(ctx context.Context, in completeRunArgs) (store.Run, error) {
+	return d.store.CompleteRun(ctx, caller(ctx), in.RunID, store.RunStatus(in.Outcome), in.Summary, in.CostUSD, newArtifacts(in.Artifacts))
 }
 
 type pauseAgentArgs struct {
@@ -205,12 +195,10 @@ type pauseAgentArgs struct {
 	Reason string `json:"reason,omitempty" jsonschema:"why, for the agent and the people who will resume it"`
 }
 
-func (d *done) pauseAgent(ctx context.Context, _ *mcp.CallToolRequest, in pauseAgentArgs) (*mcp.CallToolResult, store.AgentInfo, error) {
-	a, err := d.store.PauseAgent(ctx, caller(ctx), in.Agent, in.Reason)
-	return nil, a, d.check(ctx, err)
+func (d *done) pauseAgent(ctx context.Context, in pauseAgentArgs) (store.AgentInfo, error) {
+	return d.store.PauseAgent(ctx, caller(ctx), in.Agent, in.Reason)
 }
 
-func (d *done) resumeAgent(ctx context.Context, _ *mcp.CallToolRequest, in agentArg) (*mcp.CallToolResult, store.AgentInfo, error) {
-	a, err := d.store.ResumeAgent(ctx, caller(ctx), in.Agent)
-	return nil, a, d.check(ctx, err)
+func (d *done) resumeAgent(ctx context.Context, in agentArg) (store.AgentInfo, error) {
+	return d.store.ResumeAgent(ctx, caller(ctx), in.Agent)
 }

@@ -38,6 +38,10 @@ const (
 	// Forbidden is a change that the caller may not make, whatever its
 	// scope, such as an agent approving a task.
 	Forbidden
+	// Unavailable is a request that the server could not carry out, for
+	// a reason the caller may know and act on, such as every source of
+	// documents failing: the details of the failure stay in the log.
+	Unavailable
 )
 
 // New returns an [*Error] of code whose message is format with args, as
