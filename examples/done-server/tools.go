@@ -118,7 +118,7 @@ var enumSchemas = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[store.Period]():       enum(store.Periods...),
 	reflect.TypeFor[store.ApprovalKind](): enum(store.ApprovalKinds...),
 	reflect.TypeFor[runOutcome]():         enum(store.Outcomes...),
-	reflect.TypeFor[artifactKind]():       enum(store.ArtifactKinds...),
+	reflect.TypeFor[store.ArtifactKind](): enum(store.ArtifactKinds...),
 	reflect.TypeFor[mcpeffect.Scope]():    enum(mcpeffect.ReadOnly.String(), mcpeffect.NonDestructive.String(), mcpeffect.Full.String()),
 }
 

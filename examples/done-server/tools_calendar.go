@@ -41,15 +41,8 @@ func (d *done) listCalendarLinks(ctx context.Context, _ noArgs) (linksResult, er
 	return linksResult{links}, err
 }
 
-type agendaArgs struct {
-	From      string `json:"from,omitempty" jsonschema:"the first day, 2025-06-30; today by default"`
-	To        string `json:"to,omitempty" jsonschema:"the last day, included; a week after from by default; at most 92 days after it"`
-	ProjectID string `json:"project_id,omitempty" jsonschema:"only tasks of this project"`
-	Mine      bool   `json:"mine,omitempty" jsonschema:"only tasks assigned to the caller"`
-}
-
-func (d *done) getAgenda(ctx context.Context, in agendaArgs) (store.Agenda, error) {
-	return d.store.Agenda(ctx, caller(ctx), store.AgendaFilter{From: in.From, To: in.To, ProjectID: in.ProjectID, Mine: in.Mine})
+func (d *done) getAgenda(ctx context.Context, in store.AgendaFilter) (store.Agenda, error) {
+	return d.store.Agenda(ctx, caller(ctx), in)
 }
 
 type createLinkArgs struct {

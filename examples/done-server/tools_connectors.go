@@ -211,10 +211,8 @@ func (d *done) listTaskContext(ctx context.Context, in taskArg) (taskContextResu
 }
 
 type saveContextArgs struct {
-	Title     string `json:"title" jsonschema:"the title of the new document, one line"`
-	Text      string `json:"text" jsonschema:"its text, Markdown for the local folder"`
+	connector.Draft
 	Connector string `json:"connector,omitempty" jsonschema:"the source to write into; by default the first (local)"`
-	Folder    string `json:"folder,omitempty" jsonschema:"where in the source, such as notes/2025; by default its top"`
 }
 
 func (d *done) saveContext(ctx context.Context, in saveContextArgs) (contextDocument, error) {
@@ -228,7 +226,7 @@ func (d *done) saveContext(ctx context.Context, in saveContextArgs) (contextDocu
 			return contextDocument{}, err
 		}
 	}
-	doc, err := s.Save(ctx, connector.Draft{Title: in.Title, Text: in.Text, Folder: in.Folder})
+	doc, err := s.Save(ctx, in.Draft)
 	s.note(err)
 	if err != nil {
 		return contextDocument{}, err

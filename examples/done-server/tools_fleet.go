@@ -62,9 +62,6 @@ func (d *done) addFleetTools(t toolbox) {
 // runOutcome is how an agent ends its run.
 type runOutcome string
 
-// artifactKind is the kind of an output of a run.
-type artifactKind string
-
 type agentArg struct {
 	Agent string `json:"agent" jsonschema:"the name of the agent"`
 }
@@ -90,21 +87,8 @@ func (d *done) getAgent(ctx context.Context, in agentArg) (store.AgentDetail, er
 	return d.store.GetAgent(ctx, in.Agent)
 }
 
-type listRunsArgs struct {
-	TaskID string          `json:"task_id,omitempty" jsonschema:"only runs on this task"`
-	Agent  string          `json:"agent,omitempty" jsonschema:"only runs of this agent"`
-	Status store.RunStatus `json:"status,omitempty" jsonschema:"only runs of this status"`
-	Since  string          `json:"since,omitempty" jsonschema:"only runs queued at or after this date (2025-06-30) or time (2025-06-30T14:00:00Z)"`
-	Until  string          `json:"until,omitempty" jsonschema:"only runs queued before this date or time"`
-	Cursor string          `json:"cursor,omitempty" jsonschema:"the next_cursor of the previous page"`
-	Limit  int             `json:"limit,omitempty" jsonschema:"the most runs to return (1 to 200; default 50)"`
-}
-
-func (d *done) listRuns(ctx context.Context, in listRunsArgs) (store.RunPage, error) {
-	page, err := d.store.ListRuns(ctx, store.RunFilter{
-		TaskID: in.TaskID, Agent: in.Agent, Status: in.Status, Since: in.Since, Until: in.Until, Before: in.Cursor, Limit: in.Limit,
-	})
-	return page, err
+func (d *done) listRuns(ctx context.Context, in store.RunFilter) (store.RunPage, error) {
+	return d.store.ListRuns(ctx, in)
 }
 
 func (d *done) getRun(ctx context.Context, in runArg) (store.Run, error) {
@@ -153,41 +137,27 @@ func (d *done) cancelRun(ctx context.Context, in cancelRunArgs) (store.Run, erro
 	return d.store.CancelRun(ctx, caller(ctx), in.RunID, in.Reason)
 }
 
-type artifactArg struct {
-	Kind  artifactKind `json:"kind"`
-	URI   string       `json:"uri" jsonschema:"where the output is: a URL or a path"`
-	Title string       `json:"title,omitempty"`
-}
-
-func newArtifacts(in []artifactArg) []store.NewArtifact {
-	out := make([]store.NewArtifact, len(in))
-	for i, a := range in {
-		out[i] = store.NewArtifact{Kind: string(a.Kind), URI: a.URI, Title: a.Title}
-	}
-	return out
-}
-
 type reportRunProgressArgs struct {
-	RunID     string        `json:"run_id" jsonschema:"the id of the caller's running run"`
-	Message   string        `json:"message,omitempty" jsonschema:"what the agent is doing; empty for a bare heartbeat"`
-	Progress  *int          `json:"progress,omitempty" jsonschema:"how far along the run is, as a percentage"`
-	Artifacts []artifactArg `json:"artifacts,omitempty" jsonschema:"outputs to attach to the run"`
+	RunID     string              `json:"run_id" jsonschema:"the id of the caller's running run"`
+	Message   string              `json:"message,omitempty" jsonschema:"what the agent is doing; empty for a bare heartbeat"`
+	Progress  *int                `json:"progress,omitempty" jsonschema:"how far along the run is, as a percentage"`
+	Artifacts []store.NewArtifact `json:"artifacts,omitempty" jsonschema:"outputs to attach to the run"`
 }
 
 func (d *done) reportRunProgress(ctx context.Context, in reportRunProgressArgs) (store.Run, error) {
-	return d.store.ReportRunProgress(ctx, caller(ctx), in.RunID, in.Message, in.Progress, newArtifacts(in.Artifacts))
+	return d.store.ReportRunProgress(ctx, caller(ctx), in.RunID, in.Message, in.Progress, in.Artifacts)
 }
 
 type completeRunArgs struct {
-	RunID     string        `json:"run_id" jsonschema:"the id of the caller's running run"`
-	Outcome   runOutcome    `json:"outcome"`
-	Summary   string        `json:"summary,omitempty" jsonschema:"what the run did, or why it failed"`
-	CostUSD   *float64      `json:"cost_usd,omitempty" jsonschema:"what the run cost, in US dollars"`
-	Artifacts []artifactArg `json:"artifacts,omitempty" jsonschema:"outputs to attach to the run"`
+	RunID     string              `json:"run_id" jsonschema:"the id of the caller's running run"`
+	Outcome   runOutcome          `json:"outcome"`
+	Summary   string              `json:"summary,omitempty" jsonschema:"what the run did, or why it failed"`
+	CostUSD   *float64            `json:"cost_usd,omitempty" jsonschema:"what the run cost, in US dollars"`
+	Artifacts []store.NewArtifact `json:"artifacts,omitempty" jsonschema:"outputs to attach to the run"`
 }
 
 func (d *done) completeRun(ctx context.Context, in completeRunArgs) (store.Run, error) {
-	return d.store.CompleteRun(ctx, caller(ctx), in.RunID, store.RunStatus(in.Outcome), in.Summary, in.CostUSD, newArtifacts(in.Artifacts))
+	return d.store.CompleteRun(ctx, caller(ctx), in.RunID, store.RunStatus(in.Outcome), in.Summary, in.CostUSD, in.Artifacts)
 }
 
 type pauseAgentArgs struct {

@@ -60,33 +60,17 @@ func (d *done) getProjectProgress(ctx context.Context, in projectArg) (store.Pro
 	return d.store.ProjectProgress(ctx, in.ProjectID)
 }
 
-type createProjectArgs struct {
-	Name            string `json:"name"`
-	Description     string `json:"description,omitempty"`
-	AutoClose       bool   `json:"auto_close,omitempty" jsonschema:"the auto_close of new tasks (only a human may set it); false, the default, makes closing them need a human's approval"`
-	DefaultAssignee string `json:"default_assignee,omitempty" jsonschema:"who new tasks are for when they name no one"`
-}
-
-func (d *done) createProject(ctx context.Context, in createProjectArgs) (store.Project, error) {
-	p, err := d.store.CreateProject(ctx, caller(ctx), store.NewProject{
-		Name: in.Name, Description: in.Description, AutoClose: in.AutoClose, DefaultAssignee: in.DefaultAssignee,
-	})
-	return p, err
+func (d *done) createProject(ctx context.Context, in store.NewProject) (store.Project, error) {
+	return d.store.CreateProject(ctx, caller(ctx), in)
 }
 
 type updateProjectArgs struct {
-	ProjectID       string  `json:"project_id" jsonschema:"the id of the project"`
-	Name            *string `json:"name,omitempty"`
-	Description     *string `json:"description,omitempty"`
-	AutoClose       *bool   `json:"auto_close,omitempty" jsonschema:"the auto_close of new tasks (only a human may set it to true); tasks that exist keep theirs"`
-	DefaultAssignee *string `json:"default_assignee,omitempty" jsonschema:"who new tasks are for; an empty string for no one"`
+	ProjectID string `json:"project_id" jsonschema:"the id of the project"`
+	store.ProjectPatch
 }
 
 func (d *done) updateProject(ctx context.Context, in updateProjectArgs) (store.Project, error) {
-	p, err := d.store.UpdateProject(ctx, caller(ctx), in.ProjectID, store.ProjectPatch{
-		Name: in.Name, Description: in.Description, AutoClose: in.AutoClose, DefaultAssignee: in.DefaultAssignee,
-	})
-	return p, err
+	return d.store.UpdateProject(ctx, caller(ctx), in.ProjectID, in.ProjectPatch)
 }
 
 func (d *done) archiveProject(ctx context.Context, in projectArg) (store.Project, error) {

@@ -53,23 +53,13 @@ func (d *done) getStep(ctx context.Context, in stepArg) (store.Step, error) {
 }
 
 type decomposeTaskArgs struct {
-	TaskID   string       `json:"task_id" jsonschema:"the id of the task to split"`
-	Subtasks []subtaskArg `json:"subtasks,omitempty" jsonschema:"child tasks to create, in the task's project and with its auto_close"`
-	Steps    []string     `json:"steps,omitempty" jsonschema:"the text of each step to append to the task"`
-}
-
-type subtaskArg struct {
-	Title       string `json:"title"`
-	Description string `json:"description,omitempty"`
-	Assignee    string `json:"assignee,omitempty" jsonschema:"the name of the person or agent the subtask is for"`
+	TaskID   string             `json:"task_id" jsonschema:"the id of the task to split"`
+	Subtasks []store.NewSubtask `json:"subtasks,omitempty" jsonschema:"child tasks to create, in the task's project and with its auto_close"`
+	Steps    []string           `json:"steps,omitempty" jsonschema:"the text of each step to append to the task"`
 }
 
 func (d *done) decomposeTask(ctx context.Context, in decomposeTaskArgs) (store.Decomposition, error) {
-	subtasks := make([]store.NewSubtask, len(in.Subtasks))
-	for i, s := range in.Subtasks {
-		subtasks[i] = store.NewSubtask{Title: s.Title, Description: s.Description, Assignee: s.Assignee}
-	}
-	return d.store.DecomposeTask(ctx, caller(ctx), in.TaskID, subtasks, in.Steps)
+	return d.store.DecomposeTask(ctx, caller(ctx), in.TaskID, in.Subtasks, in.Steps)
 }
 
 type addStepArgs struct {

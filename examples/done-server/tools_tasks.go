@@ -146,39 +146,17 @@ func (d *done) getNextTask(ctx context.Context, _ noArgs) (nextTaskResult, error
 	return nextTaskResult{Found: next.Task != nil, Task: next.Task, Run: next.Run, Paused: next.Paused}, err
 }
 
-type createTaskArgs struct {
-	Title       string         `json:"title" jsonschema:"a short title, one line"`
-	Description string         `json:"description,omitempty"`
-	ProjectID   string         `json:"project_id,omitempty" jsonschema:"the project of the task; it gives the defaults of auto_close and assignee"`
-	ParentID    string         `json:"parent_id,omitempty" jsonschema:"makes the new task a subtask of this one"`
-	Assignee    string         `json:"assignee,omitempty" jsonschema:"the name of the person or agent the task is for"`
-	AutoClose   *bool          `json:"auto_close,omitempty" jsonschema:"true (humans only): close_task finishes the task at once; false: closing needs a human's approval; left out, the project's or parent task's"`
-	Due         string         `json:"due,omitempty" jsonschema:"the due date, YYYY-MM-DD"`
-	Priority    store.Priority `json:"priority,omitempty" jsonschema:"normal if left out"`
-}
-
-func (d *done) createTask(ctx context.Context, in createTaskArgs) (store.Task, error) {
-	task, err := d.store.CreateTask(ctx, caller(ctx), store.NewTask{
-		Title: in.Title, Description: in.Description, ProjectID: in.ProjectID, ParentID: in.ParentID,
-		Assignee: in.Assignee, AutoClose: in.AutoClose, Due: in.Due, Priority: in.Priority,
-	})
-	return task, err
+func (d *done) createTask(ctx context.Context, in store.NewTask) (store.Task, error) {
+	return d.store.CreateTask(ctx, caller(ctx), in)
 }
 
 type updateTaskArgs struct {
-	TaskID      string          `json:"task_id" jsonschema:"the id of the task"`
-	Title       *string         `json:"title,omitempty"`
-	Description *string         `json:"description,omitempty"`
-	Due         *string         `json:"due,omitempty" jsonschema:"the due date, YYYY-MM-DD, or an empty string for none"`
-	Priority    *store.Priority `json:"priority,omitempty"`
-	AutoClose   *bool           `json:"auto_close,omitempty" jsonschema:"only a human may set it to true"`
+	TaskID string `json:"task_id" jsonschema:"the id of the task"`
+	store.TaskPatch
 }
 
 func (d *done) updateTask(ctx context.Context, in updateTaskArgs) (store.Task, error) {
-	task, err := d.store.UpdateTask(ctx, caller(ctx), in.TaskID, store.TaskPatch{
-		Title: in.Title, Description: in.Description, Due: in.Due, Priority: in.Priority, AutoClose: in.AutoClose,
-	})
-	return task, err
+	return d.store.UpdateTask(ctx, caller(ctx), in.TaskID, in.TaskPatch)
 }
 
 func (d *done) deleteTask(ctx context.Context, in taskArg) (store.TrashItem, error) {

@@ -77,13 +77,13 @@ type Document struct {
 	Modified  time.Time `json:"modified"`
 }
 
-// A Draft is a document to save.
+// A Draft is a document to save, as save_context takes it.
 type Draft struct {
-	Title string
-	Text  string
+	Title string `json:"title" jsonschema:"the title of the new document, one line"`
+	Text  string `json:"text" jsonschema:"its text, Markdown for the local folder"`
 	// Folder is where to put the document within the source, if it has
 	// folders; empty for its top.
-	Folder string
+	Folder string `json:"folder,omitempty" jsonschema:"where in the source, such as notes/2025; by default its top"`
 }
 
 // An Error is a request that a connector refuses (see [refusal.Error]):

@@ -108,13 +108,14 @@ type Agenda struct {
 // MaxAgendaDays is the longest window of an agenda.
 const MaxAgendaDays = 92
 
-// AgendaFilter selects the tasks of an agenda.
+// AgendaFilter selects the tasks of an agenda, as get_agenda takes it.
 type AgendaFilter struct {
 	// From and To are dates; From defaults to today, To to a week later.
-	From, To  string
-	ProjectID string
+	From      string `json:"from,omitempty" jsonschema:"the first day, 2025-06-30; today by default"`
+	To        string `json:"to,omitempty" jsonschema:"the last day, included; a week after from by default; at most 92 days after it"`
+	ProjectID string `json:"project_id,omitempty" jsonschema:"only tasks of this project"`
 	// Mine keeps the tasks assigned to the caller.
-	Mine bool
+	Mine bool `json:"mine,omitempty" jsonschema:"only tasks assigned to the caller"`
 }
 
 // Agenda returns the live tasks due or scheduled between f.From and f.To,

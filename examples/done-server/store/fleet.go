@@ -241,18 +241,20 @@ func (t *tx) failingRuns() ([]Run, error) {
 		ORDER BY r.id DESC LIMIT ?`, MaxLimit)
 }
 
-// RunFilter selects runs for [Store.ListRuns]. Empty fields select
-// everything.
+// RunFilter selects runs for [Store.ListRuns], as list_runs takes it.
+// Empty fields select everything.
 type RunFilter struct {
-	TaskID string
-	Agent  string
-	Status RunStatus
+	TaskID string    `json:"task_id,omitempty" jsonschema:"only runs on this task"`
+	Agent  string    `json:"agent,omitempty" jsonschema:"only runs of this agent"`
+	Status RunStatus `json:"status,omitempty" jsonschema:"only runs of this status"`
 	// Since and Until keep the runs queued at or after Since, and before
 	// Until: dates or RFC 3339 times.
-	Since, Until string
-	// Before is the cursor of a page: the last id of the page before.
-	Before string
-	Limit  int
+	Since string `json:"since,omitempty" jsonschema:"only runs queued at or after this date (2025-06-30) or time (2025-06-30T14:00:00Z)"`
+	Until string `json:"until,omitempty" jsonschema:"only runs queued before this date or time"`
+	// Cursor is the NextCursor of the page before: the last id of that
+	// page.
+	Cursor string `json:"cursor,omitempty" jsonschema:"the next_cursor of the previous page"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"the most runs to return (1 to 200; default 50)"`
 }
 
 // A RunPage is one page of runs, newest first.
@@ -298,11 +300,11 @@ func (s *Store) ListRuns(ctx context.Context, f RunFilter) (RunPage, error) {
 			}
 			where, args = append(where, "r.queued_at "+b.op+" ?"), append(args, formatTime(at))
 		}
-		if f.Before != "" {
-			if err := checkID("cursor", f.Before); err != nil {
+		if f.Cursor != "" {
+			if err := checkID("cursor", f.Cursor); err != nil {
 				return RunPage{}, err
 			}
-			where, args = append(where, "r.id < ?"), append(args, f.Before)
+			where, args = append(where, "r.id < ?"), append(args, f.Cursor)
 		}
 		query := `SELECT ` + runColumns + runFrom
 		if len(where) > 0 {

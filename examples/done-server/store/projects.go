@@ -67,12 +67,13 @@ func (t *tx) writableProject(field, id string) (Project, error) {
 	return p, nil
 }
 
-// NewProject holds the fields of a project to create.
+// NewProject holds the fields of a project to create, as create_project
+// takes them.
 type NewProject struct {
-	Name            string
-	Description     string
-	AutoClose       bool
-	DefaultAssignee string
+	Name            string `json:"name"`
+	Description     string `json:"description,omitempty"`
+	AutoClose       bool   `json:"auto_close,omitempty" jsonschema:"the auto_close of new tasks (only a human may set it); false, the default, makes closing them need a human's approval"`
+	DefaultAssignee string `json:"default_assignee,omitempty" jsonschema:"who new tasks are for when they name no one"`
 }
 
 // CreateProject creates a project. Only a person may make it auto-close.
@@ -108,13 +109,13 @@ func (s *Store) CreateProject(ctx context.Context, by Actor, n NewProject) (Proj
 	})
 }
 
-// ProjectPatch holds the fields update_project may overwrite; nil leaves a
-// field as it is.
+// ProjectPatch holds the fields update_project may overwrite, as it takes
+// them; nil leaves a field as it is.
 type ProjectPatch struct {
-	Name            *string
-	Description     *string
-	AutoClose       *bool
-	DefaultAssignee *string
+	Name            *string `json:"name,omitempty"`
+	Description     *string `json:"description,omitempty"`
+	AutoClose       *bool   `json:"auto_close,omitempty" jsonschema:"the auto_close of new tasks (only a human may set it to true); tasks that exist keep theirs"`
+	DefaultAssignee *string `json:"default_assignee,omitempty" jsonschema:"who new tasks are for; an empty string for no one"`
 }
 
 // UpdateProject overwrites the fields set in p. The activity entry keeps

@@ -115,11 +115,12 @@ func (s *Store) AddStep(ctx context.Context, by Actor, taskID, text, notes strin
 	})
 }
 
-// NewSubtask is a child task that [Store.DecomposeTask] creates.
+// NewSubtask is a child task that [Store.DecomposeTask] creates, as
+// decompose_task takes it.
 type NewSubtask struct {
-	Title       string
-	Description string
-	Assignee    string
+	Title       string `json:"title"`
+	Description string `json:"description,omitempty"`
+	Assignee    string `json:"assignee,omitempty" jsonschema:"the name of the person or agent the subtask is for"`
 }
 
 // A Decomposition is what [Store.DecomposeTask] created.
