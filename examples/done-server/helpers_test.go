@@ -30,6 +30,7 @@ type env struct {
 	t        *testing.T
 	dir      string
 	store    *store.Store
+	done     *done
 	server   *mcp.Server
 	registry *mcpeffect.Registry
 	clock    *clock
@@ -64,8 +65,9 @@ func openEnv(t *testing.T, dir string) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	server, registry := newServer(st, logger, config{baseURL: base, connectors: []connector.Connector{folder}})
-	return &env{t: t, dir: dir, store: st, server: server, registry: registry, clock: c, logger: logger, http: srv, httpURL: base}
+	d := newDone(st, logger, config{baseURL: base, connectors: []connector.Connector{folder}})
+	server, registry := d.newServer()
+	return &env{t: t, dir: dir, store: st, done: d, server: server, registry: registry, clock: c, logger: logger, http: srv, httpURL: base}
 }
 
 // clock is a time source that tests move by hand.
@@ -130,7 +132,7 @@ func (e *env) clientConnect(t mcp.Transport) *mcp.ClientSession {
 // returns its base URL.
 func (e *env) serveHTTP() string {
 	e.httpOnce.Do(func() {
-		e.http.Config.Handler = httpHandler(e.store, e.server, e.registry, e.logger, e.httpURL)
+		e.http.Config.Handler = e.done.httpHandler(e.server, e.registry)
 		e.http.Start()
 	})
 	return e.httpURL

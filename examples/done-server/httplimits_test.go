@@ -27,7 +27,7 @@ func (e *env) serveLimited(lim httpLimits) string {
 	srv := httptest.NewUnstartedServer(nil)
 	lim.configure(srv.Config)
 	base := "http://" + srv.Listener.Addr().String()
-	srv.Config.Handler = limitedHTTPHandler(e.store, e.server, e.registry, e.logger, base, lim)
+	srv.Config.Handler = newDone(e.store, e.logger, config{baseURL: base}).limitedHTTPHandler(e.server, e.registry, lim)
 	srv.Start()
 	e.t.Cleanup(srv.Close)
 	return base

@@ -204,23 +204,23 @@ func runLoad(t *testing.T, seed *loadSeed, guarded bool, length time.Duration) l
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
-	cfg := config{baseURL: base, connectors: []connector.Connector{folder}}
+	d := newDone(st, logger, config{baseURL: base, connectors: []connector.Connector{folder}})
 	if guarded {
-		server, registry := newServer(st, logger, cfg)
-		srv.Config.Handler = httpHandler(st, server, registry, logger, base)
+		server, registry := d.newServer()
+		srv.Config.Handler = d.httpHandler(server, registry)
 	} else {
 		// Done without mcpeffect's checks, for this measurement only: no
 		// challenge before the server, and in it a middleware that lets
 		// every classified tool through, since tools added with
 		// mcpeffect.AddTool run only behind one. The caller is still
 		// identified, for the handlers.
-		server, registry := newToolServer(st, logger, cfg)
+		server, registry := d.newToolServer()
 		server.AddReceivingMiddleware(
 			registry.Middleware(&mcpeffect.MiddlewareOptions{Scope: func(context.Context, mcp.Request) mcpeffect.Scope { return mcpeffect.Full }}),
-			identify(st),
+			d.identify,
 		)
 		mux := http.NewServeMux()
-		mux.Handle(mcpPath, bearer(st, logger, base)(streamableHandler(server, logger)))
+		mux.Handle(mcpPath, d.bearer()(d.streamableHandler(server, defaultHTTPLimits.sessionIdle)))
 		srv.Config.Handler = mux
 	}
 	srv.Start()

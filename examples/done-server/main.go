@@ -192,7 +192,7 @@ It prints the token's secret, for the header "Authorization: Bearer <secret>".
 
 `, *dataDir, c.prog, data)
 		}
-		return serveHTTP(ctx, st, logger, cfg, *httpAddr)
+		return newDone(st, logger, cfg).serveHTTP(ctx, *httpAddr)
 	}
 
 	if secret := getenv("DONE_TOKEN"); secret != "" {
@@ -201,7 +201,7 @@ It prints the token's secret, for the header "Authorization: Bearer <secret>".
 			return fmt.Errorf("DONE_TOKEN: %w", err)
 		}
 		c.waiting()
-		return serveStdio(ctx, st, logger, cfg, k, stdioCredential{secret: secret}, maxScope)
+		return newDone(st, logger, cfg).serveStdio(ctx, k, stdioCredential{secret: secret}, maxScope)
 	}
 
 	// Without DONE_TOKEN, the person who runs the process on the data
@@ -243,7 +243,7 @@ To serve over HTTP, where every request needs a token (sent as "Authorization: B
 `, where, c.prog, data, k.Name, c.prog, data)
 	}
 	c.waiting()
-	return serveStdio(ctx, st, logger, cfg, k, stdioCredential{owner: true}, maxScope)
+	return newDone(st, logger, cfg).serveStdio(ctx, k, stdioCredential{owner: true}, maxScope)
 }
 
 // waiting says, on every start over stdio, what the process waits for:

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"reflect"
 	"sync"
 
@@ -13,20 +12,6 @@ import (
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// done holds what the tool handlers share. The handlers are methods, one
-// file per group of tools (tools_tasks.go, tools_steps.go...); each group
-// has an add function that adds its tools to the server, each with its
-// effect, right where the tool is defined.
-type done struct {
-	store  *store.Store
-	logger *slog.Logger
-	// baseURL is the address of the HTTP server of this process, which
-	// serves the calendar feeds, or empty (see [config]).
-	baseURL string
-	// sources are the connectors, in the order of config.connectors.
-	sources []*source
-}
 
 // addTools adds every tool of Done to server, classifying each in
 // registry.
