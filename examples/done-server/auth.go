@@ -25,7 +25,7 @@ const tokenInfoKey = "done.token"
 // requests: it checks each against the store, on every request, so that a
 // revoked token stops working at once.
 func (d *done) verify(ctx context.Context, secret string, _ *http.Request) (*auth.TokenInfo, error) {
-	k, err := d.store.Authenticate(ctx, secret)
+	k, err := d.authenticate(ctx, stdioCredential{secret: secret})
 	if errors.Is(err, store.ErrBadToken) {
 		return nil, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
 	}
@@ -47,7 +47,8 @@ func (d *done) verify(ctx context.Context, secret string, _ *http.Request) (*aut
 
 // A stdioCredential is how the calls of a stdio connection authenticate:
 // with the secret of DONE_TOKEN, or, without one, as the owner of the data
-// directory (see [store.Store.Owner]).
+// directory (see [store.Store.Owner]). A request over HTTP authenticates
+// with the secret of its bearer token.
 type stdioCredential struct {
 	secret string
 	owner  bool
@@ -95,6 +96,16 @@ func (d *done) tokenOf(ctx context.Context, req mcp.Request) (store.Token, error
 	if !ok {
 		return store.Token{}, errUnauthenticated
 	}
+	k, err := d.authenticate(ctx, c)
+	if errors.Is(err, store.ErrBadToken) {
+		return k, errUnauthenticated
+	}
+	return k, err
+}
+
+// authenticate returns the live token of the credential c, with its use
+// noted (see [store.Store.NoteUse]), or [store.ErrBadToken].
+func (d *done) authenticate(ctx context.Context, c stdioCredential) (store.Token, error) {
 	var k store.Token
 	var err error
 	if c.owner {
@@ -102,10 +113,10 @@ func (d *done) tokenOf(ctx context.Context, req mcp.Request) (store.Token, error
 	} else {
 		k, err = d.store.Authenticate(ctx, c.secret)
 	}
-	if errors.Is(err, store.ErrBadToken) {
-		return k, errUnauthenticated
+	if err != nil {
+		return store.Token{}, err
 	}
-	return k, err
+	return d.store.NoteUse(ctx, k)
 }
 
 var errUnauthenticated = &jsonrpc.Error{

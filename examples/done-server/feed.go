@@ -29,6 +29,9 @@ func (d *done) feedHandler() http.Handler {
 			http.NotFound(w, r)
 			return
 		}
+		if err == nil {
+			f.Link, err = d.store.NoteFetch(r.Context(), f.Link)
+		}
 		var body bytes.Buffer
 		if err == nil {
 			_, err = feedCalendar(f).WriteTo(&body)

@@ -104,7 +104,7 @@ func (e *env) mint(name string, kind store.Kind, scope mcpeffect.Scope) string {
 func (e *env) connect(secret string) *mcp.ClientSession {
 	e.t.Helper()
 	ctx := e.t.Context()
-	k, err := e.store.Authenticate(ctx, secret)
+	k, err := e.done.authenticate(ctx, stdioCredential{secret: secret})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -422,12 +422,13 @@ const MaxFeedTasks = 1000
 
 // Feed returns the feed of the live calendar link whose secret is secret,
 // or [ErrNoFeed]. A link is live until it is revoked or rotated, and while
-// the token that made it is live: a link never outlives its origin.
+// the token that made it is live: a link never outlives its origin. It
+// only reads: [Store.NoteFetch] records the fetch.
 func (s *Store) Feed(ctx context.Context, secret string) (Feed, error) {
 	if !strings.HasPrefix(secret, CalendarSecretPrefix) {
 		return Feed{}, ErrNoFeed
 	}
-	f, err := read(ctx, s, Actor{}, func(t *tx) (Feed, error) {
+	return read(ctx, s, Actor{}, func(t *tx) (Feed, error) {
 		l, err := scanLink(t.queryRow(`SELECT `+linkColumns+linkFrom+` WHERE l.secret_hash = ?`, hashSecret(secret)))
 		if errors.Is(err, sql.ErrNoRows) || err == nil && l.RevokedAt != "" {
 			return Feed{}, ErrNoFeed
@@ -467,18 +468,27 @@ func (s *Store) Feed(ctx context.Context, secret string) (Feed, error) {
 		}
 		return f, rows.Err()
 	})
-	if err != nil {
-		return Feed{}, err
-	}
-	// As for tokens, the last fetch is kept to the minute, so that a feed
-	// polled often does not write each time.
+}
+
+// NoteFetch records that the feed of the calendar link l, as
+// [Store.Feed] returned it, was fetched now, to the minute, as tokens
+// record their use (see [Store.NoteUse]), and returns l with its
+// LastFetchedAt. It writes, in a transaction of its own, only when the
+// minute has changed, so that a feed polled often does not write each
+// time.
+func (s *Store) NoteFetch(ctx context.Context, l CalendarLink) (CalendarLink, error) {
 	fetched := formatTime(s.now().Truncate(lastUseGranularity))
-	if f.Link.LastFetchedAt != fetched {
-		if _, err := s.writer.ExecContext(ctx, `UPDATE calendar_links SET last_fetched_at = ? WHERE id = ? AND (last_fetched_at IS NULL OR last_fetched_at < ?)`,
-			fetched, f.Link.ID, fetched); err != nil {
-			return Feed{}, err
-		}
-		f.Link.LastFetchedAt = fetched
+	if l.LastFetchedAt >= fetched {
+		return l, nil
 	}
-	return f, nil
+	_, err := write(ctx, s, Actor{}, func(t *tx) (struct{}, error) {
+		_, err := t.exec(`UPDATE calendar_links SET last_fetched_at = ? WHERE id = ? AND (last_fetched_at IS NULL OR last_fetched_at < ?)`,
+			fetched, l.ID, fetched)
+		return struct{}{}, err
+	})
+	if err != nil {
+		return CalendarLink{}, err
+	}
+	l.LastFetchedAt = fetched
+	return l, nil
 }

@@ -223,7 +223,7 @@ var ErrBadToken = errors.New("the token is unknown, revoked or expired")
 const lastUseGranularity = time.Minute
 
 // Authenticate returns the live token whose secret is secret, or
-// [ErrBadToken].
+// [ErrBadToken]. It only reads: [Store.NoteUse] records the use.
 func (s *Store) Authenticate(ctx context.Context, secret string) (Token, error) {
 	if !strings.HasPrefix(secret, SecretPrefix) {
 		return Token{}, ErrBadToken
@@ -249,7 +249,7 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (Token, error) 
 	if err != nil {
 		return Token{}, err
 	}
-	return s.use(ctx, k)
+	return s.live(k)
 }
 
 // checkOrigins returns [ErrBadToken] if a token that the token id descends
@@ -285,20 +285,34 @@ func (t *tx) tokenLive(id string) (bool, error) {
 	return true, nil
 }
 
-// use returns k if it is live, having noted its use, and [ErrBadToken]
-// if it is revoked or expired.
-func (s *Store) use(ctx context.Context, k Token) (Token, error) {
-	now := s.now()
-	if k.RevokedAt != "" || !k.Expiry().IsZero() && !now.Before(k.Expiry()) {
+// live returns k if it is live now, and [ErrBadToken] if it is revoked or
+// expired.
+func (s *Store) live(k Token) (Token, error) {
+	if k.RevokedAt != "" || !k.Expiry().IsZero() && !s.now().Before(k.Expiry()) {
 		return Token{}, ErrBadToken
 	}
-	used := formatTime(now.Truncate(lastUseGranularity))
-	if k.LastUsedAt != used {
-		if _, err := s.writer.ExecContext(ctx, `UPDATE tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`, used, k.ID, used); err != nil {
-			return Token{}, err
-		}
-		k.LastUsedAt = used
+	return k, nil
+}
+
+// NoteUse records that the token k, as [Store.Authenticate] returned it,
+// was used now, to the minute (see lastUseGranularity), and returns k with
+// its LastUsedAt. It writes, in a transaction of its own, only when the
+// minute has changed since k.LastUsedAt, so that the reads of a token
+// used all the time stay reads; the write takes no earlier time than the
+// one stored, whatever order concurrent calls commit in.
+func (s *Store) NoteUse(ctx context.Context, k Token) (Token, error) {
+	used := formatTime(s.now().Truncate(lastUseGranularity))
+	if k.LastUsedAt >= used {
+		return k, nil
 	}
+	_, err := write(ctx, s, k.Actor(), func(t *tx) (struct{}, error) {
+		_, err := t.exec(`UPDATE tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`, used, k.ID, used)
+		return struct{}{}, err
+	})
+	if err != nil {
+		return Token{}, err
+	}
+	k.LastUsedAt = used
 	return k, nil
 }
 
@@ -339,7 +353,8 @@ func (t *tx) owner() (Token, error) {
 }
 
 // AuthenticateOwner returns the owner token (see [Store.Owner]) if it
-// exists and is live, and [ErrBadToken] otherwise.
+// exists and is live, and [ErrBadToken] otherwise. As [Store.Authenticate],
+// it only reads.
 func (s *Store) AuthenticateOwner(ctx context.Context) (Token, error) {
 	k, err := read(ctx, s, Actor{}, func(t *tx) (Token, error) {
 		k, err := t.owner()
@@ -354,7 +369,7 @@ func (s *Store) AuthenticateOwner(ctx context.Context) (Token, error) {
 	if err != nil {
 		return Token{}, err
 	}
-	return s.use(ctx, k)
+	return s.live(k)
 }
 
 // The tokens a caller oversees: its own (those with its name) and, for a
