@@ -16,16 +16,8 @@ import (
 // own.
 func TestAuthenticationOnlyReads(t *testing.T) {
 	now := time.Date(2025, 6, 2, 9, 0, 30, 0, time.UTC)
-	s, _, err := Open(t.Context(), t.TempDir(), &Options{Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, k, secret := openWithToken(t, &now)
 	ctx := t.Context()
-	k, secret, err := s.MintToken(ctx, NewToken{Name: "alice", Kind: Human, Scope: mcpeffect.Full})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, _, err := s.Owner(ctx, "olivia"); err != nil {
 		t.Fatal(err)
 	}
@@ -62,16 +54,8 @@ func TestAuthenticationOnlyReads(t *testing.T) {
 // never back in time.
 func TestNoteUse(t *testing.T) {
 	now := time.Date(2025, 6, 2, 9, 0, 30, 0, time.UTC)
-	s, _, err := Open(t.Context(), t.TempDir(), &Options{Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, _, secret := openWithToken(t, &now)
 	ctx := t.Context()
-	_, secret, err := s.MintToken(ctx, NewToken{Name: "alice", Kind: Human, Scope: mcpeffect.Full})
-	if err != nil {
-		t.Fatal(err)
-	}
 	lastUsed := func() string {
 		k, err := s.Authenticate(ctx, secret)
 		if err != nil {
@@ -104,4 +88,20 @@ func TestNoteUse(t *testing.T) {
 			t.Errorf("%s: last_used_at %q, want %q", c.name, got, c.want)
 		}
 	}
+}
+
+// openWithToken opens a new store whose clock reads *now, with a token
+// of a person with full scope, and returns it with its secret.
+func openWithToken(t *testing.T, now *time.Time) (*Store, Token, string) {
+	t.Helper()
+	s, _, err := Open(t.Context(), t.TempDir(), &Options{Now: func() time.Time { return *now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	k, secret, err := s.MintToken(t.Context(), NewToken{Name: "alice", Kind: Human, Scope: mcpeffect.Full})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, k, secret
 }
