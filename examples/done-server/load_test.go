@@ -283,7 +283,7 @@ func runLoad(t *testing.T, seed *loadSeed, guarded bool, length time.Duration) l
 		}
 	}
 	// The refused calls changed nothing.
-	if found, err := st.SearchTasks(t.Context(), "must not", 0); err != nil || len(found) > 0 {
+	if found, err := st.SearchTasks(t.Context(), "must not", store.Page{}); err != nil || len(found.Items) > 0 {
 		t.Errorf("%s: a refused call went through: %v, %v", variantName(guarded), found, err)
 	}
 	for i, err := range failures {

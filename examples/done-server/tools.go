@@ -133,3 +133,14 @@ type noArgs struct{}
 type taskArg struct {
 	TaskID string `json:"task_id" jsonschema:"the id of the task"`
 }
+
+// taskPageArgs are the arguments of the tools that list what belongs to
+// one task.
+type taskPageArgs struct {
+	taskArg
+	store.Page
+}
+
+// paged ends the description of every tool that lists: no list is
+// answered whole, so that no answer grows with the data (see store.Page).
+const paged = " One page at a time (limit, 50 by default, at most 200): pass next_cursor back as cursor for the next page."

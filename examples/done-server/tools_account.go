@@ -14,7 +14,7 @@ func (d *done) addAccountTools(t toolbox) {
 		"Who is behind the token: a person or an agent, its name, and its scope (whether it may write, and delete).",
 		mcpeffect.Read, d.whoami)
 	addTool(t, "list_tokens",
-		"The tokens the caller oversees: its own and, for a person, every agent's (what agents were given or minted), each with who minted it, scope, expiry, last use. Never their secrets, which Done does not keep.",
+		"The tokens the caller oversees: its own and, for a person, every agent's (what agents were given or minted), each with who minted it, scope, expiry, last use. Never their secrets, which Done does not keep."+paged,
 		mcpeffect.Read, d.listTokens)
 
 	addTool(t, "create_token",
@@ -61,12 +61,13 @@ func (d *done) whoami(ctx context.Context, _ noArgs) (whoamiResult, error) {
 }
 
 type tokensResult struct {
-	Tokens []store.Token `json:"tokens"`
+	Tokens     []store.Token `json:"tokens"`
+	NextCursor string        `json:"next_cursor,omitempty"`
 }
 
-func (d *done) listTokens(ctx context.Context, _ noArgs) (tokensResult, error) {
-	tokens, err := d.store.ListTokens(ctx, caller(ctx))
-	return tokensResult{tokens}, err
+func (d *done) listTokens(ctx context.Context, in store.Page) (tokensResult, error) {
+	l, err := d.store.ListTokens(ctx, caller(ctx), in)
+	return tokensResult{l.Items, l.NextCursor}, err
 }
 
 type createTokenArgs struct {

@@ -13,7 +13,7 @@ import (
 // what a token may do, not whose it is.
 func (d *done) addApprovalTools(t toolbox) {
 	addTool(t, "list_pending_approvals",
-		"Approval requests waiting for a human: tasks to close, and what agents asked to have validated.",
+		"Approval requests waiting for a human: tasks to close, and what agents asked to have validated."+paged,
 		mcpeffect.Read, d.listPendingApprovals)
 	addTool(t, "get_approval",
 		"One approval request: who asked and why, the run the agent asked from with what it produced (the evidence), and the decision if there is one.",
@@ -35,12 +35,13 @@ type approvalArg struct {
 }
 
 type approvalsResult struct {
-	Approvals []store.Approval `json:"approvals"`
+	Approvals  []store.Approval `json:"approvals"`
+	NextCursor string           `json:"next_cursor,omitempty"`
 }
 
-func (d *done) listPendingApprovals(ctx context.Context, _ noArgs) (approvalsResult, error) {
-	approvals, err := d.store.ListPendingApprovals(ctx)
-	return approvalsResult{approvals}, err
+func (d *done) listPendingApprovals(ctx context.Context, in store.Page) (approvalsResult, error) {
+	l, err := d.store.ListPendingApprovals(ctx, in)
+	return approvalsResult{l.Items, l.NextCursor}, err
 }
 
 func (d *done) getApproval(ctx context.Context, in approvalArg) (store.ApprovalDetail, error) {

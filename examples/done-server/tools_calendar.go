@@ -12,10 +12,10 @@ import (
 // credential. Its secret is shown once, when the link is made.
 func (d *done) addCalendarTools(t toolbox) {
 	addTool(t, "list_calendar_links",
-		"The calendar feed links the caller oversees, its own and, for a person, those agents made: live and revoked, whether each still answers, when it was last fetched. Never their secrets, which Done does not keep.",
+		"The calendar feed links the caller oversees, its own and, for a person, those agents made: live and revoked, whether each still answers, when it was last fetched. Never their secrets, which Done does not keep."+paged,
 		mcpeffect.Read, d.listCalendarLinks)
 	addTool(t, "get_agenda",
-		"Tasks due or scheduled between two dates, in time order: the calendar as data. By default the seven days from today (UTC).",
+		"Tasks due or scheduled between two dates, in time order: the calendar as data. By default the seven days from today (UTC)."+paged,
 		mcpeffect.Read, d.getAgenda)
 
 	addTool(t, "create_calendar_link",
@@ -33,12 +33,13 @@ func (d *done) addCalendarTools(t toolbox) {
 }
 
 type linksResult struct {
-	Links []store.CalendarLink `json:"links"`
+	Links      []store.CalendarLink `json:"links"`
+	NextCursor string               `json:"next_cursor,omitempty"`
 }
 
-func (d *done) listCalendarLinks(ctx context.Context, _ noArgs) (linksResult, error) {
-	links, err := d.store.ListCalendarLinks(ctx, caller(ctx))
-	return linksResult{links}, err
+func (d *done) listCalendarLinks(ctx context.Context, in store.Page) (linksResult, error) {
+	l, err := d.store.ListCalendarLinks(ctx, caller(ctx), in)
+	return linksResult{l.Items, l.NextCursor}, err
 }
 
 func (d *done) getAgenda(ctx context.Context, in store.AgendaFilter) (store.Agenda, error) {

@@ -9,7 +9,7 @@ import (
 
 func (d *done) addCommentTools(t toolbox) {
 	addTool(t, "list_comments",
-		"The comment thread of a task, oldest first.",
+		"The comment thread of a task, oldest first."+paged,
 		mcpeffect.Read, d.listComments)
 
 	addTool(t, "comment_on_task",
@@ -28,12 +28,13 @@ type commentArg struct {
 }
 
 type commentsResult struct {
-	Comments []store.Comment `json:"comments"`
+	Comments   []store.Comment `json:"comments"`
+	NextCursor string          `json:"next_cursor,omitempty"`
 }
 
-func (d *done) listComments(ctx context.Context, in taskArg) (commentsResult, error) {
-	comments, err := d.store.ListComments(ctx, in.TaskID)
-	return commentsResult{comments}, err
+func (d *done) listComments(ctx context.Context, in taskPageArgs) (commentsResult, error) {
+	l, err := d.store.ListComments(ctx, in.TaskID, in.Page)
+	return commentsResult{l.Items, l.NextCursor}, err
 }
 
 type commentOnTaskArgs struct {

@@ -26,14 +26,14 @@ func (d *done) addConnectorTools(t toolbox) {
 		"Read one document of a connected source, by its ref (from search_context or list_task_context).",
 		mcpeffect.Read|mcpeffect.OpenWorld, d.readContext)
 	addTool(t, "list_task_context",
-		"The references to documents attached to a task, as stored in Done; the documents are not fetched.",
+		"The references to documents attached to a task, as stored in Done; the documents are not fetched."+paged,
 		mcpeffect.Read, d.listTaskContext)
 
 	addTool(t, "save_context",
 		"Write a new note or document into a connected source (a Markdown file of the local folder by default). Each call makes a new one; nothing is overwritten. The local folder has a quota of documents and bytes.",
 		mcpeffect.Write|mcpeffect.OpenWorld, d.saveContext)
 	addTool(t, "attach_context_to_task",
-		"Store a reference to a document (a ref from search_context) on a task; no-op if it is there. The document is not fetched.",
+		"Store a reference to a document (a ref from search_context) on a task; no-op if it is there. The document is not fetched. A task holds 100 references at most.",
 		mcpeffect.Idempotent, d.attachContext)
 	addTool(t, "detach_context_from_task",
 		"Remove a reference from a task; the document itself is untouched. No-op if the reference is not there.",
@@ -202,12 +202,13 @@ func (d *done) readContext(ctx context.Context, in refArg) (contextDocument, err
 }
 
 type taskContextResult struct {
-	Refs []store.ContextRef `json:"refs"`
+	Refs       []store.ContextRef `json:"refs"`
+	NextCursor string             `json:"next_cursor,omitempty"`
 }
 
-func (d *done) listTaskContext(ctx context.Context, in taskArg) (taskContextResult, error) {
-	refs, err := d.store.TaskContext(ctx, in.TaskID)
-	return taskContextResult{refs}, err
+func (d *done) listTaskContext(ctx context.Context, in taskPageArgs) (taskContextResult, error) {
+	l, err := d.store.TaskContext(ctx, in.TaskID, in.Page)
+	return taskContextResult{l.Items, l.NextCursor}, err
 }
 
 type saveContextArgs struct {
@@ -255,7 +256,7 @@ func (d *done) attachContext(ctx context.Context, in attachContextArgs) (taskCon
 		return taskContextResult{}, err
 	}
 	refs, err := d.store.AttachContext(ctx, caller(ctx), in.TaskID, in.Ref, in.Title)
-	return taskContextResult{refs}, err
+	return taskContextResult{Refs: refs}, err
 }
 
 type taskRefArgs struct {
@@ -265,5 +266,5 @@ type taskRefArgs struct {
 
 func (d *done) detachContext(ctx context.Context, in taskRefArgs) (taskContextResult, error) {
 	refs, err := d.store.DetachContext(ctx, caller(ctx), in.TaskID, in.Ref)
-	return taskContextResult{refs}, err
+	return taskContextResult{Refs: refs}, err
 }

@@ -14,7 +14,7 @@ func (d *done) addDigestTools(t toolbox) {
 		"A digest: what changed in a day or a week (from the activity log), what waits for a human now (approvals to decide, failing runs), and what is blocked. Without digest_id, the current day's or week's.",
 		mcpeffect.Read, d.getDigest)
 	addTool(t, "list_digests",
-		"Daily or weekly digests, newest first: the current one, then each past period with changes, with how many changes each holds and how many the caller has not read.",
+		"Daily or weekly digests, newest first: the current one, then each past period with changes, with how many changes each holds and how many the caller has not read."+paged,
 		mcpeffect.Read, d.listDigests)
 
 	addTool(t, "mark_digest_read",

@@ -18,22 +18,22 @@ func (d *done) addFleetTools(t toolbox) {
 		"The fleet at a glance: agents online (a token used in the last 5 minutes), busy (in a run), paused and idle, the queue of runs, and the runs that need attention: failing (the last run of an unfinished task failed) and stalled (no progress for 15 minutes).",
 		mcpeffect.Read, d.fleetStatus)
 	addTool(t, "list_agents",
-		"Every agent, by name: its state (paused, busy, online or offline), its scope (what its tokens allow it to call), when it was last seen, its current run and queued runs.",
+		"Every agent, by name: its state (paused, busy, online or offline), its scope (what its tokens allow it to call), when it was last seen, its current run and queued runs."+paged,
 		mcpeffect.Read, d.listAgents)
 	addTool(t, "get_agent",
 		"One agent: its state, current run, recent runs and the limits it works under.",
 		mcpeffect.Read, d.getAgent)
 	addTool(t, "list_runs",
-		"Runs by task, agent, status or time queued, newest first, one page at a time: pass next_cursor back as cursor for the next page.",
+		"Runs by task, agent, status or time queued, newest first."+paged,
 		mcpeffect.Read, d.listRuns)
 	addTool(t, "get_run",
 		"One run: its status, when it was queued, started and finished, its progress, the summary of its result and its cost.",
 		mcpeffect.Read, d.getRun)
 	addTool(t, "get_run_logs",
-		"The log of a run, oldest first, one page at a time: when it was queued and started, each progress report, how it ended.",
+		"The log of a run, oldest first: when it was queued and started, each progress report, how it ended."+paged,
 		mcpeffect.Read, d.getRunLogs)
 	addTool(t, "list_run_artifacts",
-		"What a run produced: links, files, pull requests, as its agent attached them.",
+		"What a run produced: links, files, pull requests, as its agent attached them."+paged,
 		mcpeffect.Read, d.listRunArtifacts)
 
 	addTool(t, "start_run",
@@ -70,17 +70,23 @@ type runArg struct {
 	RunID string `json:"run_id" jsonschema:"the id of the run"`
 }
 
+type runPageArgs struct {
+	runArg
+	store.Page
+}
+
 func (d *done) fleetStatus(ctx context.Context, _ noArgs) (store.Fleet, error) {
 	return d.store.FleetStatus(ctx)
 }
 
 type agentsResult struct {
-	Agents []store.AgentInfo `json:"agents"`
+	Agents     []store.AgentInfo `json:"agents"`
+	NextCursor string            `json:"next_cursor,omitempty"`
 }
 
-func (d *done) listAgents(ctx context.Context, _ noArgs) (agentsResult, error) {
-	agents, err := d.store.ListAgents(ctx)
-	return agentsResult{agents}, err
+func (d *done) listAgents(ctx context.Context, in store.Page) (agentsResult, error) {
+	l, err := d.store.ListAgents(ctx, in)
+	return agentsResult{l.Items, l.NextCursor}, err
 }
 
 func (d *done) getAgent(ctx context.Context, in agentArg) (store.AgentDetail, error) {
@@ -106,12 +112,13 @@ func (d *done) getRunLogs(ctx context.Context, in runLogsArgs) (store.RunLog, er
 }
 
 type artifactsResult struct {
-	Artifacts []store.Artifact `json:"artifacts"`
+	Artifacts  []store.Artifact `json:"artifacts"`
+	NextCursor string           `json:"next_cursor,omitempty"`
 }
 
-func (d *done) listRunArtifacts(ctx context.Context, in runArg) (artifactsResult, error) {
-	artifacts, err := d.store.RunArtifacts(ctx, in.RunID)
-	return artifactsResult{artifacts}, err
+func (d *done) listRunArtifacts(ctx context.Context, in runPageArgs) (artifactsResult, error) {
+	l, err := d.store.RunArtifacts(ctx, in.RunID, in.Page)
+	return artifactsResult{l.Items, l.NextCursor}, err
 }
 
 type startRunArgs struct {

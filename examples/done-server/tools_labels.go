@@ -9,14 +9,14 @@ import (
 
 func (d *done) addLabelTools(t toolbox) {
 	addTool(t, "list_labels",
-		"The labels of the workspace, by name.",
+		"The labels of the workspace, by name."+paged,
 		mcpeffect.Read, d.listLabels)
 
 	addTool(t, "create_label",
 		"Create a label; names are unique, ignoring case.",
 		mcpeffect.Write, d.createLabel)
 	addTool(t, "add_label_to_task",
-		"Put a label on a task; no-op if it is there. Returns the task's labels.",
+		"Put a label on a task; no-op if it is there. Returns the task's labels, at most 50.",
 		mcpeffect.Idempotent, d.addLabelToTask)
 	addTool(t, "remove_label_from_task",
 		"Take a label off a task; no-op if it is not there. Returns the task's labels.",
@@ -24,12 +24,13 @@ func (d *done) addLabelTools(t toolbox) {
 }
 
 type labelsResult struct {
-	Labels []store.Label `json:"labels"`
+	Labels     []store.Label `json:"labels"`
+	NextCursor string        `json:"next_cursor,omitempty"`
 }
 
-func (d *done) listLabels(ctx context.Context, _ noArgs) (labelsResult, error) {
-	labels, err := d.store.ListLabels(ctx)
-	return labelsResult{labels}, err
+func (d *done) listLabels(ctx context.Context, in store.Page) (labelsResult, error) {
+	l, err := d.store.ListLabels(ctx, in)
+	return labelsResult{l.Items, l.NextCursor}, err
 }
 
 type createLabelArgs struct {
@@ -48,10 +49,10 @@ type taskLabelArgs struct {
 
 func (d *done) addLabelToTask(ctx context.Context, in taskLabelArgs) (labelsResult, error) {
 	labels, err := d.store.AddLabelToTask(ctx, caller(ctx), in.TaskID, in.LabelID)
-	return labelsResult{labels}, err
+	return labelsResult{Labels: labels}, err
 }
 
 func (d *done) removeLabelFromTask(ctx context.Context, in taskLabelArgs) (labelsResult, error) {
 	labels, err := d.store.RemoveLabelFromTask(ctx, caller(ctx), in.TaskID, in.LabelID)
-	return labelsResult{labels}, err
+	return labelsResult{Labels: labels}, err
 }

@@ -9,7 +9,7 @@ import (
 
 func (d *done) addProjectTools(t toolbox) {
 	addTool(t, "list_projects",
-		"The projects of the workspace, oldest first; archived ones only if asked for.",
+		"The projects of the workspace, oldest first; archived ones only if asked for."+paged,
 		mcpeffect.Read, d.listProjects)
 	addTool(t, "get_project",
 		"One project with its settings: the auto_close and assignee that new tasks get by default.",
@@ -41,15 +41,17 @@ type projectArg struct {
 
 type listProjectsArgs struct {
 	IncludeArchived bool `json:"include_archived,omitempty" jsonschema:"list archived projects too"`
+	store.Page
 }
 
 type projectsResult struct {
-	Projects []store.Project `json:"projects"`
+	Projects   []store.Project `json:"projects"`
+	NextCursor string          `json:"next_cursor,omitempty"`
 }
 
 func (d *done) listProjects(ctx context.Context, in listProjectsArgs) (projectsResult, error) {
-	projects, err := d.store.ListProjects(ctx, in.IncludeArchived)
-	return projectsResult{projects}, err
+	l, err := d.store.ListProjects(ctx, in.IncludeArchived, in.Page)
+	return projectsResult{l.Items, l.NextCursor}, err
 }
 
 func (d *done) getProject(ctx context.Context, in projectArg) (store.Project, error) {

@@ -9,7 +9,7 @@ import (
 
 func (d *done) addStepTools(t toolbox) {
 	addTool(t, "list_steps",
-		"The checklist of a task: its steps in order, with their status.",
+		"The checklist of a task: its steps in order, with their status."+paged,
 		mcpeffect.Read, d.listSteps)
 	addTool(t, "get_step",
 		"One step with its notes and its last status change.",
@@ -40,12 +40,13 @@ type stepArg struct {
 }
 
 type stepsResult struct {
-	Steps []store.Step `json:"steps"`
+	Steps      []store.Step `json:"steps"`
+	NextCursor string       `json:"next_cursor,omitempty"`
 }
 
-func (d *done) listSteps(ctx context.Context, in taskArg) (stepsResult, error) {
-	steps, err := d.store.ListSteps(ctx, in.TaskID)
-	return stepsResult{steps}, err
+func (d *done) listSteps(ctx context.Context, in taskPageArgs) (stepsResult, error) {
+	l, err := d.store.ListSteps(ctx, in.TaskID, in.Page)
+	return stepsResult{l.Items, l.NextCursor}, err
 }
 
 func (d *done) getStep(ctx context.Context, in stepArg) (store.Step, error) {
@@ -98,7 +99,7 @@ type reorderStepsArgs struct {
 
 func (d *done) reorderSteps(ctx context.Context, in reorderStepsArgs) (stepsResult, error) {
 	steps, err := d.store.ReorderSteps(ctx, caller(ctx), in.TaskID, in.StepIDs)
-	return stepsResult{steps}, err
+	return stepsResult{Steps: steps}, err
 }
 
 func (d *done) deleteStep(ctx context.Context, in stepArg) (store.TrashItem, error) {

@@ -9,22 +9,22 @@ import (
 
 func (d *done) addTaskTools(t toolbox) {
 	addTool(t, "list_my_tasks",
-		"Tasks assigned to the caller (human or agent), filterable by status, due date and project. Done tasks are left out unless asked for by status.",
+		"Tasks assigned to the caller (human or agent), filterable by status, due date and project. Done tasks are left out unless asked for by status; oldest first."+paged,
 		mcpeffect.Read, d.listMyTasks)
 	addTool(t, "list_tasks",
-		"Tasks of a project, an assignee or a status, oldest first, one page at a time: pass next_cursor back as cursor for the next page.",
+		"Tasks of a project, an assignee or a status, oldest first."+paged,
 		mcpeffect.Read, d.listTasks)
 	addTool(t, "search_tasks",
-		"Search titles, descriptions and comments of tasks for a piece of text.",
+		"Search titles, descriptions and comments of tasks for a piece of text, oldest first."+paged,
 		mcpeffect.Read, d.searchTasks)
 	addTool(t, "get_task",
-		"One task with its steps, dependencies, approval state, labels and current run.",
+		"One task with its steps (the first 50: list_steps has them all), dependencies, approval state, labels and current run.",
 		mcpeffect.Read, d.getTask)
 	addTool(t, "get_task_activity",
-		"Audit trail of a task: who (which person or agent) changed what, when, with the old values of what was overwritten.",
+		"Audit trail of a task: who (which person or agent) changed what, when, with the old values of what was overwritten, oldest first."+paged,
 		mcpeffect.Read, d.getTaskActivity)
 	addTool(t, "list_subtasks",
-		"Child tasks of a task, created by decompose_task or by hand.",
+		"Child tasks of a task, created by decompose_task or by hand, oldest first."+paged,
 		mcpeffect.Read, d.listSubtasks)
 	addTool(t, "get_next_task",
 		"The next ready task for the caller: open, unblocked, its dependencies done, assigned to the caller or to no one; for an agent, the tasks of its runs come first. It does not claim it: claim_task does, which also starts the run queued on it. A paused agent gets nothing.",
@@ -61,7 +61,7 @@ func (d *done) addTaskTools(t toolbox) {
 		"Set a done or awaiting_approval task back to open, withdrawing its approval request; no-op if it is not closed.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.reopenTask)
 	addTool(t, "add_task_dependency",
-		"Make task_id depend on depends_on: it is not ready until depends_on is done. No-op if the dependency exists; refused if it would make a cycle.",
+		"Make task_id depend on depends_on: it is not ready until depends_on is done. No-op if the dependency exists; refused if it would make a cycle. A task waits for 50 others at most.",
 		mcpeffect.Idempotent, d.addTaskDependency)
 	addTool(t, "remove_task_dependency",
 		"Remove the dependency of task_id on depends_on; no-op if there is none.",
@@ -100,16 +100,17 @@ func (d *done) listTasks(ctx context.Context, in listTasksArgs) (store.TaskPage,
 
 type searchTasksArgs struct {
 	Query string `json:"query" jsonschema:"the text to look for, ignoring case"`
-	Limit int    `json:"limit,omitempty" jsonschema:"the most tasks to return (1 to 200; default 50)"`
+	store.Page
 }
 
 type tasksResult struct {
-	Tasks []store.Task `json:"tasks"`
+	Tasks      []store.Task `json:"tasks"`
+	NextCursor string       `json:"next_cursor,omitempty"`
 }
 
 func (d *done) searchTasks(ctx context.Context, in searchTasksArgs) (tasksResult, error) {
-	tasks, err := d.store.SearchTasks(ctx, in.Query, in.Limit)
-	return tasksResult{tasks}, err
+	l, err := d.store.SearchTasks(ctx, in.Query, in.Page)
+	return tasksResult{l.Items, l.NextCursor}, err
 }
 
 func (d *done) getTask(ctx context.Context, in taskArg) (store.TaskDetail, error) {
@@ -117,17 +118,18 @@ func (d *done) getTask(ctx context.Context, in taskArg) (store.TaskDetail, error
 }
 
 type activityResult struct {
-	Activity []store.Activity `json:"activity"`
+	Activity   []store.Activity `json:"activity"`
+	NextCursor string           `json:"next_cursor,omitempty"`
 }
 
-func (d *done) getTaskActivity(ctx context.Context, in taskArg) (activityResult, error) {
-	entries, err := d.store.TaskActivity(ctx, in.TaskID)
-	return activityResult{entries}, err
+func (d *done) getTaskActivity(ctx context.Context, in taskPageArgs) (activityResult, error) {
+	l, err := d.store.TaskActivity(ctx, in.TaskID, in.Page)
+	return activityResult{l.Items, l.NextCursor}, err
 }
 
-func (d *done) listSubtasks(ctx context.Context, in taskArg) (tasksResult, error) {
-	tasks, err := d.store.ListSubtasks(ctx, in.TaskID)
-	return tasksResult{tasks}, err
+func (d *done) listSubtasks(ctx context.Context, in taskPageArgs) (tasksResult, error) {
+	l, err := d.store.ListSubtasks(ctx, in.TaskID, in.Page)
+	return tasksResult{l.Items, l.NextCursor}, err
 }
 
 type nextTaskResult struct {

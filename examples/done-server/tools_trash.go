@@ -9,7 +9,7 @@ import (
 
 func (d *done) addTrashTools(t toolbox) {
 	addTool(t, "list_trash",
-		"Deleted projects, tasks, steps and comments, most recent first. All of them can be restored: Done deletes nothing for good.",
+		"Deleted projects, tasks, steps and comments, most recent first. All of them can be restored: Done deletes nothing for good."+paged,
 		mcpeffect.Read, d.listTrash)
 
 	addTool(t, "restore_from_trash",
@@ -18,12 +18,13 @@ func (d *done) addTrashTools(t toolbox) {
 }
 
 type trashResult struct {
-	Items []store.TrashItem `json:"items"`
+	Items      []store.TrashItem `json:"items"`
+	NextCursor string            `json:"next_cursor,omitempty"`
 }
 
-func (d *done) listTrash(ctx context.Context, _ noArgs) (trashResult, error) {
-	items, err := d.store.ListTrash(ctx)
-	return trashResult{items}, err
+func (d *done) listTrash(ctx context.Context, in store.Page) (trashResult, error) {
+	l, err := d.store.ListTrash(ctx, in)
+	return trashResult{l.Items, l.NextCursor}, err
 }
 
 type restoreArgs struct {

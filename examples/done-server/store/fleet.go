@@ -112,14 +112,33 @@ func (t *tx) agent(name string) (AgentInfo, error) {
 	return agents[0], nil
 }
 
-// ListAgents returns every agent that has, or had, a token, by name.
-func (s *Store) ListAgents(ctx context.Context) ([]AgentInfo, error) {
-	return read(ctx, s, Actor{}, func(t *tx) ([]AgentInfo, error) {
-		agents, err := t.agents("")
-		if agents == nil {
-			agents = []AgentInfo{}
+// ListAgents returns every agent that has, or had, a token, by name, one
+// page at a time.
+func (s *Store) ListAgents(ctx context.Context, p Page) (List[AgentInfo], error) {
+	return read(ctx, s, Actor{}, func(t *tx) (List[AgentInfo], error) {
+		after := ""
+		if p.Cursor != "" {
+			parts, err := parseKeyCursor("list_agents", p.Cursor, 1)
+			if err != nil {
+				return List[AgentInfo]{}, err
+			}
+			after = parts[0]
 		}
-		return agents, err
+		names, err := pageOf(t, p, func(row scanner) (string, error) {
+			var name string
+			return name, row.Scan(&name)
+		}, func(name string) string { return keyCursor(name) },
+			`SELECT DISTINCT name FROM tokens WHERE kind = 'agent' AND name > ? ORDER BY name LIMIT ?`, after)
+		if err != nil {
+			return List[AgentInfo]{}, err
+		}
+		page := List[AgentInfo]{Items: make([]AgentInfo, len(names.Items)), NextCursor: names.NextCursor}
+		for i, name := range names.Items {
+			if page.Items[i], err = t.agent(name); err != nil {
+				return List[AgentInfo]{}, err
+			}
+		}
+		return page, nil
 	})
 }
 
@@ -393,16 +412,17 @@ func scanArtifact(row scanner) (Artifact, error) {
 	return a, row.Scan(&a.ID, &a.RunID, &a.Kind, &a.Title, &a.URI, &a.AddedAt)
 }
 
-func (t *tx) artifacts(runID string) ([]Artifact, error) {
-	return collect(t, scanArtifact, `SELECT `+artifactColumns+` FROM run_artifacts a WHERE a.run_id = ? ORDER BY a.id`, runID)
-}
-
-// RunArtifacts returns the outputs attached to a run, oldest first.
-func (s *Store) RunArtifacts(ctx context.Context, runID string) ([]Artifact, error) {
-	return read(ctx, s, Actor{}, func(t *tx) ([]Artifact, error) {
+// RunArtifacts returns the outputs attached to a run, oldest first, one
+// page at a time.
+func (s *Store) RunArtifacts(ctx context.Context, runID string, p Page) (List[Artifact], error) {
+	return read(ctx, s, Actor{}, func(t *tx) (List[Artifact], error) {
 		if _, err := t.run("run_id", runID); err != nil {
-			return nil, err
+			return List[Artifact]{}, err
 		}
-		return t.artifacts(runID)
+		if err := checkOptionalID("cursor", p.Cursor); err != nil {
+			return List[Artifact]{}, err
+		}
+		return pageOf(t, p, scanArtifact, func(a Artifact) string { return a.ID }, `SELECT `+artifactColumns+` FROM run_artifacts a
+			WHERE a.run_id = ? AND a.id > ? ORDER BY a.id LIMIT ?`, runID, p.Cursor)
 	})
 }

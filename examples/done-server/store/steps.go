@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"slices"
+	"strconv"
 )
 
 // StepStatus is the state of a step.
@@ -282,13 +283,27 @@ func (s *Store) ReorderSteps(ctx context.Context, by Actor, taskID string, ids [
 	})
 }
 
-// ListSteps returns the steps of a live task in order.
-func (s *Store) ListSteps(ctx context.Context, taskID string) ([]Step, error) {
-	return read(ctx, s, Actor{}, func(t *tx) ([]Step, error) {
+// ListSteps returns the steps of a live task in order, one page at a
+// time.
+func (s *Store) ListSteps(ctx context.Context, taskID string, p Page) (List[Step], error) {
+	return read(ctx, s, Actor{}, func(t *tx) (List[Step], error) {
 		if _, err := t.liveTask("task_id", taskID); err != nil {
-			return nil, err
+			return List[Step]{}, err
 		}
-		return t.steps(taskID)
+		position, id := 0, ""
+		if p.Cursor != "" {
+			parts, err := parseKeyCursor("list_steps", p.Cursor, 2)
+			if err != nil {
+				return List[Step]{}, err
+			}
+			if position, err = strconv.Atoi(parts[0]); err != nil {
+				return List[Step]{}, invalidf("cursor %s is not one that list_steps gave: pass next_cursor back as it is", quote(p.Cursor))
+			}
+			id = parts[1]
+		}
+		return pageOf(t, p, scanStep, func(s Step) string { return keyCursor(strconv.Itoa(s.Position), s.ID) },
+			`SELECT `+stepColumns+` FROM steps s WHERE s.task_id = ? AND s.trash_id IS NULL AND (s.position, s.id) > (?, ?)
+			ORDER BY s.position, s.id LIMIT ?`, taskID, position, id)
 	})
 }
 

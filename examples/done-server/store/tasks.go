@@ -733,6 +733,9 @@ func (s *Store) AddDependency(ctx context.Context, by Actor, id, dependsOn strin
 		if cycle {
 			return Task{}, conflictf("task %q already depends on task %q: the dependency would make a cycle", dependsOn, id)
 		}
+		if err := t.checkRoom("dependencies", "task_dependencies", "depends_on = ?", id, MaxDependencies, dependsOn); err != nil {
+			return Task{}, err
+		}
 		res, err := t.exec(`INSERT INTO task_dependencies (task_id, depends_on) VALUES (?, ?) ON CONFLICT DO NOTHING`, id, dependsOn)
 		if err != nil {
 			return Task{}, err

@@ -379,13 +379,16 @@ func (s *Store) AuthenticateOwner(ctx context.Context) (Token, error) {
 // given or made, as they can pause any agent or decide its requests.
 const overseenTokens = `(k.name = ?1 OR (?2 = 'human' AND k.kind = 'agent'))`
 
-// ListTokens returns the tokens the caller oversees: its own and, for a
-// person, every agent's, with who minted each. Secrets are never kept, so
-// they are never shown.
-func (s *Store) ListTokens(ctx context.Context, by Actor) ([]Token, error) {
-	return read(ctx, s, by, func(t *tx) ([]Token, error) {
-		return collect(t, scanToken, `SELECT `+tokenColumns+tokenFrom+`
-			WHERE `+overseenTokens+` ORDER BY k.id`, by.Name, string(by.Kind))
+// ListTokens returns the tokens the caller oversees, oldest first, one
+// page at a time: its own and, for a person, every agent's, with who
+// minted each. Secrets are never kept, so they are never shown.
+func (s *Store) ListTokens(ctx context.Context, by Actor, p Page) (List[Token], error) {
+	return read(ctx, s, by, func(t *tx) (List[Token], error) {
+		if err := checkOptionalID("cursor", p.Cursor); err != nil {
+			return List[Token]{}, err
+		}
+		return pageOf(t, p, scanToken, func(k Token) string { return k.ID }, `SELECT `+tokenColumns+tokenFrom+`
+			WHERE `+overseenTokens+` AND k.id > ?3 ORDER BY k.id LIMIT ?4`, by.Name, string(by.Kind), p.Cursor)
 	})
 }
 
