@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,66 +20,119 @@ import (
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 var (
-	loadFor    = flag.Duration("load", 0, "run each round of TestLoad this long, and measure what mcpeffect costs (without it, TestLoad is a short smoke run)")
-	loadRounds = flag.Int("load-rounds", 3, "with -load, the rounds of each variant of TestLoad, alternated")
+	loadFor      = flag.Duration("load", 0, "run each variant of TestLoad this long a round, and measure (without it, TestLoad is a short smoke run)")
+	loadRounds   = flag.Int("load-rounds", 3, "with -load, the rounds of TestLoad, each running every variant once, in a rotating order")
+	loadVariants = flag.String("load-variants", "ceiling,with,without", "the variants TestLoad runs: ceiling (a trivial go-sdk tool), with and without (Done with and without mcpeffect)")
 )
 
 // loadClients is how many clients TestLoad runs at once.
 const loadClients = 32
 
-// TestLoad runs 32 concurrent clients over loopback HTTP, with tokens of
-// each scope, a person's and an agent's, making a mix of reads and writes.
-// Every call must succeed but the intended refusals (a read-only token
-// creating a task, a non-destructive one overwriting one), and every task
-// whose creation was acknowledged must be there afterwards.
+// A loadVariant is one server that TestLoad measures.
+type loadVariant string
+
+const (
+	// ceiling is a trivial go-sdk tool (it echoes its argument) over the
+	// same Streamable HTTP, HTTP limits and session limiter as Done, and
+	// no store: what go-sdk costs a call, the most Done could do.
+	ceiling loadVariant = "ceiling"
+	// guarded is Done as it serves.
+	guarded loadVariant = "with"
+	// unguarded is Done without mcpeffect: the same server minus the
+	// registry's check and the HTTP challenge, for this measurement only.
+	unguarded loadVariant = "without"
+)
+
+func (v loadVariant) String() string {
+	switch v {
+	case ceiling:
+		return "go-sdk ceiling"
+	case guarded:
+		return "Done with mcpeffect"
+	}
+	return "Done without mcpeffect"
+}
+
+// TestLoad runs 32 concurrent clients over loopback HTTP against three
+// servers, round by round, and reports how many calls each serves a
+// second and at what latency (p50, p99, and p99/p50): Done with
+// mcpeffect; Done without mcpeffect; and, as the ceiling, a trivial
+// go-sdk tool over the same Streamable HTTP, whose cost is go-sdk's own.
+// The ratios that matter (Done against the ceiling, Done with mcpeffect
+// against Done without) are taken in each round, between variants that
+// ran one after the other, and reported as their median and range: the
+// machine may be shared and noisy, which moves all variants of a round
+// alike. Each round starts the variants in another order.
 //
-// It runs the same load on two servers: Done as it is, and Done with
-// mcpeffect's checks removed (no HTTP challenge, a middleware that lets
-// every tool through; bearer tokens stay), alternating between them
-// round by round since the machine may be shared and noisy, and reports
-// the calls per second and the latency of each. The clients make the same calls on both, except that on the
-// first, every 50th call of a read-only or non-destructive client is one
-// its scope does not allow, which must be refused: the second would let
-// it through, so there the client skips it. The refusals are left out of
-// the figures, and can only make the first look slower.
+// On Done, the clients hold tokens of each scope, a person's and an
+// agent's, and make two reads for each write where their scope allows
+// writes. Every call must succeed but the intended refusals (every 50th
+// call of a read-only or non-destructive client with mcpeffect is one its
+// scope does not allow; without mcpeffect the client skips it), and every
+// acknowledged creation must be there afterwards.
 //
-// Without -load, the rounds are short: a smoke run, so that the test
-// cannot rot. The figures are logged, never asserted: a timing that fails
-// a test fails on a busy machine. To measure:
+// The load is stationary: what a round reads does not grow while it
+// runs. The reads are of the seed's tasks, comments and steps, and of
+// pages of at most 20; the writes add tasks due outside the agenda's
+// window, and comments and steps on the tasks the client created.
 //
-//	go test -run TestLoad -load 20s -v .
+// Without -load, each variant runs for a second: a smoke run, so that the
+// test cannot rot. The figures are logged, never asserted: a timing that
+// fails a test fails on a busy machine. To measure (see the README):
+//
+//	go test -run TestLoad -load 15s -load-rounds 5 -v .
 func TestLoad(t *testing.T) {
 	rounds, length, tasks := 1, time.Second, 50
 	if *loadFor > 0 {
 		rounds, length, tasks = *loadRounds, *loadFor, 200
 	}
-	seed := newLoadSeed(t, tasks)
-	results := map[bool][]loadResult{}
-	for i := range 2 * rounds {
-		// with, without, without, with, with, without...: each variant
-		// runs as often first as second in a pair.
-		guarded := (i%4 == 0 || i%4 == 3)
-		res := runLoad(t, seed, guarded, length)
-		results[guarded] = append(results[guarded], res)
-		t.Logf("round %d, %s: %s", i+1, variantName(guarded), res)
+	var variants []loadVariant
+	for _, name := range strings.Split(*loadVariants, ",") {
+		v := loadVariant(strings.TrimSpace(name))
+		if v != ceiling && v != guarded && v != unguarded {
+			t.Fatalf("-load-variants: unknown variant %q (want ceiling, with or without)", name)
+		}
+		variants = append(variants, v)
 	}
-	with, without := merge(results[true]), merge(results[false])
-	t.Logf("with mcpeffect:    %s", with)
-	t.Logf("without mcpeffect: %s", without)
-	t.Logf("with/without: %.3f of the calls per second (%+.1f%%), %.3f of the p99 latency",
-		with.perSecond()/without.perSecond(), 100*(with.perSecond()/without.perSecond()-1),
-		float64(with.percentile(99))/float64(without.percentile(99)))
+	seed := newLoadSeed(t, tasks)
+	results := map[loadVariant][]loadResult{}
+	for round := range rounds {
+		for i := range variants {
+			v := variants[(round+i)%len(variants)]
+			res := runLoad(t, seed, v, length)
+			results[v] = append(results[v], res)
+			t.Logf("round %d, %-22s %s", round+1, v.String()+":", res)
+		}
+	}
+	for _, v := range variants {
+		t.Logf("%-22s %s", v.String()+":", merge(results[v]))
+	}
+	ratio := func(name string, a, b loadVariant) {
+		if len(results[a]) == 0 || len(results[b]) == 0 {
+			return
+		}
+		var calls, p99 []float64
+		for i := range results[a] {
+			x, y := results[a][i], results[b][i]
+			calls = append(calls, x.perSecond()/y.perSecond())
+			p99 = append(p99, float64(x.percentile(99))/float64(y.percentile(99)))
+		}
+		t.Logf("%s: calls/s %s, p99 %s", name, spread(calls), spread(p99))
+	}
+	ratio("Done/ceiling (with mcpeffect)", guarded, ceiling)
+	ratio("Done/ceiling (without mcpeffect)", unguarded, ceiling)
+	ratio("with/without mcpeffect", guarded, unguarded)
 }
 
-func variantName(guarded bool) string {
-	if guarded {
-		return "with mcpeffect"
-	}
-	return "without mcpeffect"
+// spread says the median of the ratios xs, one a round, and their range.
+func spread(xs []float64) string {
+	s := slices.Sorted(slices.Values(xs))
+	return fmt.Sprintf("%.2f (%d rounds: %.2f to %.2f)", s[len(s)/2], len(s), s[0], s[len(s)-1])
 }
 
 // loadSeed is the workspace each round starts from, made once.
@@ -94,11 +148,12 @@ type loadToken struct {
 }
 
 // newLoadSeed makes a workspace of people and agents with a token of each
-// scope, and a project of n tasks.
+// scope, and a project of n tasks, each with two steps and two comments.
 func newLoadSeed(t *testing.T, n int) *loadSeed {
 	t.Helper()
 	s := &loadSeed{dir: t.TempDir()}
-	st, _, err := store.Open(t.Context(), s.dir, nil)
+	ctx := t.Context()
+	st, _, err := store.Open(ctx, s.dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +169,7 @@ func newLoadSeed(t *testing.T, n int) *loadSeed {
 		{"runner", store.Agent, mcpeffect.NonDestructive},
 		{"watcher", store.Agent, mcpeffect.ReadOnly},
 	} {
-		tok, secret, err := st.MintToken(t.Context(), store.NewToken{Name: k.name, Kind: k.kind, Scope: k.scope})
+		tok, secret, err := st.MintToken(ctx, store.NewToken{Name: k.name, Kind: k.kind, Scope: k.scope})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,16 +177,24 @@ func newLoadSeed(t *testing.T, n int) *loadSeed {
 		if k.name != "alice" {
 			continue
 		}
-		p, err := st.CreateProject(t.Context(), tok.Actor(), store.NewProject{Name: "Release"})
+		p, err := st.CreateProject(ctx, tok.Actor(), store.NewProject{Name: "Release"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := range n {
-			task, err := st.CreateTask(t.Context(), tok.Actor(), store.NewTask{
+			task, err := st.CreateTask(ctx, tok.Actor(), store.NewTask{
 				Title: fmt.Sprintf("Release task %d", i), ProjectID: p.ID, Due: fmt.Sprintf("2025-06-%02d", 1+i%30),
 			})
 			if err != nil {
 				t.Fatal(err)
+			}
+			for j := range 2 {
+				if _, err := st.AddStep(ctx, tok.Actor(), task.ID, fmt.Sprintf("step %d", j), ""); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := st.CommentOnTask(ctx, tok.Actor(), task.ID, fmt.Sprintf("comment %d", j)); err != nil {
+					t.Fatal(err)
+				}
 			}
 			s.tasks = append(s.tasks, task.ID)
 		}
@@ -144,9 +207,10 @@ func newLoadSeed(t *testing.T, n int) *loadSeed {
 	return s
 }
 
-// loadResult is what one round measured.
+// loadResult is what one round of one variant measured.
 type loadResult struct {
 	calls     int           // calls made and allowed
+	late      int           // of which in the second half of the round
 	refusals  int           // intended refusals, as intended
 	creates   int           // acknowledged creations, all found afterwards
 	elapsed   time.Duration // of the round
@@ -163,15 +227,17 @@ func (r loadResult) percentile(p int) time.Duration {
 }
 
 func (r loadResult) String() string {
-	return fmt.Sprintf("%d calls in %v: %.0f calls/s, p50 %v, p99 %v; %d refusals as intended, %d creations acknowledged and found",
-		r.calls, r.elapsed.Round(time.Millisecond), r.perSecond(), r.percentile(50).Round(time.Microsecond),
-		r.percentile(99).Round(time.Microsecond), r.refusals, r.creates)
+	p50, p99 := r.percentile(50), r.percentile(99)
+	return fmt.Sprintf("%6.0f calls/s, p50 %v, p99 %v, p99/p50 %.1f (%d calls in %v, second half/first %.2f; %d refusals as intended, %d creations acknowledged and found)",
+		r.perSecond(), p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond), float64(p99)/float64(max(p50, 1)),
+		r.calls, r.elapsed.Round(time.Millisecond), float64(r.late)/float64(max(r.calls-r.late, 1)), r.refusals, r.creates)
 }
 
 func merge(rs []loadResult) loadResult {
 	var m loadResult
 	for _, r := range rs {
 		m.calls += r.calls
+		m.late += r.late
 		m.refusals += r.refusals
 		m.creates += r.creates
 		m.elapsed += r.elapsed
@@ -181,9 +247,10 @@ func merge(rs []loadResult) loadResult {
 	return m
 }
 
-// runLoad runs one round on a fresh copy of the seed.
-func runLoad(t *testing.T, seed *loadSeed, guarded bool, length time.Duration) loadResult {
+// runLoad runs one round of the variant v, on a fresh copy of the seed.
+func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) loadResult {
 	t.Helper()
+	ctx := t.Context()
 	dir := t.TempDir()
 	db, err := os.ReadFile(filepath.Join(seed.dir, store.FileName))
 	if err != nil {
@@ -192,7 +259,7 @@ func runLoad(t *testing.T, seed *loadSeed, guarded bool, length time.Duration) l
 	if err := os.WriteFile(filepath.Join(dir, store.FileName), db, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	st, _, err := store.Open(t.Context(), dir, nil)
+	st, _, err := store.Open(ctx, dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,25 +270,26 @@ func runLoad(t *testing.T, seed *loadSeed, guarded bool, length time.Duration) l
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	srv := httptest.NewUnstartedServer(nil)
+	defaultHTTPLimits.configure(srv.Config)
 	base := "http://" + srv.Listener.Addr().String()
 	d := newDone(st, logger, config{baseURL: base, connectors: []connector.Connector{folder}})
-	if guarded {
+	switch v {
+	case guarded:
 		server, registry := d.newServer()
 		srv.Config.Handler = d.httpHandler(server, registry)
-	} else {
-		// Done without mcpeffect's checks, for this measurement only: no
-		// challenge before the server, and in it a middleware that lets
-		// every classified tool through, since tools added with
-		// mcpeffect.AddTool run only behind one. The caller is still
-		// identified, for the handlers.
+	case unguarded:
+		// Done without mcpeffect's checks: no challenge before the
+		// server, and in it, in place of the registry's check, its
+		// middleware with a scope that lets every tool through (tools
+		// added with mcpeffect.AddTool run only behind it). All else is
+		// as Done serves: the same middleware, HTTP limits and sessions.
 		server, registry := d.newToolServer()
-		server.AddReceivingMiddleware(
-			registry.Middleware(&mcpeffect.MiddlewareOptions{Scope: func(context.Context, mcp.Request) mcpeffect.Scope { return mcpeffect.Full }}),
-			d.identify,
-		)
-		mux := http.NewServeMux()
-		mux.Handle(mcpPath, d.bearer()(d.streamableHandler(server, defaultHTTPLimits.sessionIdle)))
-		srv.Config.Handler = mux
+		server.AddReceivingMiddleware(d.middleware(registry.Middleware(&mcpeffect.MiddlewareOptions{
+			Scope: func(context.Context, mcp.Request) mcpeffect.Scope { return mcpeffect.Full },
+		}))...)
+		srv.Config.Handler = d.handlerWith(server, defaultHTTPLimits, nil)
+	case ceiling:
+		srv.Config.Handler = ceilingHandler(d, defaultHTTPLimits)
 	}
 	srv.Start()
 	defer srv.Close()
@@ -235,14 +303,14 @@ func runLoad(t *testing.T, seed *loadSeed, guarded bool, length time.Duration) l
 	for i := range clients {
 		tok := seed.secrets[i%len(seed.secrets)]
 		wg.Go(func() {
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "done-load", Version: "1"}, nil).Connect(t.Context(), &mcp.StreamableClientTransport{
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "done-load", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
 				Endpoint:             base + mcpPath,
 				HTTPClient:           &http.Client{Transport: bearerTransport{tok.secret, transport}},
 				MaxRetries:           -1,
 				DisableStandaloneSSE: true,
 			}, nil)
 			errs[i] = err
-			clients[i] = &loadClient{id: i, cs: cs, scope: tok.scope, guarded: guarded, tasks: seed.tasks, rand: rand.New(rand.NewPCG(uint64(i), 1))}
+			clients[i] = &loadClient{id: i, cs: cs, scope: tok.scope, variant: v, tasks: seed.tasks, rand: rand.New(rand.NewPCG(uint64(i), 1))}
 		})
 	}
 	wg.Wait()
@@ -256,15 +324,16 @@ func runLoad(t *testing.T, seed *loadSeed, guarded bool, length time.Duration) l
 	}()
 	for i := range clients {
 		if errs[i] != nil {
-			t.Fatalf("connecting client %d: %v", i, errs[i])
+			t.Fatalf("%s: connecting client %d: %v", v, i, errs[i])
 		}
 	}
 
-	ctx, cancel := context.WithTimeout(t.Context(), length)
+	roundCtx, cancel := context.WithTimeout(ctx, length)
 	defer cancel()
 	start := time.Now()
 	for _, c := range clients {
-		wg.Go(func() { c.run(ctx) })
+		c.half = start.Add(length / 2)
+		wg.Go(func() { c.run(roundCtx) })
 	}
 	wg.Wait()
 	res := loadResult{elapsed: time.Since(start)}
@@ -272,32 +341,57 @@ func runLoad(t *testing.T, seed *loadSeed, guarded bool, length time.Duration) l
 	var failures []error
 	for _, c := range clients {
 		res.calls += len(c.latencies)
+		res.late += c.late
 		res.refusals += c.refusals
 		res.latencies = append(res.latencies, c.latencies...)
 		failures = append(failures, c.failures...)
 		for _, id := range c.created {
-			if _, err := st.GetTask(t.Context(), id); err != nil {
-				t.Errorf("task %s, whose creation was acknowledged, is not there: %v", id, err)
+			if _, err := st.GetTask(ctx, id); err != nil {
+				t.Errorf("%s: task %s, whose creation was acknowledged, is not there: %v", v, id, err)
 			}
 			res.creates++
 		}
 	}
 	// The refused calls changed nothing.
-	if found, err := st.SearchTasks(t.Context(), "must not", store.Page{}); err != nil || len(found.Items) > 0 {
-		t.Errorf("%s: a refused call went through: %v, %v", variantName(guarded), found, err)
+	if found, err := st.SearchTasks(ctx, "must not", store.Page{}); err != nil || len(found.Items) > 0 {
+		t.Errorf("%s: a refused call went through: %v, %v", v, found, err)
 	}
 	for i, err := range failures {
 		if i == 5 {
 			t.Errorf("and %d more failures", len(failures)-i)
 			break
 		}
-		t.Errorf("%s: %v", variantName(guarded), err)
+		t.Errorf("%s: %v", v, err)
 	}
 	slices.Sort(res.latencies)
-	if res.calls == 0 || res.creates == 0 || guarded && res.refusals == 0 {
-		t.Errorf("%s: %s; the load did not run", variantName(guarded), res)
+	if res.calls == 0 || v != ceiling && res.creates == 0 || v == guarded && res.refusals == 0 {
+		t.Errorf("%s: %s; the load did not run", v, res)
 	}
 	return res
+}
+
+// echoed is the argument and the result of the ceiling's one tool.
+type echoed struct {
+	Text string `json:"text"`
+}
+
+// ceilingHandler serves a trivial go-sdk tool, echo, over the Streamable
+// HTTP of Done: the same deadlines, bearer middleware, session limiter and
+// recovery. Its bearer tokens cost nothing to check, since checking one
+// against the store is Done's work: any secret is a token of its own
+// (sessions are counted per token, as on Done).
+func ceilingHandler(d *done, lim httpLimits) http.Handler {
+	server := mcp.NewServer(&mcp.Implementation{Name: "ceiling", Version: "1"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "echo", Description: "Echo the text."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in echoed) (*mcp.CallToolResult, echoed, error) {
+			return nil, in, nil
+		})
+	bearer := auth.RequireBearerToken(func(_ context.Context, secret string, _ *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: secret}, nil
+	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})
+	mux := http.NewServeMux()
+	mux.Handle(mcpPath, streamDeadlines(lim.write, bearer(newSessionLimiter(server, lim).wrap(d.streamableHandler(server, lim.sessionIdle)))))
+	return recoverHTTP(d.logger, mux)
 }
 
 // probeEvery is how often a client whose scope is not full makes a call its
@@ -309,12 +403,14 @@ type loadClient struct {
 	id      int
 	cs      *mcp.ClientSession
 	scope   mcpeffect.Scope
-	guarded bool
+	variant loadVariant
 	tasks   []string // of the seed
 	rand    *rand.Rand
+	half    time.Time // the middle of the round
 
 	created   []string // acknowledged
 	latencies []time.Duration
+	late      int // calls that ended after half
 	refusals  int
 	failures  []error
 }
@@ -323,7 +419,7 @@ type loadClient struct {
 // allows, and now and then a call the scope does not allow.
 func (c *loadClient) run(ctx context.Context) {
 	for n := 0; ctx.Err() == nil; n++ {
-		if n%probeEvery == 0 && c.scope < mcpeffect.Full {
+		if c.variant != ceiling && n%probeEvery == 0 && c.scope < mcpeffect.Full {
 			c.probe(ctx)
 			continue
 		}
@@ -343,6 +439,9 @@ func (c *loadClient) run(ctx context.Context) {
 			continue
 		}
 		c.latencies = append(c.latencies, d)
+		if t0.Add(d).After(c.half) {
+			c.late++
+		}
 		if name == "create_task" {
 			m, _ := res.StructuredContent.(map[string]any)
 			id, _ := m["id"].(string)
@@ -351,9 +450,17 @@ func (c *loadClient) run(ctx context.Context) {
 	}
 }
 
-// next returns the n-th call of the client: two reads for each write, for
-// a client that may write.
+// next returns the n-th call of the client: on Done, two reads for each
+// write, for a client that may write; on the ceiling, its one tool.
+//
+// Nothing the reads see grows during a round: they read the seed's tasks,
+// with their steps and comments, and pages of at most 20; get_agenda's
+// window holds seed tasks only, since created tasks are due after it; and
+// the writes that add to a task add to one the client created.
 func (c *loadClient) next(n int) (string, args) {
+	if c.variant == ceiling {
+		return "echo", args{"text": fmt.Sprintf("call %d of client %d", n, c.id)}
+	}
 	task := c.tasks[c.rand.IntN(len(c.tasks))]
 	if c.scope == mcpeffect.ReadOnly || n%3 != 1 {
 		switch c.rand.IntN(7) {
@@ -362,35 +469,46 @@ func (c *loadClient) next(n int) (string, args) {
 		case 1:
 			return "list_tasks", args{"limit": 10}
 		case 2:
-			return "search_tasks", args{"query": fmt.Sprintf("task %d", c.rand.IntN(len(c.tasks))), "limit": 5}
+			// "task 1" to "task 19" each match at least 10 tasks of the
+			// seed, which comes first: the search stops among them.
+			return "search_tasks", args{"query": fmt.Sprintf("task %d", 1+c.rand.IntN(19)), "limit": 5}
 		case 3:
 			return "list_my_tasks", args{"limit": 10}
 		case 4:
-			return "get_agenda", args{"from": "2025-06-10", "to": "2025-06-11"}
+			return "get_agenda", args{"from": "2025-06-10", "to": "2025-06-11", "limit": 20}
 		case 5:
 			return "whoami", args{}
 		default:
-			return "list_comments", args{"task_id": task}
+			return "list_comments", args{"task_id": task, "limit": 20}
 		}
 	}
+	if len(c.created) == 0 {
+		return c.create(n)
+	}
+	own := c.created[c.rand.IntN(len(c.created))]
 	switch r := c.rand.IntN(4); {
 	case r == 0:
-		return "comment_on_task", args{"task_id": task, "body": fmt.Sprintf("comment %d of client %d", n, c.id)}
+		return "comment_on_task", args{"task_id": own, "body": fmt.Sprintf("comment %d of client %d", n, c.id)}
 	case r == 1:
-		return "add_step", args{"task_id": task, "text": fmt.Sprintf("step %d of client %d", n, c.id)}
-	case r == 2 && c.scope == mcpeffect.Full && len(c.created) > 0:
-		own := c.created[c.rand.IntN(len(c.created))]
+		return "add_step", args{"task_id": own, "text": fmt.Sprintf("step %d of client %d", n, c.id)}
+	case r == 2 && c.scope == mcpeffect.Full:
 		return "update_task", args{"task_id": own, "title": fmt.Sprintf("task of client %d, revised at %d", c.id, n)}
 	default:
-		return "create_task", args{"title": fmt.Sprintf("task %d of client %d", n, c.id), "due": "2025-06-10"}
+		return c.create(n)
 	}
+}
+
+// create returns a call that creates a task, due after the window that
+// get_agenda reads.
+func (c *loadClient) create(n int) (string, args) {
+	return "create_task", args{"title": fmt.Sprintf("new %d of client %d", n, c.id), "due": "2025-07-15"}
 }
 
 // probe makes a call that the client's scope does not allow, and that
 // must be refused, when mcpeffect guards the server. Without it, the call
 // would go through: the client skips it.
 func (c *loadClient) probe(ctx context.Context) {
-	if !c.guarded {
+	if c.variant != guarded {
 		return
 	}
 	name, a := "create_task", args{"title": "must not exist"}

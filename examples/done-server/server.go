@@ -66,16 +66,17 @@ func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 // identify finds the caller's token for the handler.
 func (d *done) newServer() (*mcp.Server, *mcpeffect.Registry) {
 	server, registry := d.newToolServer()
-	server.AddReceivingMiddleware(
-		d.recoverPanics,
-		noteToken,
-		registry.Middleware(&mcpeffect.MiddlewareOptions{
-			ScopeNames: scopeNames,
-			OnDenied:   d.logDenial,
-		}),
-		d.identify,
-	)
+	server.AddReceivingMiddleware(d.middleware(registry.Middleware(&mcpeffect.MiddlewareOptions{
+		ScopeNames: scopeNames,
+		OnDenied:   d.logDenial,
+	}))...)
 	return server, registry
+}
+
+// middleware returns the receiving middleware of [done.newServer], with
+// check, the registry's middleware, in its place.
+func (d *done) middleware(check mcp.Middleware) []mcp.Middleware {
+	return []mcp.Middleware{d.recoverPanics, noteToken, check, d.identify}
 }
 
 // recoverPanics is receiving middleware that recovers a panic in any
@@ -191,6 +192,16 @@ func (d *done) httpHandler(server *mcp.Server, registry *mcpeffect.Registry) htt
 
 // limitedHTTPHandler is [done.httpHandler] with the limits lim.
 func (d *done) limitedHTTPHandler(server *mcp.Server, registry *mcpeffect.Registry, lim httpLimits) http.Handler {
+	return d.handlerWith(server, lim, registry.Challenge(&mcpeffect.ChallengeOptions{
+		ResourceMetadataURL: d.baseURL + metadataPath,
+		ScopeNames:          scopeNames,
+		OnDenied:            d.logDenial,
+	}))
+}
+
+// handlerWith is [done.limitedHTTPHandler] with challenge, the step-up
+// challenge, in its place: nil for none.
+func (d *done) handlerWith(server *mcp.Server, lim httpLimits, challenge func(http.Handler) http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(metadataPath, auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
 		Resource:               d.baseURL + mcpPath,
@@ -199,13 +210,11 @@ func (d *done) limitedHTTPHandler(server *mcp.Server, registry *mcpeffect.Regist
 		ResourceName:           "Done",
 	}))
 	mux.Handle("GET "+feedPath+"{file}", d.feedHandler())
-	challenge := registry.Challenge(&mcpeffect.ChallengeOptions{
-		ResourceMetadataURL: d.baseURL + metadataPath,
-		ScopeNames:          scopeNames,
-		OnDenied:            d.logDenial,
-	})
-	sessions := newSessionLimiter(server, lim).wrap(d.streamableHandler(server, lim.sessionIdle))
-	mux.Handle(mcpPath, streamDeadlines(lim.write, d.bearer()(challenge(sessions))))
+	h := newSessionLimiter(server, lim).wrap(d.streamableHandler(server, lim.sessionIdle))
+	if challenge != nil {
+		h = challenge(h)
+	}
+	mux.Handle(mcpPath, streamDeadlines(lim.write, d.bearer()(h)))
 	return recoverHTTP(d.logger, mux)
 }
 
