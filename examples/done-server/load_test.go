@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -27,7 +28,7 @@ import (
 var (
 	loadFor      = flag.Duration("load", 0, "run each variant of TestLoad this long a round, and measure (without it, TestLoad is a short smoke run)")
 	loadRounds   = flag.Int("load-rounds", 3, "with -load, the rounds of TestLoad, each running every variant once, in a rotating order")
-	loadVariants = flag.String("load-variants", "ceiling,with,without", "the variants TestLoad runs: ceiling (a trivial go-sdk tool), with and without (Done with and without mcpeffect)")
+	loadVariants = flag.String("load-variants", "ceiling,with,without", "the variants TestLoad runs, among "+variantNames())
 )
 
 // loadClients is how many clients TestLoad runs at once.
@@ -48,14 +49,33 @@ const (
 	unguarded loadVariant = "without"
 )
 
+// The variants of Done with one of the choices of issue 14 undone, each
+// to measure what the choice buys against Done as it serves, and before,
+// with all of them undone.
+var candidates = map[loadVariant]struct {
+	about string
+	store store.Options
+}{
+}
+
+func variantNames() string {
+	names := []string{string(ceiling), string(guarded), string(unguarded)}
+	for _, v := range slices.Sorted(maps.Keys(candidates)) {
+		names = append(names, string(v))
+	}
+	return strings.Join(names, ", ")
+}
+
 func (v loadVariant) String() string {
 	switch v {
 	case ceiling:
 		return "go-sdk ceiling"
 	case guarded:
 		return "Done with mcpeffect"
+	case unguarded:
+		return "Done without mcpeffect"
 	}
-	return "Done without mcpeffect"
+	return "Done, " + string(v)
 }
 
 // TestLoad runs 32 concurrent clients over loopback HTTP against three
@@ -94,8 +114,8 @@ func TestLoad(t *testing.T) {
 	var variants []loadVariant
 	for _, name := range strings.Split(*loadVariants, ",") {
 		v := loadVariant(strings.TrimSpace(name))
-		if v != ceiling && v != guarded && v != unguarded {
-			t.Fatalf("-load-variants: unknown variant %q (want ceiling, with or without)", name)
+		if _, ok := candidates[v]; !ok && v != ceiling && v != guarded && v != unguarded {
+			t.Fatalf("-load-variants: unknown variant %q (want one of %s)", name, variantNames())
 		}
 		variants = append(variants, v)
 	}
@@ -116,17 +136,23 @@ func TestLoad(t *testing.T) {
 		if len(results[a]) == 0 || len(results[b]) == 0 {
 			return
 		}
-		var calls, p99 []float64
+		var calls, p99, cpu []float64
 		for i := range results[a] {
 			x, y := results[a][i], results[b][i]
 			calls = append(calls, x.perSecond()/y.perSecond())
 			p99 = append(p99, float64(x.percentile(99))/float64(y.percentile(99)))
+			// Calls a CPU-second: on a machine shared with other work, what
+			// the CPU would give if the process had it all.
+			cpu = append(cpu, float64(y.cpuPerCall())/float64(max(x.cpuPerCall(), 1)))
 		}
-		t.Logf("%s: calls/s %s, p99 %s", name, spread(calls), spread(p99))
+		t.Logf("%s: calls/s %s, calls a CPU-second %s, p99 %s", name, spread(calls), spread(cpu), spread(p99))
 	}
 	ratio("Done/ceiling (with mcpeffect)", guarded, ceiling)
 	ratio("Done/ceiling (without mcpeffect)", unguarded, ceiling)
 	ratio("with/without mcpeffect", guarded, unguarded)
+	for _, v := range slices.Sorted(maps.Keys(candidates)) {
+		ratio(fmt.Sprintf("Done/%s (%s)", string(v), candidates[v].about), guarded, v)
+	}
 }
 
 // spread says the median of the ratios xs, one a round, and their range.
@@ -214,10 +240,14 @@ type loadResult struct {
 	refusals  int           // intended refusals, as intended
 	creates   int           // acknowledged creations, all found afterwards
 	elapsed   time.Duration // of the round
+	cpu       time.Duration // the process's CPU time during the round, clients included
 	latencies []time.Duration
 }
 
 func (r loadResult) perSecond() float64 { return float64(r.calls) / r.elapsed.Seconds() }
+
+// cpuPerCall is the CPU time of the process, server and clients, per call.
+func (r loadResult) cpuPerCall() time.Duration { return r.cpu / time.Duration(max(r.calls, 1)) }
 
 func (r loadResult) percentile(p int) time.Duration {
 	if len(r.latencies) == 0 {
@@ -228,9 +258,9 @@ func (r loadResult) percentile(p int) time.Duration {
 
 func (r loadResult) String() string {
 	p50, p99 := r.percentile(50), r.percentile(99)
-	return fmt.Sprintf("%6.0f calls/s, p50 %v, p99 %v, p99/p50 %.1f (%d calls in %v, second half/first %.2f; %d refusals as intended, %d creations acknowledged and found)",
+	return fmt.Sprintf("%6.0f calls/s, p50 %v, p99 %v, p99/p50 %.1f, CPU %v a call (%d calls in %v, second half/first %.2f; %d refusals as intended, %d creations acknowledged and found)",
 		r.perSecond(), p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond), float64(p99)/float64(max(p50, 1)),
-		r.calls, r.elapsed.Round(time.Millisecond), float64(r.late)/float64(max(r.calls-r.late, 1)), r.refusals, r.creates)
+		r.cpuPerCall().Round(time.Microsecond), r.calls, r.elapsed.Round(time.Millisecond), float64(r.late)/float64(max(r.calls-r.late, 1)), r.refusals, r.creates)
 }
 
 func merge(rs []loadResult) loadResult {
@@ -241,6 +271,7 @@ func merge(rs []loadResult) loadResult {
 		m.refusals += r.refusals
 		m.creates += r.creates
 		m.elapsed += r.elapsed
+		m.cpu += r.cpu
 		m.latencies = append(m.latencies, r.latencies...)
 	}
 	slices.Sort(m.latencies)
@@ -259,7 +290,8 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 	if err := os.WriteFile(filepath.Join(dir, store.FileName), db, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	st, _, err := store.Open(ctx, dir, nil)
+	opts := candidates[v].store
+	st, _, err := store.Open(ctx, dir, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +306,7 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 	base := "http://" + srv.Listener.Addr().String()
 	d := newDone(st, logger, config{baseURL: base, connectors: []connector.Connector{folder}})
 	switch v {
-	case guarded:
+	default:
 		server, registry := d.newServer()
 		srv.Config.Handler = d.httpHandler(server, registry)
 	case unguarded:
@@ -330,13 +362,17 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 
 	roundCtx, cancel := context.WithTimeout(ctx, length)
 	defer cancel()
-	start := time.Now()
+	// The first fifth of the round warms up (connections open, statements
+	// compile, pages come into the cache) and is not measured.
+	start := time.Now().Add(length / 5)
 	for _, c := range clients {
-		c.half = start.Add(length / 2)
+		c.from, c.half = start, start.Add(length*4/10)
 		wg.Go(func() { c.run(roundCtx) })
 	}
+	time.Sleep(time.Until(start))
+	cpu := cpuTime()
 	wg.Wait()
-	res := loadResult{elapsed: time.Since(start)}
+	res := loadResult{elapsed: time.Since(start), cpu: cpuTime() - cpu}
 
 	var failures []error
 	for _, c := range clients {
@@ -364,11 +400,14 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 		t.Errorf("%s: %v", v, err)
 	}
 	slices.Sort(res.latencies)
-	if res.calls == 0 || v != ceiling && res.creates == 0 || v == guarded && res.refusals == 0 {
+	if res.calls == 0 || v != ceiling && res.creates == 0 || v.guarded() && res.refusals == 0 {
 		t.Errorf("%s: %s; the load did not run", v, res)
 	}
 	return res
 }
+
+// guarded reports whether v is Done with mcpeffect.
+func (v loadVariant) guarded() bool { return v != ceiling && v != unguarded }
 
 // echoed is the argument and the result of the ceiling's one tool.
 type echoed struct {
@@ -406,7 +445,8 @@ type loadClient struct {
 	variant loadVariant
 	tasks   []string // of the seed
 	rand    *rand.Rand
-	half    time.Time // the middle of the round
+	from    time.Time // when the warm-up ends: calls that start before are not measured
+	half    time.Time // the middle of what is measured
 
 	created   []string // acknowledged
 	latencies []time.Duration
@@ -438,14 +478,17 @@ func (c *loadClient) run(ctx context.Context) {
 			c.failures = append(c.failures, fmt.Errorf("client %d (%s): %s: %s", c.id, c.scope, name, text(res)))
 			continue
 		}
-		c.latencies = append(c.latencies, d)
-		if t0.Add(d).After(c.half) {
-			c.late++
-		}
 		if name == "create_task" {
 			m, _ := res.StructuredContent.(map[string]any)
 			id, _ := m["id"].(string)
 			c.created = append(c.created, id)
+		}
+		if t0.Before(c.from) {
+			continue
+		}
+		c.latencies = append(c.latencies, d)
+		if t0.Add(d).After(c.half) {
+			c.late++
 		}
 	}
 }
@@ -508,7 +551,7 @@ func (c *loadClient) create(n int) (string, args) {
 // must be refused, when mcpeffect guards the server. Without it, the call
 // would go through: the client skips it.
 func (c *loadClient) probe(ctx context.Context) {
-	if c.variant != guarded {
+	if !c.variant.guarded() {
 		return
 	}
 	name, a := "create_task", args{"title": "must not exist"}
