@@ -54,8 +54,11 @@ const (
 // with all of them undone.
 var candidates = map[loadVariant]struct {
 	about string
-	store store.Options
+	undo  func(*store.Options)
 }{
+	"no-pool":      {"database/sql's default pool of readers, two kept open", func(o *store.Options) { o.Readers = -1 }},
+	"no-stmtcache": {"every statement compiled at each run", func(o *store.Options) { o.StmtCache = -1 }},
+	"before":       {"all of the above", func(o *store.Options) { *o = store.Options{Readers: -1, StmtCache: -1} }},
 }
 
 func variantNames() string {
@@ -290,8 +293,11 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 	if err := os.WriteFile(filepath.Join(dir, store.FileName), db, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	opts := candidates[v].store
-	st, _, err := store.Open(ctx, dir, &opts)
+	opts := &store.Options{}
+	if c, ok := candidates[v]; ok {
+		c.undo(opts)
+	}
+	st, _, err := store.Open(ctx, dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
