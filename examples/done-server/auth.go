@@ -23,7 +23,8 @@ const tokenInfoKey = "done.token"
 
 // verify is the [auth.TokenVerifier] of the bearer tokens of HTTP
 // requests: it checks each against the store, on every request, so that a
-// revoked token stops working at once.
+// token revoked with revoke_token stops working at once, and one revoked
+// by another process within the store's AuthCache (see [storeOptions]).
 func (d *done) verify(ctx context.Context, secret string, _ *http.Request) (*auth.TokenInfo, error) {
 	k, err := d.authenticate(ctx, stdioCredential{secret: secret})
 	if errors.Is(err, store.ErrBadToken) {

@@ -52,7 +52,11 @@ func newEnv(t *testing.T) *env {
 func openEnv(t *testing.T, dir string) *env {
 	t.Helper()
 	c := &clock{now: time.Date(2025, 6, 2, 9, 0, 0, 0, time.UTC)}
-	st, _, err := store.Open(t.Context(), dir, &store.Options{Now: c.Now})
+	// The store as done-server serves it, the cache of tokens included,
+	// with a clock of the test's.
+	opts := storeOptions()
+	opts.Now = c.Now
+	st, _, err := store.Open(t.Context(), dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,6 +58,7 @@ var candidates = map[loadVariant]struct {
 }{
 	"no-pool":      {"database/sql's default pool of readers, two kept open", func(o *store.Options) { o.Readers = -1 }},
 	"no-stmtcache": {"every statement compiled at each run", func(o *store.Options) { o.StmtCache = -1 }},
+	"no-authcache": {"every token read from the database at each call", func(o *store.Options) { o.AuthCache = 0 }},
 	"before":       {"all of the above", func(o *store.Options) { *o = store.Options{Readers: -1, StmtCache: -1} }},
 }
 
@@ -133,7 +134,11 @@ func TestLoad(t *testing.T) {
 		}
 	}
 	for _, v := range variants {
-		t.Logf("%-22s %s", v.String()+":", merge(results[v]))
+		m := merge(results[v])
+		t.Logf("%-22s %s", v.String()+":", m)
+		if *loadFor > 0 {
+			t.Logf("  by tool: %s", m.tools())
+		}
 	}
 	ratio := func(name string, a, b loadVariant) {
 		if len(results[a]) == 0 || len(results[b]) == 0 {
@@ -245,6 +250,7 @@ type loadResult struct {
 	elapsed   time.Duration // of the round
 	cpu       time.Duration // the process's CPU time during the round, clients included
 	latencies []time.Duration
+	byTool    map[string][]time.Duration
 }
 
 func (r loadResult) perSecond() float64 { return float64(r.calls) / r.elapsed.Seconds() }
@@ -266,6 +272,28 @@ func (r loadResult) String() string {
 		r.cpuPerCall().Round(time.Microsecond), r.calls, r.elapsed.Round(time.Millisecond), float64(r.late)/float64(max(r.calls-r.late, 1)), r.refusals, r.creates)
 }
 
+// tools says the share of the calls, p50 and p99 of each tool, slowest
+// p99 first.
+func (r loadResult) tools() string {
+	type row struct {
+		tool     string
+		n        int
+		p50, p99 time.Duration
+	}
+	var rows []row
+	for tool, ds := range r.byTool {
+		s := slices.Sorted(slices.Values(ds))
+		rows = append(rows, row{tool, len(s), s[(len(s)-1)/2], s[(len(s)-1)*99/100]})
+	}
+	slices.SortFunc(rows, func(a, b row) int { return int(b.p99 - a.p99) })
+	var out []string
+	for _, x := range rows {
+		out = append(out, fmt.Sprintf("%s %.0f%% %v/%v", x.tool, 100*float64(x.n)/float64(max(r.calls, 1)),
+			x.p50.Round(100*time.Microsecond), x.p99.Round(100*time.Microsecond)))
+	}
+	return strings.Join(out, ", ")
+}
+
 func merge(rs []loadResult) loadResult {
 	var m loadResult
 	for _, r := range rs {
@@ -276,6 +304,12 @@ func merge(rs []loadResult) loadResult {
 		m.elapsed += r.elapsed
 		m.cpu += r.cpu
 		m.latencies = append(m.latencies, r.latencies...)
+		for tool, ds := range r.byTool {
+			if m.byTool == nil {
+				m.byTool = map[string][]time.Duration{}
+			}
+			m.byTool[tool] = append(m.byTool[tool], ds...)
+		}
 	}
 	slices.Sort(m.latencies)
 	return m
@@ -293,7 +327,7 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 	if err := os.WriteFile(filepath.Join(dir, store.FileName), db, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	opts := &store.Options{}
+	opts := storeOptions()
 	if c, ok := candidates[v]; ok {
 		c.undo(opts)
 	}
@@ -386,6 +420,12 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 		res.late += c.late
 		res.refusals += c.refusals
 		res.latencies = append(res.latencies, c.latencies...)
+		for tool, ds := range c.byTool {
+			if res.byTool == nil {
+				res.byTool = map[string][]time.Duration{}
+			}
+			res.byTool[tool] = append(res.byTool[tool], ds...)
+		}
 		failures = append(failures, c.failures...)
 		for _, id := range c.created {
 			if _, err := st.GetTask(ctx, id); err != nil {
@@ -456,6 +496,7 @@ type loadClient struct {
 
 	created   []string // acknowledged
 	latencies []time.Duration
+	byTool    map[string][]time.Duration
 	late      int // calls that ended after half
 	refusals  int
 	failures  []error
@@ -493,6 +534,10 @@ func (c *loadClient) run(ctx context.Context) {
 			continue
 		}
 		c.latencies = append(c.latencies, d)
+		if c.byTool == nil {
+			c.byTool = map[string][]time.Duration{}
+		}
+		c.byTool[name] = append(c.byTool[name], d)
 		if t0.Add(d).After(c.half) {
 			c.late++
 		}

@@ -168,7 +168,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	}
 
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	st, created, err := store.Open(ctx, *dataDir, nil)
+	st, created, err := store.Open(ctx, *dataDir, storeOptions())
 	if err != nil {
 		return err
 	}

@@ -45,6 +45,7 @@ type Store struct {
 	writer *sql.DB
 	reader *sql.DB
 	now    func() time.Time
+	auth   authCache
 }
 
 // Options configure [Open]. A nil *Options is the zero value.
@@ -63,6 +64,13 @@ type Options struct {
 	// statements; a negative value keeps none, for measuring what it
 	// saves.
 	StmtCache int
+	// AuthCache is how long [Store.Authenticate] and
+	// [Store.AuthenticateOwner] may answer from memory for a token they
+	// found live: the longest a token revoked by another process on the
+	// same database goes on working in this one. A token revoked through
+	// this Store is refused at once, and an expired one too. If 0, every
+	// call reads the database.
+	AuthCache time.Duration
 }
 
 // DefaultReaders is the size of the pool of read connections. Reads in
@@ -136,7 +144,7 @@ func Open(ctx context.Context, dir string, opts *Options) (s *Store, created boo
 		reader.SetMaxIdleConns(readers)
 	}
 
-	s = &Store{writer: writer, reader: reader, now: time.Now}
+	s = &Store{writer: writer, reader: reader, now: time.Now, auth: authCache{ttl: opts.AuthCache}}
 	if opts.Now != nil {
 		s.now = opts.Now
 	}

@@ -223,13 +223,14 @@ var ErrBadToken = errors.New("the token is unknown, revoked or expired")
 const lastUseGranularity = time.Minute
 
 // Authenticate returns the live token whose secret is secret, or
-// [ErrBadToken]. It only reads: [Store.NoteUse] records the use.
+// [ErrBadToken]. It only reads: [Store.NoteUse] records the use. With
+// [Options.AuthCache], it may answer from memory (see authcache.go).
 func (s *Store) Authenticate(ctx context.Context, secret string) (Token, error) {
 	if !strings.HasPrefix(secret, SecretPrefix) {
 		return Token{}, ErrBadToken
 	}
 	hash := hashSecret(secret)
-	k, err := read(ctx, s, Actor{}, func(t *tx) (Token, error) {
+	return s.authenticate(ctx, string(hash), func(t *tx) (Token, error) {
 		var stored []byte
 		k, err := scanToken(scanExtra(t.queryRow(`SELECT `+tokenColumns+`, k.secret_hash`+tokenFrom+` WHERE k.secret_hash = ?`, hash), &stored))
 		if errors.Is(err, sql.ErrNoRows) {
@@ -246,10 +247,26 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (Token, error) 
 		}
 		return k, t.checkOrigins(k.ID)
 	})
+}
+
+// authenticate returns the token kept under key in the cache if there is
+// one, and otherwise the token that lookup reads, keeping it if it is
+// live.
+func (s *Store) authenticate(ctx context.Context, key string, lookup func(*tx) (Token, error)) (Token, error) {
+	now := s.now()
+	if k, ok := s.auth.get(key, now); ok {
+		return s.live(k)
+	}
+	gen := s.auth.begin()
+	k, err := read(ctx, s, Actor{}, lookup)
+	if err == nil {
+		k, err = s.live(k)
+	}
 	if err != nil {
 		return Token{}, err
 	}
-	return s.live(k)
+	s.auth.put(key, gen, k, now)
+	return k, nil
 }
 
 // checkOrigins returns [ErrBadToken] if a token that the token id descends
@@ -312,6 +329,7 @@ func (s *Store) NoteUse(ctx context.Context, k Token) (Token, error) {
 	if err != nil {
 		return Token{}, err
 	}
+	s.auth.used(k.ID, used)
 	k.LastUsedAt = used
 	return k, nil
 }
@@ -354,9 +372,9 @@ func (t *tx) owner() (Token, error) {
 
 // AuthenticateOwner returns the owner token (see [Store.Owner]) if it
 // exists and is live, and [ErrBadToken] otherwise. As [Store.Authenticate],
-// it only reads.
+// it only reads, and may answer from memory.
 func (s *Store) AuthenticateOwner(ctx context.Context) (Token, error) {
-	k, err := read(ctx, s, Actor{}, func(t *tx) (Token, error) {
+	return s.authenticate(ctx, ownerKey, func(t *tx) (Token, error) {
 		k, err := t.owner()
 		if errors.Is(err, sql.ErrNoRows) {
 			return k, ErrBadToken
@@ -366,10 +384,6 @@ func (s *Store) AuthenticateOwner(ctx context.Context) (Token, error) {
 		}
 		return k, t.checkOrigins(k.ID)
 	})
-	if err != nil {
-		return Token{}, err
-	}
-	return s.live(k)
 }
 
 // The tokens a caller oversees: its own (those with its name) and, for a
@@ -398,6 +412,9 @@ func (s *Store) ListTokens(ctx context.Context, by Actor, p Page) (List[Token], 
 // links any of them made. Calls made with them fail from the next one on.
 // Revoking a revoked token changes nothing.
 func (s *Store) RevokeToken(ctx context.Context, by Actor, id string) (Token, error) {
+	// Once the write is over, committed or not (forgetting costs only
+	// lookups), no token read before it is answered from memory.
+	defer s.auth.revoked()
 	return write(ctx, s, by, func(t *tx) (Token, error) {
 		if err := checkID("token_id", id); err != nil {
 			return Token{}, err
@@ -477,6 +494,7 @@ func (s *Store) AllTokens(ctx context.Context) ([]Token, error) {
 // [Store.RevokeToken], what the token minted and the calendar links they
 // made are revoked with it. Revoking a revoked token changes nothing.
 func (s *Store) RevokeAnyToken(ctx context.Context, id string) (Token, error) {
+	defer s.auth.revoked() // as in RevokeToken
 	return write(ctx, s, Actor{}, func(t *tx) (Token, error) {
 		if err := checkID("token id", id); err != nil {
 			return Token{}, err
