@@ -54,12 +54,15 @@ const (
 // with all of them undone.
 var candidates = map[loadVariant]struct {
 	about string
-	undo  func(*store.Options)
+	store func(*store.Options)
+	done  func(*done)
 }{
-	"no-pool":      {"database/sql's default pool of readers, two kept open", func(o *store.Options) { o.Readers = -1 }},
-	"no-stmtcache": {"every statement compiled at each run", func(o *store.Options) { o.StmtCache = -1 }},
-	"no-authcache": {"every token read from the database at each call", func(o *store.Options) { o.AuthCache = 0 }},
-	"before":       {"all of the above", func(o *store.Options) { *o = store.Options{Readers: -1, StmtCache: -1} }},
+	"no-pool":      {"database/sql's default pool of readers, two kept open", func(o *store.Options) { o.Readers = -1 }, nil},
+	"no-stmtcache": {"every statement compiled at each run", func(o *store.Options) { o.StmtCache = -1 }, nil},
+	"no-authcache": {"every token read from the database at each call", func(o *store.Options) { o.AuthCache = 0 }, nil},
+	"no-admit":     {"every tool call run at once", nil, func(d *done) { d.slots = nil }},
+	"before": {"all of the above", func(o *store.Options) { *o = store.Options{Readers: -1, StmtCache: -1} },
+		func(d *done) { d.slots = nil }},
 }
 
 func variantNames() string {
@@ -328,8 +331,9 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 		t.Fatal(err)
 	}
 	opts := storeOptions()
-	if c, ok := candidates[v]; ok {
-		c.undo(opts)
+	c := candidates[v]
+	if c.store != nil {
+		c.store(opts)
 	}
 	st, _, err := store.Open(ctx, dir, opts)
 	if err != nil {
@@ -345,6 +349,9 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 	defaultHTTPLimits.configure(srv.Config)
 	base := "http://" + srv.Listener.Addr().String()
 	d := newDone(st, logger, config{baseURL: base, connectors: []connector.Connector{folder}})
+	if c.done != nil {
+		c.done(d)
+	}
 	switch v {
 	default:
 		server, registry := d.newServer()
@@ -356,7 +363,7 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 		// added with mcpeffect.AddTool run only behind it). All else is
 		// as Done serves: the same middleware, HTTP limits and sessions.
 		server, registry := d.newToolServer()
-		server.AddReceivingMiddleware(d.middleware(registry.Middleware(&mcpeffect.MiddlewareOptions{
+		server.AddReceivingMiddleware(d.middleware(registry, registry.Middleware(&mcpeffect.MiddlewareOptions{
 			Scope: func(context.Context, mcp.Request) mcpeffect.Scope { return mcpeffect.Full },
 		}))...)
 		srv.Config.Handler = d.handlerWith(server, defaultHTTPLimits, nil)
