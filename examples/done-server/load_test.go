@@ -7,11 +7,14 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -53,16 +56,29 @@ const (
 // to measure what the choice buys against Done as it serves, and before,
 // with all of them undone.
 var candidates = map[loadVariant]struct {
-	about string
-	store func(*store.Options)
-	done  func(*done)
+	about   string
+	store   func(*store.Options)
+	done    func(*done)
+	runtime func() (restore func())
+	ceiling bool // a variant of the ceiling, not of Done
 }{
-	"no-pool":      {"database/sql's default pool of readers, two kept open", func(o *store.Options) { o.Readers = -1 }, nil},
-	"no-stmtcache": {"every statement compiled at each run", func(o *store.Options) { o.StmtCache = -1 }, nil},
-	"no-authcache": {"every token read from the database at each call", func(o *store.Options) { o.AuthCache = 0 }, nil},
-	"no-admit":     {"every tool call run at once", nil, func(d *done) { d.slots = nil }},
+	"no-pool":       {"database/sql's default pool of readers, two kept open", func(o *store.Options) { o.Readers = -1 }, nil, nil, false},
+	"no-stmtcache":  {"every statement compiled at each run", func(o *store.Options) { o.StmtCache = -1 }, nil, nil, false},
+	"no-authcache":  {"every token read from the database at each call", func(o *store.Options) { o.AuthCache = 0 }, nil, nil, false},
+	"no-admit":      {"every tool call run at once", nil, func(d *done) { d.slots = nil }, nil, false},
+	"no-gc":         {"the collector as Go sets it, GOGC=100 and no memory limit", nil, nil, defaultGC, false},
+	"ceiling-no-gc": {"the ceiling with the collector as Go sets it", nil, nil, defaultGC, true},
 	"before": {"all of the above", func(o *store.Options) { *o = store.Options{Readers: -1, StmtCache: -1} },
-		func(d *done) { d.slots = nil }},
+		func(d *done) { d.slots = nil }, defaultGC, false},
+}
+
+// defaultGC sets the collector as Go has it by default, until restore.
+func defaultGC() (restore func()) {
+	percent, limit := debug.SetGCPercent(100), debug.SetMemoryLimit(math.MaxInt64)
+	return func() {
+		debug.SetGCPercent(percent)
+		debug.SetMemoryLimit(limit)
+	}
 }
 
 func variantNames() string {
@@ -77,6 +93,8 @@ func (v loadVariant) String() string {
 	switch v {
 	case ceiling:
 		return "go-sdk ceiling"
+	case "ceiling-no-gc":
+		return "go-sdk ceiling, Go's GC"
 	case guarded:
 		return "Done with mcpeffect"
 	case unguarded:
@@ -126,6 +144,8 @@ func TestLoad(t *testing.T) {
 		}
 		variants = append(variants, v)
 	}
+	// The process runs as done-server serves, the clients included.
+	defer tuneGC(os.Getenv)()
 	seed := newLoadSeed(t, tasks)
 	results := map[loadVariant][]loadResult{}
 	for round := range rounds {
@@ -160,8 +180,13 @@ func TestLoad(t *testing.T) {
 	}
 	ratio("Done/ceiling (with mcpeffect)", guarded, ceiling)
 	ratio("Done/ceiling (without mcpeffect)", unguarded, ceiling)
+	ratio("Done/ceiling, both with Go's GC", "no-gc", "ceiling-no-gc")
 	ratio("with/without mcpeffect", guarded, unguarded)
 	for _, v := range slices.Sorted(maps.Keys(candidates)) {
+		if candidates[v].ceiling {
+			ratio(fmt.Sprintf("ceiling/%s (%s)", string(v), candidates[v].about), ceiling, v)
+			continue
+		}
 		ratio(fmt.Sprintf("Done/%s (%s)", string(v), candidates[v].about), guarded, v)
 	}
 }
@@ -252,6 +277,7 @@ type loadResult struct {
 	creates   int           // acknowledged creations, all found afterwards
 	elapsed   time.Duration // of the round
 	cpu       time.Duration // the process's CPU time during the round, clients included
+	heap      uint64        // the most the heap held, live and garbage, sampled
 	latencies []time.Duration
 	byTool    map[string][]time.Duration
 }
@@ -270,9 +296,9 @@ func (r loadResult) percentile(p int) time.Duration {
 
 func (r loadResult) String() string {
 	p50, p99 := r.percentile(50), r.percentile(99)
-	return fmt.Sprintf("%6.0f calls/s, p50 %v, p99 %v, p99/p50 %.1f, CPU %v a call (%d calls in %v, second half/first %.2f; %d refusals as intended, %d creations acknowledged and found)",
+	return fmt.Sprintf("%6.0f calls/s, p50 %v, p99 %v, p99/p50 %.1f, CPU %v a call, heap %d MiB (%d calls in %v, second half/first %.2f; %d refusals as intended, %d creations acknowledged and found)",
 		r.perSecond(), p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond), float64(p99)/float64(max(p50, 1)),
-		r.cpuPerCall().Round(time.Microsecond), r.calls, r.elapsed.Round(time.Millisecond), float64(r.late)/float64(max(r.calls-r.late, 1)), r.refusals, r.creates)
+		r.cpuPerCall().Round(time.Microsecond), r.heap>>20, r.calls, r.elapsed.Round(time.Millisecond), float64(r.late)/float64(max(r.calls-r.late, 1)), r.refusals, r.creates)
 }
 
 // tools says the share of the calls, p50 and p99 of each tool, slowest
@@ -306,6 +332,7 @@ func merge(rs []loadResult) loadResult {
 		m.creates += r.creates
 		m.elapsed += r.elapsed
 		m.cpu += r.cpu
+		m.heap = max(m.heap, r.heap)
 		m.latencies = append(m.latencies, r.latencies...)
 		for tool, ds := range r.byTool {
 			if m.byTool == nil {
@@ -335,6 +362,9 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 	if c.store != nil {
 		c.store(opts)
 	}
+	if c.runtime != nil {
+		defer c.runtime()()
+	}
 	st, _, err := store.Open(ctx, dir, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -352,11 +382,11 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 	if c.done != nil {
 		c.done(d)
 	}
-	switch v {
+	switch {
 	default:
 		server, registry := d.newServer()
 		srv.Config.Handler = d.httpHandler(server, registry)
-	case unguarded:
+	case v == unguarded:
 		// Done without mcpeffect's checks: no challenge before the
 		// server, and in it, in place of the registry's check, its
 		// middleware with a scope that lets every tool through (tools
@@ -367,7 +397,7 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 			Scope: func(context.Context, mcp.Request) mcpeffect.Scope { return mcpeffect.Full },
 		}))...)
 		srv.Config.Handler = d.handlerWith(server, defaultHTTPLimits, nil)
-	case ceiling:
+	case v.ceiling():
 		srv.Config.Handler = ceilingHandler(d, defaultHTTPLimits)
 	}
 	srv.Start()
@@ -418,8 +448,19 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 	}
 	time.Sleep(time.Until(start))
 	cpu := cpuTime()
+	heap := make(chan uint64)
+	go func() {
+		var most uint64
+		var ms runtime.MemStats
+		for roundCtx.Err() == nil {
+			runtime.ReadMemStats(&ms)
+			most = max(most, ms.HeapAlloc)
+			time.Sleep(100 * time.Millisecond)
+		}
+		heap <- most
+	}()
 	wg.Wait()
-	res := loadResult{elapsed: time.Since(start), cpu: cpuTime() - cpu}
+	res := loadResult{elapsed: time.Since(start), cpu: cpuTime() - cpu, heap: <-heap}
 
 	var failures []error
 	for _, c := range clients {
@@ -453,14 +494,17 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 		t.Errorf("%s: %v", v, err)
 	}
 	slices.Sort(res.latencies)
-	if res.calls == 0 || v != ceiling && res.creates == 0 || v.guarded() && res.refusals == 0 {
+	if res.calls == 0 || !v.ceiling() && res.creates == 0 || v.guarded() && res.refusals == 0 {
 		t.Errorf("%s: %s; the load did not run", v, res)
 	}
 	return res
 }
 
 // guarded reports whether v is Done with mcpeffect.
-func (v loadVariant) guarded() bool { return v != ceiling && v != unguarded }
+func (v loadVariant) guarded() bool { return !v.ceiling() && v != unguarded }
+
+// ceiling reports whether v is the ceiling, or a variant of it.
+func (v loadVariant) ceiling() bool { return v == ceiling || candidates[v].ceiling }
 
 // echoed is the argument and the result of the ceiling's one tool.
 type echoed struct {
@@ -513,7 +557,7 @@ type loadClient struct {
 // allows, and now and then a call the scope does not allow.
 func (c *loadClient) run(ctx context.Context) {
 	for n := 0; ctx.Err() == nil; n++ {
-		if c.variant != ceiling && n%probeEvery == 0 && c.scope < mcpeffect.Full {
+		if !c.variant.ceiling() && n%probeEvery == 0 && c.scope < mcpeffect.Full {
 			c.probe(ctx)
 			continue
 		}
@@ -559,7 +603,7 @@ func (c *loadClient) run(ctx context.Context) {
 // window holds seed tasks only, since created tasks are due after it; and
 // the writes that add to a task add to one the client created.
 func (c *loadClient) next(n int) (string, args) {
-	if c.variant == ceiling {
+	if c.variant.ceiling() {
 		return "echo", args{"text": fmt.Sprintf("call %d of client %d", n, c.id)}
 	}
 	task := c.tasks[c.rand.IntN(len(c.tasks))]

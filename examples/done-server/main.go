@@ -168,6 +168,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	}
 
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	defer tuneGC(getenv)()
 	st, created, err := store.Open(ctx, *dataDir, storeOptions())
 	if err != nil {
 		return err
