@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"testing"
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
@@ -91,11 +92,18 @@ type done struct {
 	// slots admits the tool calls that run at once (see [done.admit]); nil
 	// admits them all.
 	slots chan struct{}
+	// validateOutputs checks every result against its tool's output
+	// schema (see addTool): on under go test, off when serving.
+	validateOutputs bool
 }
 
 // newDone returns the Done server of st, which logs to logger.
 func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
-	d := &done{store: st, logger: logger, baseURL: cfg.baseURL, slots: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
+	d := &done{
+		store: st, logger: logger, baseURL: cfg.baseURL,
+		slots:           make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+		validateOutputs: testing.Testing(),
+	}
 	for _, c := range cfg.connectors {
 		d.sources = append(d.sources, &source{Connector: c})
 	}
