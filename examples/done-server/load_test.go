@@ -119,8 +119,9 @@ func (v loadVariant) String() string {
 // agent's, and make two reads for each write where their scope allows
 // writes. Every call must succeed but the intended refusals (every 50th
 // call of a read-only or non-destructive client with mcpeffect is one its
-// scope does not allow; without mcpeffect the client skips it), and every
-// acknowledged creation must be there afterwards.
+// scope does not allow; without mcpeffect the client calls whoami in its
+// place), and every acknowledged creation must be there afterwards. The
+// refusals and their stand-ins are left out of the figures.
 //
 // The load is stationary: what a round reads does not grow while it
 // runs. The reads are of the seed's tasks, comments and steps, and of
@@ -654,9 +655,13 @@ func (c *loadClient) create(n int) (string, args) {
 
 // probe makes a call that the client's scope does not allow, and that
 // must be refused, when mcpeffect guards the server. Without it, the call
-// would go through: the client skips it.
+// would go through: the client calls whoami instead, which costs about
+// what a refusal does (a request read, decoded and answered, and no
+// store), so that both variants make as many calls and leave as many out
+// of their figures.
 func (c *loadClient) probe(ctx context.Context) {
 	if !c.variant.guarded() {
+		c.cs.CallTool(ctx, &mcp.CallToolParams{Name: "whoami", Arguments: args{}})
 		return
 	}
 	name, a := "create_task", args{"title": "must not exist"}
