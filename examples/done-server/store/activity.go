@@ -64,7 +64,7 @@ func (s *Store) TaskActivity(ctx context.Context, taskID string, p Page) (List[A
 		if p.Cursor != "" {
 			var err error
 			if after, err = strconv.ParseInt(p.Cursor, 10, 64); err != nil || after < 0 {
-				return List[Activity]{}, invalidf("cursor %s is not one that get_task_activity gave: pass next_cursor back as it is", quote(p.Cursor))
+				return List[Activity]{}, badCursor("get_task_activity", p.Cursor)
 			}
 		}
 		return pageOf(t, p, scanActivity, func(a Activity) string { return strconv.FormatInt(a.ID, 10) },

@@ -155,12 +155,9 @@ func (s *Store) Agenda(ctx context.Context, by Actor, f AgendaFilter) (Agenda, e
 		if f.Mine {
 			mine = by.Name
 		}
-		after := []string{"", "", ""}
-		if f.Cursor != "" {
-			var err error
-			if after, err = parseKeyCursor("get_agenda", f.Cursor, 3); err != nil {
-				return Agenda{}, err
-			}
+		after, err := afterKey("get_agenda", f.Cursor, "", "", "")
+		if err != nil {
+			return Agenda{}, err
 		}
 		first, last := from.Format(time.DateOnly), to.Format(time.DateOnly)
 		// An entry's key orders the agenda: the day of a due date, the

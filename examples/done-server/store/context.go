@@ -115,12 +115,9 @@ func (s *Store) TaskContext(ctx context.Context, taskID string, p Page) (List[Co
 		if _, err := t.liveTask("task_id", taskID); err != nil {
 			return List[ContextRef]{}, err
 		}
-		after := []string{"", ""}
-		if p.Cursor != "" {
-			var err error
-			if after, err = parseKeyCursor("list_task_context", p.Cursor, 2); err != nil {
-				return List[ContextRef]{}, err
-			}
+		after, err := afterKey("list_task_context", p.Cursor, "", "")
+		if err != nil {
+			return List[ContextRef]{}, err
 		}
 		return pageOf(t, p, scanContextRef, func(c ContextRef) string { return keyCursor(c.AttachedAt, c.Ref) },
 			`SELECT ref, title, attached_at, attached_by FROM task_context

@@ -116,19 +116,15 @@ func (t *tx) agent(name string) (AgentInfo, error) {
 // page at a time.
 func (s *Store) ListAgents(ctx context.Context, p Page) (List[AgentInfo], error) {
 	return read(ctx, s, Actor{}, func(t *tx) (List[AgentInfo], error) {
-		after := ""
-		if p.Cursor != "" {
-			parts, err := parseKeyCursor("list_agents", p.Cursor, 1)
-			if err != nil {
-				return List[AgentInfo]{}, err
-			}
-			after = parts[0]
+		after, err := afterKey("list_agents", p.Cursor, "")
+		if err != nil {
+			return List[AgentInfo]{}, err
 		}
 		names, err := pageOf(t, p, func(row scanner) (string, error) {
 			var name string
 			return name, row.Scan(&name)
 		}, func(name string) string { return keyCursor(name) },
-			`SELECT DISTINCT name FROM tokens WHERE kind = 'agent' AND name > ? ORDER BY name LIMIT ?`, after)
+			`SELECT DISTINCT name FROM tokens WHERE kind = 'agent' AND name > ? ORDER BY name LIMIT ?`, after[0])
 		if err != nil {
 			return List[AgentInfo]{}, err
 		}

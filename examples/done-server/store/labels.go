@@ -131,12 +131,9 @@ func (s *Store) RemoveLabelFromTask(ctx context.Context, by Actor, taskID, label
 // ListLabels returns every label, by name, one page at a time.
 func (s *Store) ListLabels(ctx context.Context, p Page) (List[Label], error) {
 	return read(ctx, s, Actor{}, func(t *tx) (List[Label], error) {
-		after := []string{"", ""}
-		if p.Cursor != "" {
-			var err error
-			if after, err = parseKeyCursor("list_labels", p.Cursor, 2); err != nil {
-				return List[Label]{}, err
-			}
+		after, err := afterKey("list_labels", p.Cursor, "", "")
+		if err != nil {
+			return List[Label]{}, err
 		}
 		return pageOf(t, p, scanLabel, func(l Label) string { return keyCursor(l.Name, l.ID) },
 			`SELECT `+labelColumns+` FROM labels l WHERE (l.name, l.id) > (?, ?) ORDER BY l.name, l.id LIMIT ?`, after[0], after[1])

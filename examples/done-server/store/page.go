@@ -121,16 +121,25 @@ func keyCursor(parts ...string) string {
 	return base64.RawURLEncoding.EncodeToString(js)
 }
 
-// parseKeyCursor returns the n parts of a cursor made by keyCursor, or an
-// error for the caller, naming the tool whose cursor it should be.
-func parseKeyCursor(tool, cursor string, n int) ([]string, error) {
+// afterKey returns the key that a page starts after: first, for the
+// first page (an empty cursor), or the parts of a cursor made by
+// keyCursor, as many as first has, or an error for the caller, naming the
+// tool whose cursor it should be.
+func afterKey(tool, cursor string, first ...string) ([]string, error) {
+	if cursor == "" {
+		return first, nil
+	}
 	var parts []string
 	js, err := base64.RawURLEncoding.DecodeString(cursor)
 	if err == nil {
 		err = json.Unmarshal(js, &parts)
 	}
-	if err != nil || len(parts) != n {
-		return nil, invalidf("cursor %s is not one that %s gave: pass next_cursor back as it is", quote(cursor), tool)
+	if err != nil || len(parts) != len(first) {
+		return nil, badCursor(tool, cursor)
 	}
 	return parts, nil
+}
+
+func badCursor(tool, cursor string) error {
+	return invalidf("cursor %s is not one that %s gave: pass next_cursor back as it is", quote(cursor), tool)
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/mcpeffect/mcpeffect"
 )
 
 // TestPagesReadByKey asks SQLite how it runs the queries of the lists of
@@ -16,15 +14,7 @@ import (
 // connection, whose compiled statements are the store's own texts.
 func TestPagesReadByKey(t *testing.T) {
 	ctx := t.Context()
-	s, _, err := Open(ctx, t.TempDir(), &Options{Readers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	k, _, err := s.MintToken(ctx, NewToken{Name: "alice", Kind: Human, Scope: mcpeffect.Full})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, k, _ := openWithToken(t, &Options{Readers: 1})
 	for i := range 50 {
 		if _, err := s.CreateTask(ctx, k.Actor(), NewTask{Title: fmt.Sprintf("task %d", i), Due: "2025-06-10"}); err != nil {
 			t.Fatal(err)

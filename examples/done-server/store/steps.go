@@ -290,20 +290,17 @@ func (s *Store) ListSteps(ctx context.Context, taskID string, p Page) (List[Step
 		if _, err := t.liveTask("task_id", taskID); err != nil {
 			return List[Step]{}, err
 		}
-		position, id := 0, ""
-		if p.Cursor != "" {
-			parts, err := parseKeyCursor("list_steps", p.Cursor, 2)
-			if err != nil {
-				return List[Step]{}, err
-			}
-			if position, err = strconv.Atoi(parts[0]); err != nil {
-				return List[Step]{}, invalidf("cursor %s is not one that list_steps gave: pass next_cursor back as it is", quote(p.Cursor))
-			}
-			id = parts[1]
+		after, err := afterKey("list_steps", p.Cursor, "0", "")
+		if err != nil {
+			return List[Step]{}, err
+		}
+		position, err := strconv.Atoi(after[0])
+		if err != nil {
+			return List[Step]{}, badCursor("list_steps", p.Cursor)
 		}
 		return pageOf(t, p, scanStep, func(s Step) string { return keyCursor(strconv.Itoa(s.Position), s.ID) },
 			`SELECT `+stepColumns+` FROM steps s WHERE s.task_id = ? AND s.trash_id IS NULL AND (s.position, s.id) > (?, ?)
-			ORDER BY s.position, s.id LIMIT ?`, taskID, position, id)
+			ORDER BY s.position, s.id LIMIT ?`, taskID, position, after[1])
 	})
 }
 

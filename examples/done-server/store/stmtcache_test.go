@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"testing"
-
-	"github.com/mcpeffect/mcpeffect"
 )
 
 // TestStmtCache runs queries through a connection that keeps compiled
@@ -25,15 +23,7 @@ func TestStmtCache(t *testing.T) {
 		{"full", 2, 2, 3},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s, _, err := Open(ctx, t.TempDir(), &Options{StmtCache: c.size})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			k, _, err := s.MintToken(ctx, NewToken{Name: "alice", Kind: Human, Scope: mcpeffect.Full})
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, k, _ := openWithToken(t, &Options{StmtCache: c.size})
 			for i := range 3 {
 				if _, err := s.CreateTask(ctx, k.Actor(), NewTask{Title: fmt.Sprintf("task %d", i)}); err != nil {
 					t.Fatal(err)

@@ -4,7 +4,10 @@
 //
 // Every exported method of [Store] runs in exactly one transaction, so a tool
 // call that makes one call into the store either happens whole or not at
-// all. Methods that change something take the [Actor] on whose behalf they
+// all; the exceptions are reads that may answer from memory, in none
+// ([Store.Authenticate], [Options.AuthCache]), and the note of a use that
+// changed nothing ([Store.NoteUse], [Store.NoteFetch]), which writes only
+// once a minute. Methods that change something take the [Actor] on whose behalf they
 // run, and record what they did in the activity log in the same transaction;
 // the exceptions say so, and where they keep that record instead (progress
 // reports go to the log of their run).

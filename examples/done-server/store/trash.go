@@ -266,12 +266,9 @@ func (s *Store) ListTrash(ctx context.Context, p Page) (List[TrashItem], error) 
 	return read(ctx, s, Actor{}, func(t *tx) (List[TrashItem], error) {
 		// "~" sorts after every time and every id: the first page starts
 		// before them all.
-		before := []string{"~", "~"}
-		if p.Cursor != "" {
-			var err error
-			if before, err = parseKeyCursor("list_trash", p.Cursor, 2); err != nil {
-				return List[TrashItem]{}, err
-			}
+		before, err := afterKey("list_trash", p.Cursor, "~", "~")
+		if err != nil {
+			return List[TrashItem]{}, err
 		}
 		return pageOf(t, p, func(row scanner) (TrashItem, error) {
 			var it TrashItem

@@ -16,7 +16,7 @@ import (
 // own.
 func TestAuthenticationOnlyReads(t *testing.T) {
 	now := time.Date(2025, 6, 2, 9, 0, 30, 0, time.UTC)
-	s, k, secret := openWithToken(t, &now)
+	s, k, secret := openWithToken(t, &Options{Now: func() time.Time { return now }})
 	ctx := t.Context()
 	if _, _, err := s.Owner(ctx, "olivia"); err != nil {
 		t.Fatal(err)
@@ -54,7 +54,7 @@ func TestAuthenticationOnlyReads(t *testing.T) {
 // never back in time.
 func TestNoteUse(t *testing.T) {
 	now := time.Date(2025, 6, 2, 9, 0, 30, 0, time.UTC)
-	s, _, secret := openWithToken(t, &now)
+	s, _, secret := openWithToken(t, &Options{Now: func() time.Time { return now }})
 	ctx := t.Context()
 	lastUsed := func() string {
 		k, err := s.Authenticate(ctx, secret)
@@ -90,11 +90,11 @@ func TestNoteUse(t *testing.T) {
 	}
 }
 
-// openWithToken opens a new store whose clock reads *now, with a token
-// of a person with full scope, and returns it with its secret.
-func openWithToken(t *testing.T, now *time.Time) (*Store, Token, string) {
+// openWithToken opens a new store with opts, with a token of a person with
+// full scope, and returns it with its secret.
+func openWithToken(t *testing.T, opts *Options) (*Store, Token, string) {
 	t.Helper()
-	s, _, err := Open(t.Context(), t.TempDir(), &Options{Now: func() time.Time { return *now }})
+	s, _, err := Open(t.Context(), t.TempDir(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
