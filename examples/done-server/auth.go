@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 
 	"github.com/mcpeffect/mcpeffect"
@@ -22,34 +21,35 @@ var scopeNames mcpeffect.ScopeNames
 // [auth.TokenInfo.Extra].
 const tokenInfoKey = "done.token"
 
-// verifier checks the bearer tokens of HTTP requests against the store, on
-// every request, so that a revoked token stops working at once.
-func verifier(st *store.Store, logger *slog.Logger) auth.TokenVerifier {
-	return func(ctx context.Context, secret string, _ *http.Request) (*auth.TokenInfo, error) {
-		k, err := st.Authenticate(ctx, secret)
-		if errors.Is(err, store.ErrBadToken) {
-			return nil, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
-		}
-		if err != nil {
-			// RequireBearerToken writes the error in the answer: keep the
-			// details in the log.
-			logger.ErrorContext(ctx, "verifying a token", "err", err)
-			return nil, errors.New("internal error")
-		}
-		return &auth.TokenInfo{
-			Scopes:     []string{scopeNames.Name(k.Scope)},
-			Expiration: k.Expiry(),
-			// go-sdk binds a session to its UserID: another token cannot
-			// take over a session it did not start.
-			UserID: k.ID,
-			Extra:  map[string]any{tokenInfoKey: k},
-		}, nil
+// verify is the [auth.TokenVerifier] of the bearer tokens of HTTP
+// requests: it checks each against the store, on every request, so that a
+// token revoked with revoke_token stops working at once, and one revoked
+// by another process within the store's AuthCache (see [storeOptions]).
+func (d *done) verify(ctx context.Context, secret string, _ *http.Request) (*auth.TokenInfo, error) {
+	k, err := d.authenticate(ctx, stdioCredential{secret: secret})
+	if errors.Is(err, store.ErrBadToken) {
+		return nil, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
 	}
+	if err != nil {
+		// RequireBearerToken writes the error in the answer: keep the
+		// details in the log.
+		d.logger.ErrorContext(ctx, "verifying a token", "err", err)
+		return nil, errors.New("internal error")
+	}
+	return &auth.TokenInfo{
+		Scopes:     []string{scopeNames.Name(k.Scope)},
+		Expiration: k.Expiry(),
+		// go-sdk binds a session to its UserID: another token cannot
+		// take over a session it did not start.
+		UserID: k.ID,
+		Extra:  map[string]any{tokenInfoKey: k},
+	}, nil
 }
 
 // A stdioCredential is how the calls of a stdio connection authenticate:
 // with the secret of DONE_TOKEN, or, without one, as the owner of the data
-// directory (see [store.Store.Owner]).
+// directory (see [store.Store.Owner]). A request over HTTP authenticates
+// with the secret of its bearer token.
 type stdioCredential struct {
 	secret string
 	owner  bool
@@ -58,37 +58,35 @@ type stdioCredential struct {
 type stdioCredentialKey struct{}
 
 // withStdioCredential returns a copy of ctx carrying the credential of a
-// stdio connection, for [identify] to check on every request.
+// stdio connection, for [done.identify] to check on every request.
 func withStdioCredential(ctx context.Context, c stdioCredential) context.Context {
 	return context.WithValue(ctx, stdioCredentialKey{}, c)
 }
 
 type callerKey struct{}
 
-// identify returns receiving middleware that finds the token behind each
+// identify is receiving middleware that finds the token behind each
 // tools/call and puts it in the request's context for the handler (see
-// [caller]). Over HTTP, [verifier] has just checked the token; over stdio,
+// [caller]). Over HTTP, [done.verify] has just checked the token; over stdio,
 // identify checks the connection's token again on every call, so that
 // revoking it takes effect on the next call there too.
-func identify(st *store.Store) mcp.Middleware {
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method != "tools/call" {
-				// Nothing else touches the data, and over HTTP the bearer
-				// token was checked before the request got here.
-				return next(ctx, method, req)
-			}
-			k, err := tokenOf(ctx, st, req)
-			if err != nil {
-				return nil, err
-			}
-			return next(context.WithValue(ctx, callerKey{}, k), method, req)
+func (d *done) identify(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" {
+			// Nothing else touches the data, and over HTTP the bearer
+			// token was checked before the request got here.
+			return next(ctx, method, req)
 		}
+		k, err := d.tokenOf(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return next(context.WithValue(ctx, callerKey{}, k), method, req)
 	}
 }
 
 // tokenOf returns the live token behind req.
-func tokenOf(ctx context.Context, st *store.Store, req mcp.Request) (store.Token, error) {
+func (d *done) tokenOf(ctx context.Context, req mcp.Request) (store.Token, error) {
 	if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
 		if k, ok := extra.TokenInfo.Extra[tokenInfoKey].(store.Token); ok {
 			return k, nil
@@ -99,17 +97,27 @@ func tokenOf(ctx context.Context, st *store.Store, req mcp.Request) (store.Token
 	if !ok {
 		return store.Token{}, errUnauthenticated
 	}
-	var k store.Token
-	var err error
-	if c.owner {
-		k, err = st.AuthenticateOwner(ctx)
-	} else {
-		k, err = st.Authenticate(ctx, c.secret)
-	}
+	k, err := d.authenticate(ctx, c)
 	if errors.Is(err, store.ErrBadToken) {
 		return k, errUnauthenticated
 	}
 	return k, err
+}
+
+// authenticate returns the live token of the credential c, with its use
+// noted (see [store.Store.NoteUse]), or [store.ErrBadToken].
+func (d *done) authenticate(ctx context.Context, c stdioCredential) (store.Token, error) {
+	var k store.Token
+	var err error
+	if c.owner {
+		k, err = d.store.AuthenticateOwner(ctx)
+	} else {
+		k, err = d.store.Authenticate(ctx, c.secret)
+	}
+	if err != nil {
+		return store.Token{}, err
+	}
+	return d.store.NoteUse(ctx, k)
 }
 
 var errUnauthenticated = &jsonrpc.Error{
@@ -118,7 +126,7 @@ var errUnauthenticated = &jsonrpc.Error{
 }
 
 // callerToken returns the token of the caller of the request ctx belongs
-// to. [identify] sees to it that every request has one.
+// to. [done.identify] sees to it that every request has one.
 func callerToken(ctx context.Context) store.Token {
 	k, _ := ctx.Value(callerKey{}).(store.Token)
 	return k

@@ -261,7 +261,7 @@ func TestCalendarFeed(t *testing.T) {
 // answer says who serves it, and an HTTP server on the same data does.
 func TestCalendarLinkOverStdio(t *testing.T) {
 	e := newEnv(t)
-	stdio, _ := newServer(e.store, e.logger, config{})
+	stdio, _ := newDone(e.store, e.logger, config{}).newServer()
 	secret := e.mint("alice", store.Human, mcpeffect.NonDestructive)
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := stdio.Connect(mcpeffect.WithConnectionScope(withStdioCredential(t.Context(), stdioCredential{secret: secret}), mcpeffect.NonDestructive), st, nil)

@@ -122,7 +122,10 @@ type template struct {
 // and its server with the local folder as connector.
 func openDone(t testing.TB, dir string, clock *tickingClock) (*store.Store, *mcp.Server, *mcpeffect.Registry) {
 	t.Helper()
-	st, _, err := store.Open(t.Context(), dir, &store.Options{Now: clock.Now})
+	// The store as done-server serves it, with the proof's clock.
+	opts := storeOptions()
+	opts.Now = clock.Now
+	st, _, err := store.Open(t.Context(), dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +134,7 @@ func openDone(t testing.TB, dir string, clock *tickingClock) (*store.Store, *mcp
 		st.Close()
 		t.Fatal(err)
 	}
-	server, registry := newServer(st, slog.New(slog.DiscardHandler), config{connectors: []connector.Connector{folder}})
+	server, registry := newDone(st, slog.New(slog.DiscardHandler), config{connectors: []connector.Connector{folder}}).newServer()
 	return st, server, registry
 }
 

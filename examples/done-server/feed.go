@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -18,24 +17,27 @@ import (
 // poll a URL, so the secret in the URL is the credential, checked against
 // its hash as tokens are. Anything but a live secret, a revoked or rotated
 // one included, gets the same 404.
-func feedHandler(st *store.Store, logger *slog.Logger) http.Handler {
+func (d *done) feedHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		secret, ok := strings.CutSuffix(r.PathValue("file"), ".ics")
 		if !ok {
 			http.NotFound(w, r)
 			return
 		}
-		f, err := st.Feed(r.Context(), secret)
+		f, err := d.store.Feed(r.Context(), secret)
 		if errors.Is(err, store.ErrNoFeed) {
 			http.NotFound(w, r)
 			return
+		}
+		if err == nil {
+			f.Link, err = d.store.NoteFetch(r.Context(), f.Link)
 		}
 		var body bytes.Buffer
 		if err == nil {
 			_, err = feedCalendar(f).WriteTo(&body)
 		}
 		if err != nil {
-			logger.ErrorContext(r.Context(), "serving a calendar feed", "err", err)
+			d.logger.ErrorContext(r.Context(), "serving a calendar feed", "err", err)
 			http.Error(w, "internal error", http.StatusInternalServerError)
 			return
 		}

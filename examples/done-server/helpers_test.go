@@ -30,6 +30,7 @@ type env struct {
 	t        *testing.T
 	dir      string
 	store    *store.Store
+	done     *done
 	server   *mcp.Server
 	registry *mcpeffect.Registry
 	clock    *clock
@@ -51,7 +52,11 @@ func newEnv(t *testing.T) *env {
 func openEnv(t *testing.T, dir string) *env {
 	t.Helper()
 	c := &clock{now: time.Date(2025, 6, 2, 9, 0, 0, 0, time.UTC)}
-	st, _, err := store.Open(t.Context(), dir, &store.Options{Now: c.Now})
+	// The store as done-server serves it, the cache of tokens included,
+	// with a clock of the test's.
+	opts := storeOptions()
+	opts.Now = c.Now
+	st, _, err := store.Open(t.Context(), dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,8 +69,9 @@ func openEnv(t *testing.T, dir string) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	server, registry := newServer(st, logger, config{baseURL: base, connectors: []connector.Connector{folder}})
-	return &env{t: t, dir: dir, store: st, server: server, registry: registry, clock: c, logger: logger, http: srv, httpURL: base}
+	d := newDone(st, logger, config{baseURL: base, connectors: []connector.Connector{folder}})
+	server, registry := d.newServer()
+	return &env{t: t, dir: dir, store: st, done: d, server: server, registry: registry, clock: c, logger: logger, http: srv, httpURL: base}
 }
 
 // clock is a time source that tests move by hand.
@@ -102,7 +108,7 @@ func (e *env) mint(name string, kind store.Kind, scope mcpeffect.Scope) string {
 func (e *env) connect(secret string) *mcp.ClientSession {
 	e.t.Helper()
 	ctx := e.t.Context()
-	k, err := e.store.Authenticate(ctx, secret)
+	k, err := e.done.authenticate(ctx, stdioCredential{secret: secret})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -130,7 +136,7 @@ func (e *env) clientConnect(t mcp.Transport) *mcp.ClientSession {
 // returns its base URL.
 func (e *env) serveHTTP() string {
 	e.httpOnce.Do(func() {
-		e.http.Config.Handler = httpHandler(e.store, e.server, e.registry, e.logger, e.httpURL)
+		e.http.Config.Handler = e.done.httpHandler(e.server, e.registry)
 		e.http.Start()
 	})
 	return e.httpURL

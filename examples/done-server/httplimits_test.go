@@ -27,7 +27,7 @@ func (e *env) serveLimited(lim httpLimits) string {
 	srv := httptest.NewUnstartedServer(nil)
 	lim.configure(srv.Config)
 	base := "http://" + srv.Listener.Addr().String()
-	srv.Config.Handler = limitedHTTPHandler(e.store, e.server, e.registry, e.logger, base, lim)
+	srv.Config.Handler = newDone(e.store, e.logger, config{baseURL: base}).limitedHTTPHandler(e.server, e.registry, lim)
 	srv.Start()
 	e.t.Cleanup(srv.Close)
 	return base
@@ -68,8 +68,8 @@ func openSession(t *testing.T, base, secret string) (status int, id, body string
 	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), b
 }
 
-// refusal decodes the JSON-RPC error of a refused request.
-func refusal(t *testing.T, body string) (id json.RawMessage, code int64, message string) {
+// rpcRefusal decodes the JSON-RPC error of a refused request.
+func rpcRefusal(t *testing.T, body string) (id json.RawMessage, code int64, message string) {
 	t.Helper()
 	var r struct {
 		ID    json.RawMessage `json:"id"`
@@ -126,7 +126,7 @@ func TestSessionLimits(t *testing.T) {
 			if id != "" {
 				t.Errorf("a refused request opened session %s", id)
 			}
-			reqID, code, msg := refusal(t, body)
+			reqID, code, msg := rpcRefusal(t, body)
 			if string(reqID) != "1" || code != codeTooManySessions {
 				t.Errorf("id %s, code %d; want the initialize's id, 1, and %d", reqID, code, codeTooManySessions)
 			}

@@ -168,7 +168,8 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	}
 
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	st, created, err := store.Open(ctx, *dataDir, nil)
+	defer tuneGC(getenv)()
+	st, created, err := store.Open(ctx, *dataDir, storeOptions())
 	if err != nil {
 		return err
 	}
@@ -179,7 +180,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := config{connectors: []connector.Connector{folder}}
+	d := newDone(st, logger, config{connectors: []connector.Connector{folder}})
 
 	data := shellQuote(*dataDir)
 	if *httpAddr != "" {
@@ -192,16 +193,17 @@ It prints the token's secret, for the header "Authorization: Bearer <secret>".
 
 `, *dataDir, c.prog, data)
 		}
-		return serveHTTP(ctx, st, logger, cfg, *httpAddr)
+		return d.serveHTTP(ctx, *httpAddr)
 	}
 
 	if secret := getenv("DONE_TOKEN"); secret != "" {
-		k, err := st.Authenticate(ctx, secret)
+		cred := stdioCredential{secret: secret}
+		k, err := d.authenticate(ctx, cred)
 		if err != nil {
 			return fmt.Errorf("DONE_TOKEN: %w", err)
 		}
 		c.waiting()
-		return serveStdio(ctx, st, logger, cfg, k, stdioCredential{secret: secret}, maxScope)
+		return d.serveStdio(ctx, k, cred, maxScope)
 	}
 
 	// Without DONE_TOKEN, the person who runs the process on the data
@@ -243,7 +245,7 @@ To serve over HTTP, where every request needs a token (sent as "Authorization: B
 `, where, c.prog, data, k.Name, c.prog, data)
 	}
 	c.waiting()
-	return serveStdio(ctx, st, logger, cfg, k, stdioCredential{owner: true}, maxScope)
+	return d.serveStdio(ctx, k, stdioCredential{owner: true}, maxScope)
 }
 
 // waiting says, on every start over stdio, what the process waits for:

@@ -50,8 +50,9 @@ func newLoggedServer(e *env) *loggedServer {
 	srv := httptest.NewUnstartedServer(nil)
 	e.t.Cleanup(srv.Close)
 	base := "http://" + srv.Listener.Addr().String()
-	server, registry := newServer(e.store, logger, config{baseURL: base})
-	srv.Config.Handler = httpHandler(e.store, server, registry, logger, base)
+	d := newDone(e.store, logger, config{baseURL: base})
+	server, registry := d.newServer()
+	srv.Config.Handler = d.httpHandler(server, registry)
 	srv.Start()
 	return &loggedServer{e: e, server: server, registry: registry, logs: logs, http: srv}
 }

@@ -9,8 +9,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"runtime/debug"
 	"strconv"
+	"testing"
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
@@ -24,7 +26,48 @@ import (
 
 const version = "0.1.0"
 
-// config is what the tools need besides the store.
+// tuneGC sets the garbage collector of a serving process, unless the
+// environment sets it (GOGC, GOMEMLIMIT), and returns what restores the
+// settings it found.
+//
+// go-sdk allocates a lot per call (32 KiB for each JSON value it decodes:
+// see the README's performance section), most of it garbage at once, and
+// with the default GOGC=100 the collector ran often under load. GOGC=400
+// lets the heap grow to five times what is live before it collects:
+// under the load test about 120 MB instead of 40. The memory limit keeps
+// that bounded: near it, the collector runs as often as it must to stay
+// under. It counts the Go heap only, not SQLite's page caches (2 MiB a
+// connection), which modernc.org/sqlite allocates outside it.
+func tuneGC(getenv func(string) string) (restore func()) {
+	var undo []func()
+	if getenv("GOGC") == "" {
+		old := debug.SetGCPercent(400)
+		undo = append(undo, func() { debug.SetGCPercent(old) })
+	}
+	if getenv("GOMEMLIMIT") == "" {
+		old := debug.SetMemoryLimit(256 << 20)
+		undo = append(undo, func() { debug.SetMemoryLimit(old) })
+	}
+	return func() {
+		for _, f := range undo {
+			f()
+		}
+	}
+}
+
+// storeOptions are the options of the store that done-server serves. The
+// README's performance section says what each choice buys and costs.
+func storeOptions() *store.Options {
+	return &store.Options{
+		// A token revoked by the command line (another process) goes on
+		// working here for up to a second; one revoked with revoke_token,
+		// at once. Without the cache, each call read the database: a
+		// quarter of the server's time under load.
+		AuthCache: time.Second,
+	}
+}
+
+// config is what a Done server needs besides its store and its log.
 type config struct {
 	// baseURL is the address of this process's HTTP server, such as
 	// http://127.0.0.1:8080, which serves the calendar feeds; empty when
@@ -35,28 +78,100 @@ type config struct {
 	connectors []connector.Connector
 }
 
-// newServer returns the MCP server of Done over st, and the registry that
+// A done is one Done server: its store, its log, and what its tools and
+// handlers share. Its methods make the MCP server (newServer), the HTTP
+// handler (httpHandler) and the tools (tools.go), and serve them.
+type done struct {
+	store  *store.Store
+	logger *slog.Logger
+	// baseURL is the address of the HTTP server of this process, which
+	// serves the calendar feeds, or empty (see [config]).
+	baseURL string
+	// sources are the connectors, in the order of config.connectors.
+	sources []*source
+	// slots admits the tool calls that run at once (see [done.admit]); nil
+	// admits them all.
+	slots chan struct{}
+	// validateOutputs checks every result against its tool's output
+	// schema (see addTool): on under go test, off when serving.
+	validateOutputs bool
+}
+
+// newDone returns the Done server of st, which logs to logger.
+func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
+	d := &done{
+		store: st, logger: logger, baseURL: cfg.baseURL,
+		slots:           make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+		validateOutputs: testing.Testing(),
+	}
+	for _, c := range cfg.connectors {
+		d.sources = append(d.sources, &source{Connector: c})
+	}
+	return d
+}
+
+// newServer returns the MCP server of Done, and the registry that
 // classifies its tools. Receiving middleware wraps every request, from the
 // outside in: recoverPanics turns a panic of anything below it into an
 // internal error for that one request; noteToken puts the caller's token
 // where the log of a refusal finds it; the registry's middleware refuses
 // the tools that the caller's scope does not allow (and logs it); then
-// identify finds the caller's token for the handler.
-func newServer(st *store.Store, logger *slog.Logger, cfg config) (*mcp.Server, *mcpeffect.Registry) {
-	server, registry := newToolServer(st, logger, cfg)
-	server.AddReceivingMiddleware(
-		recoverPanics(logger),
-		noteToken,
-		registry.Middleware(&mcpeffect.MiddlewareOptions{
-			ScopeNames: scopeNames,
-			OnDenied:   logDenial(logger),
-		}),
-		identify(st),
-	)
+// identify finds the caller's token for the handler; and admit makes the
+// call wait its turn.
+func (d *done) newServer() (*mcp.Server, *mcpeffect.Registry) {
+	server, registry := d.newToolServer()
+	server.AddReceivingMiddleware(d.middleware(registry, registry.Middleware(&mcpeffect.MiddlewareOptions{
+		ScopeNames: scopeNames,
+		OnDenied:   d.logDenial,
+	}))...)
 	return server, registry
 }
 
-// recoverPanics returns receiving middleware that recovers a panic in any
+// middleware returns the receiving middleware of [done.newServer], with
+// check, the registry's middleware, in its place.
+func (d *done) middleware(registry *mcpeffect.Registry, check mcp.Middleware) []mcp.Middleware {
+	return []mcp.Middleware{d.recoverPanics, noteToken, check, d.identify, d.admit(registry)}
+}
+
+// admit returns receiving middleware that lets at most two tool calls a
+// core run at once; the others wait their turn, in the order they came.
+//
+// On a few cores, more calls at once only share them: each goes slower,
+// and a write goes much slower, since its transaction holds the one
+// writer connection while its goroutine waits for a core, and every
+// other write queues behind it. Under the load test's 32 clients on 2
+// cores, writes took 60 to 90 ms at p50 and p99 was over 7 times p50;
+// admitting 4 calls at once, p99 came to 1.7 times p50, and throughput
+// rose by a tenth (see the README's performance section). A call waits
+// in the queue instead, and gives up when its client does.
+//
+// The open-world tools are let through without a turn: they wait on a
+// source outside Done (a disk, a network), not on the CPU or the writer,
+// and a slow source must not hold the turns of every other call. Refused
+// calls never reach the queue: the registry's middleware comes first.
+func (d *done) admit(registry *mcpeffect.Registry) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "tools/call" || d.slots == nil {
+				return next(ctx, method, req)
+			}
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil {
+				if e, ok := registry.Effect(p.Name); ok && e&mcpeffect.OpenWorld != 0 {
+					return next(ctx, method, req)
+				}
+			}
+			select {
+			case d.slots <- struct{}{}:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			defer func() { <-d.slots }()
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// recoverPanics is receiving middleware that recovers a panic in any
 // method handler below it, tool handlers included: go-sdk calls them on
 // the goroutine of the request, inside this middleware, and a panic
 // there would end the whole process, every connection with it. The
@@ -68,56 +183,52 @@ func newServer(st *store.Store, logger *slog.Logger, cfg config) (*mcp.Server, *
 // A panic unwinds through the deferred rollback of a store transaction,
 // so a write in progress is undone; a connector's write, outside the
 // database, may have happened.
-func recoverPanics(logger *slog.Logger) mcp.Middleware {
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
-			defer func() {
-				v := recover()
-				if v == nil {
-					return
-				}
-				incident := rand.Text()[:10]
-				attrs := []any{"method", method, "incident", incident, "panic", fmt.Sprint(v), "stack", string(debug.Stack())}
-				if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil {
-					attrs = append(attrs, "tool", p.Name)
-				}
-				logger.ErrorContext(ctx, "panic in a handler", attrs...)
-				res, err = nil, &jsonrpc.Error{
-					Code:    jsonrpc.CodeInternalError,
-					Message: "done: internal error in " + method + "; the server log has the details, under incident " + incident,
-				}
-			}()
-			return next(ctx, method, req)
-		}
+func (d *done) recoverPanics(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			incident := rand.Text()[:10]
+			attrs := []any{"method", method, "incident", incident, "panic", fmt.Sprint(v), "stack", string(debug.Stack())}
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil {
+				attrs = append(attrs, "tool", p.Name)
+			}
+			d.logger.ErrorContext(ctx, "panic in a handler", attrs...)
+			res, err = nil, &jsonrpc.Error{
+				Code:    jsonrpc.CodeInternalError,
+				Message: "done: internal error in " + method + "; the server log has the details, under incident " + incident,
+			}
+		}()
+		return next(ctx, method, req)
 	}
 }
 
 // logTokenKey is the key of the caller's token in a context, for logs.
 type logTokenKey struct{}
 
-// logDenial returns the function that logs a refused tool call, with the
-// tool, the scope it requires and the one the caller has, and the
-// caller's token when ctx holds it: from [noteToken] or [serveStdio] in
-// the MCP server, from the bearer token's [auth.TokenInfo] in the HTTP
-// challenge, which refuses calls before they reach the server.
-func logDenial(logger *slog.Logger) func(context.Context, *mcpeffect.DeniedError) {
-	return func(ctx context.Context, d *mcpeffect.DeniedError) {
-		attrs := []any{"tool", d.Tool, "granted", d.Granted, "required", d.Required}
-		k, ok := ctx.Value(logTokenKey{}).(store.Token)
-		if ti := auth.TokenInfoFromContext(ctx); !ok && ti != nil {
-			k, ok = ti.Extra[tokenInfoKey].(store.Token)
-		}
-		if ok {
-			attrs = append(attrs, "token_id", k.ID, "token_name", k.Name, "kind", k.Kind)
-		}
-		logger.InfoContext(ctx, "call refused", attrs...)
+// logDenial logs a refused tool call, with the tool, the scope it
+// requires and the one the caller has, and the caller's token when ctx
+// holds it: from [noteToken] or [done.serveStdio] in the MCP server, from
+// the bearer token's [auth.TokenInfo] in the HTTP challenge, which refuses
+// calls before they reach the server.
+func (d *done) logDenial(ctx context.Context, denied *mcpeffect.DeniedError) {
+	attrs := []any{"tool", denied.Tool, "granted", denied.Granted, "required", denied.Required}
+	k, ok := ctx.Value(logTokenKey{}).(store.Token)
+	if ti := auth.TokenInfoFromContext(ctx); !ok && ti != nil {
+		k, ok = ti.Extra[tokenInfoKey].(store.Token)
 	}
+	if ok {
+		attrs = append(attrs, "token_id", k.ID, "token_name", k.Name, "kind", k.Kind)
+	}
+	d.logger.InfoContext(ctx, "call refused", attrs...)
 }
 
 // noteToken is receiving middleware that puts the token of the caller of
 // a request over HTTP in the request's context, for the log of a refused
-// call (the registry's middleware refuses before [identify] runs). A
-// stdio connection has it from [serveStdio] already.
+// call (the registry's middleware refuses before [done.identify] runs). A
+// stdio connection has it from [done.serveStdio] already.
 func noteToken(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
@@ -130,19 +241,15 @@ func noteToken(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // newToolServer returns the MCP server of Done with its tools and no
-// middleware: [newServer] adds the layers that guard it.
-func newToolServer(st *store.Store, logger *slog.Logger, cfg config) (*mcp.Server, *mcpeffect.Registry) {
+// middleware: [done.newServer] adds the layers that guard it.
+func (d *done) newToolServer() (*mcp.Server, *mcpeffect.Registry) {
 	server := mcp.NewServer(&mcp.Implementation{Name: "done", Title: "Done", Version: version}, &mcp.ServerOptions{
 		Instructions: "Done keeps tasks for people and agents. Closing a task that is not auto-close asks a human to approve it. " +
 			"Deleting moves things to the Trash, from where restore_from_trash brings them back.",
-		Logger:      logger,
+		Logger:      d.logger,
 		SchemaCache: resolvedSchemas,
 	})
 	registry := mcpeffect.NewRegistry()
-	d := &done{store: st, logger: logger, baseURL: cfg.baseURL}
-	for _, c := range cfg.connectors {
-		d.sources = append(d.sources, &source{Connector: c})
-	}
 	d.addTools(server, registry)
 	return server, registry
 }
@@ -160,10 +267,9 @@ const (
 	feedPath = "/calendar/"
 )
 
-// httpHandler serves MCP at /mcp, behind bearer tokens, the OAuth
+// httpHandler serves server at /mcp, behind bearer tokens, the OAuth
 // protected resource metadata (RFC 9728) that a client reads to learn
-// which scopes exist, and the calendar feeds. baseURL is the server's own
-// address, such as http://127.0.0.1:8080.
+// which scopes exist, and the calendar feeds, at d's base URL.
 //
 // A request to /mcp goes through these layers: its deadlines are set for
 // streams (see [streamDeadlines]); the bearer token is checked (401
@@ -172,33 +278,41 @@ const (
 // needs, so that a client can ask for it); a request that would open a
 // session past a limit is refused (see [sessionLimiter]); then the MCP
 // server, whose middleware makes the check that counts.
-func httpHandler(st *store.Store, server *mcp.Server, registry *mcpeffect.Registry, logger *slog.Logger, baseURL string) http.Handler {
-	return limitedHTTPHandler(st, server, registry, logger, baseURL, defaultHTTPLimits)
+func (d *done) httpHandler(server *mcp.Server, registry *mcpeffect.Registry) http.Handler {
+	return d.limitedHTTPHandler(server, registry, defaultHTTPLimits)
 }
 
-// limitedHTTPHandler is [httpHandler] with the limits lim.
-func limitedHTTPHandler(st *store.Store, server *mcp.Server, registry *mcpeffect.Registry, logger *slog.Logger, baseURL string, lim httpLimits) http.Handler {
+// limitedHTTPHandler is [done.httpHandler] with the limits lim.
+func (d *done) limitedHTTPHandler(server *mcp.Server, registry *mcpeffect.Registry, lim httpLimits) http.Handler {
+	return d.handlerWith(server, lim, registry.Challenge(&mcpeffect.ChallengeOptions{
+		ResourceMetadataURL: d.baseURL + metadataPath,
+		ScopeNames:          scopeNames,
+		OnDenied:            d.logDenial,
+	}))
+}
+
+// handlerWith is [done.limitedHTTPHandler] with challenge, the step-up
+// challenge, in its place: nil for none.
+func (d *done) handlerWith(server *mcp.Server, lim httpLimits, challenge func(http.Handler) http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(metadataPath, auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
-		Resource:               baseURL + mcpPath,
+		Resource:               d.baseURL + mcpPath,
 		ScopesSupported:        scopeNames.Strings(),
 		BearerMethodsSupported: []string{"header"},
 		ResourceName:           "Done",
 	}))
-	mux.Handle("GET "+feedPath+"{file}", feedHandler(st, logger))
-	challenge := registry.Challenge(&mcpeffect.ChallengeOptions{
-		ResourceMetadataURL: baseURL + metadataPath,
-		ScopeNames:          scopeNames,
-		OnDenied:            logDenial(logger),
-	})
-	sessions := newSessionLimiter(server, lim).wrap(streamableHandlerIdle(server, logger, lim.sessionIdle))
-	mux.Handle(mcpPath, streamDeadlines(lim.write, bearer(st, logger, baseURL)(challenge(sessions))))
-	return recoverHTTP(logger, mux)
+	mux.Handle("GET "+feedPath+"{file}", d.feedHandler())
+	h := newSessionLimiter(server, lim).wrap(d.streamableHandler(server, lim.sessionIdle))
+	if challenge != nil {
+		h = challenge(h)
+	}
+	mux.Handle(mcpPath, streamDeadlines(lim.write, d.bearer()(h)))
+	return recoverHTTP(d.logger, mux)
 }
 
 // recoverHTTP returns next, with a panic in it (in the bearer token's
 // check, say) answered 500 and logged with its stack under an incident
-// id, as [recoverPanics] does for MCP requests. net/http would recover
+// id, as [done.recoverPanics] does for MCP requests. net/http would recover
 // it too, but drop the connection without an answer and log it outside
 // the server's logger. A panic after the answer has begun aborts it: its
 // status is sent already. http.ErrAbortHandler, a deliberate abort, goes
@@ -249,36 +363,30 @@ func (w *statusWriter) Write(p []byte) (int, error) {
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // streamableHandler serves server over Streamable HTTP, closing a session
-// idle for the default limit (see [defaultHTTPLimits]).
-func streamableHandler(server *mcp.Server, logger *slog.Logger) http.Handler {
-	return streamableHandlerIdle(server, logger, defaultHTTPLimits.sessionIdle)
-}
-
-// streamableHandlerIdle is [streamableHandler], closing a session idle for
-// sessionIdle.
-func streamableHandlerIdle(server *mcp.Server, logger *slog.Logger, sessionIdle time.Duration) http.Handler {
+// idle for sessionIdle (see [httpLimits]).
+func (d *done) streamableHandler(server *mcp.Server, sessionIdle time.Duration) http.Handler {
 	// The SDK's protection against DNS rebinding (a request to a loopback
 	// address whose Host is another name is refused) is on by default, and
 	// stays on.
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
-		Logger:         logger,
+		Logger:         d.logger,
 		SessionTimeout: sessionIdle,
 	})
 }
 
 // bearer returns the HTTP middleware that lets through only requests with
 // a live token, answering the others 401 with the address of the metadata.
-func bearer(st *store.Store, logger *slog.Logger, baseURL string) func(http.Handler) http.Handler {
-	return auth.RequireBearerToken(verifier(st, logger), &auth.RequireBearerTokenOptions{
-		ResourceMetadataURL: baseURL + metadataPath,
+func (d *done) bearer() func(http.Handler) http.Handler {
+	return auth.RequireBearerToken(d.verify, &auth.RequireBearerTokenOptions{
+		ResourceMetadataURL: d.baseURL + metadataPath,
 		// Tokens made without an expiry last until revoked.
 		AllowMissingExpiration: true,
 	})
 }
 
-// serveHTTP serves Done over HTTP on addr until ctx is done, with cfg
-// and the address it listens on as its base URL.
-func serveHTTP(ctx context.Context, st *store.Store, logger *slog.Logger, cfg config, addr string) error {
+// serveHTTP serves Done over HTTP on addr until ctx is done, with the
+// address it listens on as d's base URL.
+func (d *done) serveHTTP(ctx context.Context, addr string) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -295,17 +403,16 @@ func serveHTTP(ctx context.Context, st *store.Store, logger *slog.Logger, cfg co
 	default:
 		host = tcp.IP.String()
 	}
-	baseURL := "http://" + net.JoinHostPort(host, strconv.Itoa(tcp.Port))
-	cfg.baseURL = baseURL
-	server, registry := newServer(st, logger, cfg)
+	d.baseURL = "http://" + net.JoinHostPort(host, strconv.Itoa(tcp.Port))
+	server, registry := d.newServer()
 	srv := &http.Server{
-		Handler: httpHandler(st, server, registry, logger, baseURL),
+		Handler: d.httpHandler(server, registry),
 		// What net/http logs itself (a client's malformed request, say)
 		// goes to the same log as the rest.
-		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		ErrorLog: slog.NewLogLogger(d.logger.Handler(), slog.LevelWarn),
 	}
 	defaultHTTPLimits.configure(srv)
-	logger.Info("serving MCP over HTTP", "url", baseURL+mcpPath)
+	d.logger.Info("serving MCP over HTTP", "url", d.baseURL+mcpPath)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -326,11 +433,11 @@ func serveHTTP(ctx context.Context, st *store.Store, logger *slog.Logger, cfg co
 // which are a normal end: nil. cred is how each call authenticates again,
 // so that revoking k takes effect on the next call; the connection may
 // call at most maxScope, whatever k allows.
-func serveStdio(ctx context.Context, st *store.Store, logger *slog.Logger, cfg config, k store.Token, cred stdioCredential, maxScope mcpeffect.Scope) error {
+func (d *done) serveStdio(ctx context.Context, k store.Token, cred stdioCredential, maxScope mcpeffect.Scope) error {
 	scope := min(k.Scope, maxScope)
-	logger.Info("serving MCP over stdio", "token", k.Name, "kind", k.Kind, "owner", k.Owner, "scope", scope)
-	cfg.baseURL = "" // this process serves no HTTP
-	server, _ := newServer(st, logger, cfg)
+	d.logger.Info("serving MCP over stdio", "token", k.Name, "kind", k.Kind, "owner", k.Owner, "scope", scope)
+	d.baseURL = "" // this process serves no HTTP
+	server, _ := d.newServer()
 	// A stdio connection has no bearer token on each request: its scope is
 	// set once, for the whole connection, and so is the token its logs
 	// name.

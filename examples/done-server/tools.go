@@ -2,57 +2,154 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
-	"log/slog"
+	"fmt"
 	"reflect"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpeffect/mcpeffect"
-	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/refusal"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// done holds what the tool handlers share. The handlers are methods, one
-// file per group of tools (tools_tasks.go, tools_steps.go...); each group
-// has an add function that adds its tools to the server, each with its
-// effect, right where the tool is defined.
-type done struct {
-	store  *store.Store
-	logger *slog.Logger
-	// baseURL is the address of the HTTP server of this process, which
-	// serves the calendar feeds, or empty (see [config]).
-	baseURL string
-	// sources are the connectors, in the order of config.connectors.
-	sources []*source
-}
-
 // addTools adds every tool of Done to server, classifying each in
 // registry.
 func (d *done) addTools(server *mcp.Server, registry *mcpeffect.Registry) {
-	d.addTaskTools(server, registry)
-	d.addStepTools(server, registry)
-	d.addCommentTools(server, registry)
-	d.addProjectTools(server, registry)
-	d.addLabelTools(server, registry)
-	d.addApprovalTools(server, registry)
-	d.addTrashTools(server, registry)
-	d.addAccountTools(server, registry)
-	d.addFleetTools(server, registry)
-	d.addDigestTools(server, registry)
-	d.addCalendarTools(server, registry)
-	d.addConnectorTools(server, registry)
+	t := toolbox{server: server, registry: registry, check: d.check, outputs: map[string]*jsonschema.Schema{}, validate: d.validateOutputs}
+	d.addTaskTools(t)
+	d.addStepTools(t)
+	d.addCommentTools(t)
+	d.addProjectTools(t)
+	d.addLabelTools(t)
+	d.addApprovalTools(t)
+	d.addTrashTools(t)
+	d.addAccountTools(t)
+	d.addFleetTools(t)
+	d.addDigestTools(t)
+	d.addCalendarTools(t)
+	d.addConnectorTools(t)
+	server.AddReceivingMiddleware(listOutputSchemas(t.outputs))
+}
+
+// A toolbox is where [addTool] adds tools: a server, the registry that
+// classifies its tools, and the check of their errors.
+type toolbox struct {
+	server   *mcp.Server
+	registry *mcpeffect.Registry
+	check    func(context.Context, error) error
+	// outputs holds the output schema of each tool, which tools/list shows
+	// (see listOutputSchemas); validate says whether each result is
+	// checked against it before it is sent.
+	outputs  map[string]*jsonschema.Schema
+	validate bool
+}
+
+// addTool adds the tool name to t's server with [mcpeffect.AddTool],
+// classified e: the one place where the tool's effect is declared, from
+// which come both its annotations and the scope it needs. Its arguments
+// are In and its result Out, with the schemas of [tool]. h does the
+// tool's work; what it returns goes through [done.check], so that a
+// fault of the server never reaches the caller.
+//
+// A tool whose handler needs the request itself (its session, its
+// progress token) is added with [mcpeffect.AddTool] directly, its handler
+// returning its error through check.
+//
+// The tool is added to go-sdk without its output schema, which tools/list
+// shows all the same (listOutputSchemas): given one, go-sdk checks every
+// result against it, encoding it, decoding it, validating it and encoding
+// it again, about a sixth of Done's CPU under load (see the README's
+// performance section). A result is a value of Out, whose schema is
+// inferred from Out: what could break the schema is a value the types
+// allow and the schema does not, such as a status outside its
+// enumeration. Under go test (done.validateOutputs), every result is
+// checked before it is sent, and a result that breaks its schema fails
+// the call, so that the tests, which call every tool, catch what go-sdk
+// would catch at run time.
+func addTool[In, Out any](t toolbox, name, description string, e mcpeffect.Effect, h func(context.Context, In) (Out, error)) {
+	tl := tool[In, Out](name, description)
+	t.outputs[name] = tl.OutputSchema.(*jsonschema.Schema)
+	tl.OutputSchema = nil
+	validate := t.validate
+	mcpeffect.AddTool(t.server, t.registry, tl, e,
+		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+			out, err := h(ctx, in)
+			if err = t.check(ctx, err); err != nil {
+				return nil, nil, err
+			}
+			if validate {
+				if err := validateOutput(out); err != nil {
+					return nil, nil, fmt.Errorf("done: tool %q: its result breaks its output schema: %w", name, err)
+				}
+			}
+			return nil, out, nil
+		})
+}
+
+// validateOutput checks out against the output schema of its type, as
+// go-sdk would: on its JSON.
+func validateOutput[Out any](out Out) error {
+	t := reflect.TypeFor[Out]()
+	r, ok := resolvedOutputs.Load(t)
+	if !ok {
+		resolved, err := schemaFor[Out]().Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+		if err != nil {
+			return err
+		}
+		r, _ = resolvedOutputs.LoadOrStore(t, resolved)
+	}
+	js, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	var v any
+	if err := json.Unmarshal(js, &v); err != nil {
+		return err
+	}
+	return r.(*jsonschema.Resolved).Validate(v)
+}
+
+// resolvedOutputs holds the resolved output schema of each type that
+// validateOutput checked.
+var resolvedOutputs sync.Map // reflect.Type -> *jsonschema.Resolved
+
+// listOutputSchemas returns receiving middleware that shows, in the
+// answer to tools/list, the output schema of each tool that addTool added
+// without one (see addTool). It copies the tools it changes: go-sdk's own
+// stay as they are.
+func listOutputSchemas(schemas map[string]*jsonschema.Schema) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			list, ok := res.(*mcp.ListToolsResult)
+			if method != "tools/list" || err != nil || !ok {
+				return res, err
+			}
+			shown := *list
+			shown.Tools = make([]*mcp.Tool, len(list.Tools))
+			for i, tool := range list.Tools {
+				if s, ok := schemas[tool.Name]; ok && tool.OutputSchema == nil {
+					t := *tool
+					t.OutputSchema = s
+					tool = &t
+				}
+				shown.Tools[i] = tool
+			}
+			return &shown, nil
+		}
+	}
 }
 
 // check turns an error of the store or of a connector into the error a
-// tool call reports. A refusal of the domain ([store.Error],
-// [connector.Error]) goes to the caller as it is: its message says what is
-// wrong. Anything else is a fault of the server, whose details belong in
-// its log, not in the answer.
+// tool call reports. A refusal ([refusal.Error], which the store and the
+// connectors return alike) goes to the caller as it is: its message says
+// what is wrong. Anything else is a fault of the server, whose details
+// belong in its log, not in the answer.
 func (d *done) check(ctx context.Context, err error) error {
-	var refused *connector.Error
-	if err == nil || store.ErrorCode(err) != 0 || errors.As(err, &refused) || errors.Is(err, context.Canceled) {
+	if err == nil || refusal.CodeOf(err) != 0 || errors.Is(err, context.Canceled) {
 		return err
 	}
 	d.logger.ErrorContext(ctx, "tool call failed", "err", err)
@@ -92,7 +189,7 @@ var enumSchemas = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[store.Period]():       enum(store.Periods...),
 	reflect.TypeFor[store.ApprovalKind](): enum(store.ApprovalKinds...),
 	reflect.TypeFor[runOutcome]():         enum(store.Outcomes...),
-	reflect.TypeFor[artifactKind]():       enum(store.ArtifactKinds...),
+	reflect.TypeFor[store.ArtifactKind](): enum(store.ArtifactKinds...),
 	reflect.TypeFor[mcpeffect.Scope]():    enum(mcpeffect.ReadOnly.String(), mcpeffect.NonDestructive.String(), mcpeffect.Full.String()),
 }
 
@@ -122,3 +219,14 @@ type noArgs struct{}
 type taskArg struct {
 	TaskID string `json:"task_id" jsonschema:"the id of the task"`
 }
+
+// taskPageArgs are the arguments of the tools that list what belongs to
+// one task.
+type taskPageArgs struct {
+	taskArg
+	store.Page
+}
+
+// paged ends the description of every tool that lists: no list is
+// answered whole, so that no answer grows with the data (see store.Page).
+const paged = " One page at a time (limit, 50 by default, at most 200): pass next_cursor back as cursor for the next page."

@@ -5,23 +5,23 @@ import (
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/refusal"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-func (d *done) addAccountTools(s *mcp.Server, r *mcpeffect.Registry) {
-	mcpeffect.AddTool(s, r, tool[noArgs, whoamiResult]("whoami",
-		"Who is behind the token: a person or an agent, its name, and its scope (whether it may write, and delete)."),
+func (d *done) addAccountTools(t toolbox) {
+	addTool(t, "whoami",
+		"Who is behind the token: a person or an agent, its name, and its scope (whether it may write, and delete).",
 		mcpeffect.Read, d.whoami)
-	mcpeffect.AddTool(s, r, tool[noArgs, tokensResult]("list_tokens",
-		"The tokens the caller oversees: its own and, for a person, every agent's (what agents were given or minted), each with who minted it, scope, expiry, last use. Never their secrets, which Done does not keep."),
+	addTool(t, "list_tokens",
+		"The tokens the caller oversees: its own and, for a person, every agent's (what agents were given or minted), each with who minted it, scope, expiry, last use. Never their secrets, which Done does not keep."+paged,
 		mcpeffect.Read, d.listTokens)
 
-	mcpeffect.AddTool(s, r, tool[createTokenArgs, createTokenResult]("create_token",
-		"Mint an API token, for the caller or for an agent, with a scope no wider than what the caller may do (its token's scope, or less on a capped connection). The new token expires at the latest when the caller's does, and revoking the caller's revokes it. The secret is in the answer, once."),
+	addTool(t, "create_token",
+		"Mint an API token, for the caller or for an agent, with a scope no wider than what the caller may do (its token's scope, or less on a capped connection). The new token expires at the latest when the caller's does, and revoking the caller's revokes it. The secret is in the answer, once.",
 		mcpeffect.Write, d.createToken)
-	mcpeffect.AddTool(s, r, tool[tokenArg, store.Token]("revoke_token",
-		"Revoke for good a token the caller oversees (see list_tokens), with every token it minted and every calendar link those made: calls and feeds fail from the next one on."),
+	addTool(t, "revoke_token",
+		"Revoke for good a token the caller oversees (see list_tokens), with every token it minted and every calendar link those made: calls and feeds fail from the next one on.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.revokeToken)
 }
 
@@ -44,10 +44,10 @@ type whoamiResult struct {
 	ExpiresAt string `json:"expires_at,omitempty"`
 }
 
-func (d *done) whoami(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, whoamiResult, error) {
+func (d *done) whoami(ctx context.Context, _ noArgs) (whoamiResult, error) {
 	k := callerToken(ctx)
 	scope := mcpeffect.CallerScopeFromContext(ctx)
-	return nil, whoamiResult{
+	return whoamiResult{
 		TokenID:     k.ID,
 		Name:        k.Name,
 		Kind:        k.Kind,
@@ -61,12 +61,13 @@ func (d *done) whoami(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*m
 }
 
 type tokensResult struct {
-	Tokens []store.Token `json:"tokens"`
+	Tokens     []store.Token `json:"tokens"`
+	NextCursor string        `json:"next_cursor,omitempty"`
 }
 
-func (d *done) listTokens(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, tokensResult, error) {
-	tokens, err := d.store.ListTokens(ctx, caller(ctx))
-	return nil, tokensResult{tokens}, d.check(ctx, err)
+func (d *done) listTokens(ctx context.Context, in store.Page) (tokensResult, error) {
+	l, err := d.store.ListTokens(ctx, caller(ctx), in)
+	return tokensResult{l.Items, l.NextCursor}, err
 }
 
 type createTokenArgs struct {
@@ -82,23 +83,22 @@ type createTokenResult struct {
 	Secret string `json:"secret"`
 }
 
-func (d *done) createToken(ctx context.Context, _ *mcp.CallToolRequest, in createTokenArgs) (*mcp.CallToolResult, createTokenResult, error) {
+func (d *done) createToken(ctx context.Context, in createTokenArgs) (createTokenResult, error) {
 	if in.ExpiresInDays < 0 || in.ExpiresInDays > 3650 {
-		return nil, createTokenResult{}, &store.Error{Code: store.Invalid, Message: "expires_in_days must be between 1 and 3650"}
+		return createTokenResult{}, refusal.New(refusal.Invalid, "expires_in_days must be between 1 and 3650")
 	}
 	// What the call may do, not what the token may: on a connection
 	// capped below its token, a wider token would escape the cap.
 	k, secret, err := d.store.CreateToken(ctx, caller(ctx), mcpeffect.CallerScopeFromContext(ctx), store.NewToken{
 		Name: in.Name, Kind: in.Kind, Scope: in.Scope, TTL: time.Duration(in.ExpiresInDays) * 24 * time.Hour,
 	})
-	return nil, createTokenResult{k, secret}, d.check(ctx, err)
+	return createTokenResult{k, secret}, err
 }
 
 type tokenArg struct {
 	TokenID string `json:"token_id" jsonschema:"the id of the token (from list_tokens)"`
 }
 
-func (d *done) revokeToken(ctx context.Context, _ *mcp.CallToolRequest, in tokenArg) (*mcp.CallToolResult, store.Token, error) {
-	k, err := d.store.RevokeToken(ctx, caller(ctx), in.TokenID)
-	return nil, k, d.check(ctx, err)
+func (d *done) revokeToken(ctx context.Context, in tokenArg) (store.Token, error) {
+	return d.store.RevokeToken(ctx, caller(ctx), in.TokenID)
 }

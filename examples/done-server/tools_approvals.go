@@ -5,29 +5,28 @@ import (
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // approve_task and reject_task change a task's status, so they need a full
 // token; that only a human may decide, whatever the scope, is a rule of the
 // domain, checked by the store on the caller's kind, because a scope says
 // what a token may do, not whose it is.
-func (d *done) addApprovalTools(s *mcp.Server, r *mcpeffect.Registry) {
-	mcpeffect.AddTool(s, r, tool[noArgs, approvalsResult]("list_pending_approvals",
-		"Approval requests waiting for a human: tasks to close, and what agents asked to have validated."),
+func (d *done) addApprovalTools(t toolbox) {
+	addTool(t, "list_pending_approvals",
+		"Approval requests waiting for a human: tasks to close, and what agents asked to have validated."+paged,
 		mcpeffect.Read, d.listPendingApprovals)
-	mcpeffect.AddTool(s, r, tool[approvalArg, store.ApprovalDetail]("get_approval",
-		"One approval request: who asked and why, the run the agent asked from with what it produced (the evidence), and the decision if there is one."),
+	addTool(t, "get_approval",
+		"One approval request: who asked and why, the run the agent asked from with what it produced (the evidence), and the decision if there is one.",
 		mcpeffect.Read, d.getApproval)
 
-	mcpeffect.AddTool(s, r, tool[requestApprovalArgs, store.Approval]("request_approval",
-		"Ask a human to validate something before going on: a risky step (kind other), or closing the task (kind close), which needs no more than a non-destructive token because it changes nothing: once a human approves it, the task is done. A task has one pending close request at most; each call makes a new request."),
+	addTool(t, "request_approval",
+		"Ask a human to validate something before going on: a risky step (kind other), or closing the task (kind close), which needs no more than a non-destructive token because it changes nothing: once a human approves it, the task is done. A task has one pending close request at most; each call makes a new request.",
 		mcpeffect.Write, d.requestApproval)
-	mcpeffect.AddTool(s, r, tool[approveTaskArgs, store.Decision]("approve_task",
-		"A human grants the approval request approval_id, the one they reviewed: for a close request the task becomes done. Refused if that request is no longer pending (replaced by another in between, say). Human tokens only: agents are refused whatever their scope."),
+	addTool(t, "approve_task",
+		"A human grants the approval request approval_id, the one they reviewed: for a close request the task becomes done. Refused if that request is no longer pending (replaced by another in between, say). Human tokens only: agents are refused whatever their scope.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.approveTask)
-	mcpeffect.AddTool(s, r, tool[rejectTaskArgs, store.Decision]("reject_task",
-		"A human refuses the approval request approval_id, with a reason: for a close request a task awaiting approval goes back to open. Refused if that request is no longer pending. Human tokens only: agents are refused whatever their scope."),
+	addTool(t, "reject_task",
+		"A human refuses the approval request approval_id, with a reason: for a close request a task awaiting approval goes back to open. Refused if that request is no longer pending. Human tokens only: agents are refused whatever their scope.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.rejectTask)
 }
 
@@ -36,17 +35,17 @@ type approvalArg struct {
 }
 
 type approvalsResult struct {
-	Approvals []store.Approval `json:"approvals"`
+	Approvals  []store.Approval `json:"approvals"`
+	NextCursor string           `json:"next_cursor,omitempty"`
 }
 
-func (d *done) listPendingApprovals(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, approvalsResult, error) {
-	approvals, err := d.store.ListPendingApprovals(ctx)
-	return nil, approvalsResult{approvals}, d.check(ctx, err)
+func (d *done) listPendingApprovals(ctx context.Context, in store.Page) (approvalsResult, error) {
+	l, err := d.store.ListPendingApprovals(ctx, in)
+	return approvalsResult{l.Items, l.NextCursor}, err
 }
 
-func (d *done) getApproval(ctx context.Context, _ *mcp.CallToolRequest, in approvalArg) (*mcp.CallToolResult, store.ApprovalDetail, error) {
-	a, err := d.store.GetApproval(ctx, in.ApprovalID)
-	return nil, a, d.check(ctx, err)
+func (d *done) getApproval(ctx context.Context, in approvalArg) (store.ApprovalDetail, error) {
+	return d.store.GetApproval(ctx, in.ApprovalID)
 }
 
 type requestApprovalArgs struct {
@@ -56,9 +55,8 @@ type requestApprovalArgs struct {
 	Reason string             `json:"reason" jsonschema:"what the human should validate, and the evidence for it"`
 }
 
-func (d *done) requestApproval(ctx context.Context, _ *mcp.CallToolRequest, in requestApprovalArgs) (*mcp.CallToolResult, store.Approval, error) {
-	a, err := d.store.RequestApproval(ctx, caller(ctx), in.TaskID, in.StepID, in.Kind, in.Reason)
-	return nil, a, d.check(ctx, err)
+func (d *done) requestApproval(ctx context.Context, in requestApprovalArgs) (store.Approval, error) {
+	return d.store.RequestApproval(ctx, caller(ctx), in.TaskID, in.StepID, in.Kind, in.Reason)
 }
 
 type approveTaskArgs struct {
@@ -67,9 +65,8 @@ type approveTaskArgs struct {
 	Note       string `json:"note,omitempty"`
 }
 
-func (d *done) approveTask(ctx context.Context, _ *mcp.CallToolRequest, in approveTaskArgs) (*mcp.CallToolResult, store.Decision, error) {
-	dec, err := d.store.ApproveTask(ctx, caller(ctx), in.TaskID, in.ApprovalID, in.Note)
-	return nil, dec, d.check(ctx, err)
+func (d *done) approveTask(ctx context.Context, in approveTaskArgs) (store.Decision, error) {
+	return d.store.ApproveTask(ctx, caller(ctx), in.TaskID, in.ApprovalID, in.Note)
 }
 
 type rejectTaskArgs struct {
@@ -78,7 +75,6 @@ type rejectTaskArgs struct {
 	Reason     string `json:"reason" jsonschema:"why the task is refused"`
 }
 
-func (d *done) rejectTask(ctx context.Context, _ *mcp.CallToolRequest, in rejectTaskArgs) (*mcp.CallToolResult, store.Decision, error) {
-	dec, err := d.store.RejectTask(ctx, caller(ctx), in.TaskID, in.ApprovalID, in.Reason)
-	return nil, dec, d.check(ctx, err)
+func (d *done) rejectTask(ctx context.Context, in rejectTaskArgs) (store.Decision, error) {
+	return d.store.RejectTask(ctx, caller(ctx), in.TaskID, in.ApprovalID, in.Reason)
 }

@@ -5,53 +5,45 @@ import (
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A calendar link is a secret URL of an iCalendar feed, served by the HTTP
 // server (feed.go) to calendar applications, which know no other
 // credential. Its secret is shown once, when the link is made.
-func (d *done) addCalendarTools(s *mcp.Server, r *mcpeffect.Registry) {
-	mcpeffect.AddTool(s, r, tool[noArgs, linksResult]("list_calendar_links",
-		"The calendar feed links the caller oversees, its own and, for a person, those agents made: live and revoked, whether each still answers, when it was last fetched. Never their secrets, which Done does not keep."),
+func (d *done) addCalendarTools(t toolbox) {
+	addTool(t, "list_calendar_links",
+		"The calendar feed links the caller oversees, its own and, for a person, those agents made: live and revoked, whether each still answers, when it was last fetched. Never their secrets, which Done does not keep."+paged,
 		mcpeffect.Read, d.listCalendarLinks)
-	mcpeffect.AddTool(s, r, tool[agendaArgs, store.Agenda]("get_agenda",
-		"Tasks due or scheduled between two dates, in time order: the calendar as data. By default the seven days from today (UTC)."),
+	addTool(t, "get_agenda",
+		"Tasks due or scheduled between two dates, in time order: the calendar as data. By default the seven days from today (UTC)."+paged,
 		mcpeffect.Read, d.getAgenda)
 
-	mcpeffect.AddTool(s, r, tool[createLinkArgs, calendarLinkResult]("create_calendar_link",
-		"Mint a secret iCalendar feed URL of the tasks of a project, or of the caller's own tasks, for a calendar application to subscribe to: due dates and schedules. The feed answers only while the token that made it is live. The secret is in the answer, once; each call mints another link."),
+	addTool(t, "create_calendar_link",
+		"Mint a secret iCalendar feed URL of the tasks of a project, or of the caller's own tasks, for a calendar application to subscribe to: due dates and schedules. The feed answers only while the token that made it is live. The secret is in the answer, once; each call mints another link.",
 		mcpeffect.Write, d.createCalendarLink)
-	mcpeffect.AddTool(s, r, tool[linkArg, calendarLinkResult]("rotate_calendar_link",
-		"Revoke a feed URL at once and mint a new secret one in its place, for the same tasks. A link is rotated once: rotating it again is refused; rotate the new one."),
+	addTool(t, "rotate_calendar_link",
+		"Revoke a feed URL at once and mint a new secret one in its place, for the same tasks. A link is rotated once: rotating it again is refused; rotate the new one.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.rotateCalendarLink)
-	mcpeffect.AddTool(s, r, tool[linkArg, store.CalendarLink]("revoke_calendar_link",
-		"Revoke a feed URL for good, the caller's own or, for a person, one an agent made: it answers nothing from the next request on. No-op if already revoked."),
+	addTool(t, "revoke_calendar_link",
+		"Revoke a feed URL for good, the caller's own or, for a person, one an agent made: it answers nothing from the next request on. No-op if already revoked.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.revokeCalendarLink)
-	mcpeffect.AddTool(s, r, tool[scheduleTaskArgs, store.Task]("schedule_task",
-		"Plan a task on days (start and end dates, both included) or at times (RFC 3339); it then shows in feeds and agendas. Without start, the task is no longer scheduled."),
+	addTool(t, "schedule_task",
+		"Plan a task on days (start and end dates, both included) or at times (RFC 3339); it then shows in feeds and agendas. Without start, the task is no longer scheduled.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.scheduleTask)
 }
 
 type linksResult struct {
-	Links []store.CalendarLink `json:"links"`
+	Links      []store.CalendarLink `json:"links"`
+	NextCursor string               `json:"next_cursor,omitempty"`
 }
 
-func (d *done) listCalendarLinks(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, linksResult, error) {
-	links, err := d.store.ListCalendarLinks(ctx, caller(ctx))
-	return nil, linksResult{links}, d.check(ctx, err)
+func (d *done) listCalendarLinks(ctx context.Context, in store.Page) (linksResult, error) {
+	l, err := d.store.ListCalendarLinks(ctx, caller(ctx), in)
+	return linksResult{l.Items, l.NextCursor}, err
 }
 
-type agendaArgs struct {
-	From      string `json:"from,omitempty" jsonschema:"the first day, 2025-06-30; today by default"`
-	To        string `json:"to,omitempty" jsonschema:"the last day, included; a week after from by default; at most 92 days after it"`
-	ProjectID string `json:"project_id,omitempty" jsonschema:"only tasks of this project"`
-	Mine      bool   `json:"mine,omitempty" jsonschema:"only tasks assigned to the caller"`
-}
-
-func (d *done) getAgenda(ctx context.Context, _ *mcp.CallToolRequest, in agendaArgs) (*mcp.CallToolResult, store.Agenda, error) {
-	a, err := d.store.Agenda(ctx, caller(ctx), store.AgendaFilter{From: in.From, To: in.To, ProjectID: in.ProjectID, Mine: in.Mine})
-	return nil, a, d.check(ctx, err)
+func (d *done) getAgenda(ctx context.Context, in store.AgendaFilter) (store.Agenda, error) {
+	return d.store.Agenda(ctx, caller(ctx), in)
 }
 
 type createLinkArgs struct {
@@ -82,29 +74,28 @@ func (d *done) linkResult(link store.CalendarLink, secret string) calendarLinkRe
 	return res
 }
 
-func (d *done) createCalendarLink(ctx context.Context, _ *mcp.CallToolRequest, in createLinkArgs) (*mcp.CallToolResult, calendarLinkResult, error) {
+func (d *done) createCalendarLink(ctx context.Context, in createLinkArgs) (calendarLinkResult, error) {
 	link, secret, err := d.store.CreateCalendarLink(ctx, caller(ctx), in.ProjectID, in.Name)
 	if err != nil {
-		return nil, calendarLinkResult{}, d.check(ctx, err)
+		return calendarLinkResult{}, err
 	}
-	return nil, d.linkResult(link, secret), nil
+	return d.linkResult(link, secret), nil
 }
 
 type linkArg struct {
 	LinkID string `json:"link_id" jsonschema:"the id of the calendar link (from list_calendar_links)"`
 }
 
-func (d *done) rotateCalendarLink(ctx context.Context, _ *mcp.CallToolRequest, in linkArg) (*mcp.CallToolResult, calendarLinkResult, error) {
+func (d *done) rotateCalendarLink(ctx context.Context, in linkArg) (calendarLinkResult, error) {
 	link, secret, err := d.store.RotateCalendarLink(ctx, caller(ctx), in.LinkID)
 	if err != nil {
-		return nil, calendarLinkResult{}, d.check(ctx, err)
+		return calendarLinkResult{}, err
 	}
-	return nil, d.linkResult(link, secret), nil
+	return d.linkResult(link, secret), nil
 }
 
-func (d *done) revokeCalendarLink(ctx context.Context, _ *mcp.CallToolRequest, in linkArg) (*mcp.CallToolResult, store.CalendarLink, error) {
-	link, err := d.store.RevokeCalendarLink(ctx, caller(ctx), in.LinkID)
-	return nil, link, d.check(ctx, err)
+func (d *done) revokeCalendarLink(ctx context.Context, in linkArg) (store.CalendarLink, error) {
+	return d.store.RevokeCalendarLink(ctx, caller(ctx), in.LinkID)
 }
 
 type scheduleTaskArgs struct {
@@ -113,7 +104,6 @@ type scheduleTaskArgs struct {
 	End    string `json:"end,omitempty" jsonschema:"the last day, included, or the end time; by default the start day, or an hour after the start time"`
 }
 
-func (d *done) scheduleTask(ctx context.Context, _ *mcp.CallToolRequest, in scheduleTaskArgs) (*mcp.CallToolResult, store.Task, error) {
-	task, err := d.store.ScheduleTask(ctx, caller(ctx), in.TaskID, in.Start, in.End)
-	return nil, task, d.check(ctx, err)
+func (d *done) scheduleTask(ctx context.Context, in scheduleTaskArgs) (store.Task, error) {
+	return d.store.ScheduleTask(ctx, caller(ctx), in.TaskID, in.Start, in.End)
 }

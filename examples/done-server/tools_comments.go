@@ -5,22 +5,21 @@ import (
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-func (d *done) addCommentTools(s *mcp.Server, r *mcpeffect.Registry) {
-	mcpeffect.AddTool(s, r, tool[taskArg, commentsResult]("list_comments",
-		"The comment thread of a task, oldest first."),
+func (d *done) addCommentTools(t toolbox) {
+	addTool(t, "list_comments",
+		"The comment thread of a task, oldest first."+paged,
 		mcpeffect.Read, d.listComments)
 
-	mcpeffect.AddTool(s, r, tool[commentOnTaskArgs, store.Comment]("comment_on_task",
-		"Post a comment on a task, signed with the caller's name."),
+	addTool(t, "comment_on_task",
+		"Post a comment on a task, signed with the caller's name.",
 		mcpeffect.Write, d.commentOnTask)
-	mcpeffect.AddTool(s, r, tool[editCommentArgs, store.Comment]("edit_comment",
-		"Replace the body of one of the caller's own comments; the activity log keeps the old body."),
+	addTool(t, "edit_comment",
+		"Replace the body of one of the caller's own comments; the activity log keeps the old body.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.editComment)
-	mcpeffect.AddTool(s, r, tool[commentArg, store.TrashItem]("delete_comment",
-		"Move a comment to the Trash, from where restore_from_trash brings it back; no-op if already there."),
+	addTool(t, "delete_comment",
+		"Move a comment to the Trash, from where restore_from_trash brings it back; no-op if already there.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.deleteComment)
 }
 
@@ -29,12 +28,13 @@ type commentArg struct {
 }
 
 type commentsResult struct {
-	Comments []store.Comment `json:"comments"`
+	Comments   []store.Comment `json:"comments"`
+	NextCursor string          `json:"next_cursor,omitempty"`
 }
 
-func (d *done) listComments(ctx context.Context, _ *mcp.CallToolRequest, in taskArg) (*mcp.CallToolResult, commentsResult, error) {
-	comments, err := d.store.ListComments(ctx, in.TaskID)
-	return nil, commentsResult{comments}, d.check(ctx, err)
+func (d *done) listComments(ctx context.Context, in taskPageArgs) (commentsResult, error) {
+	l, err := d.store.ListComments(ctx, in.TaskID, in.Page)
+	return commentsResult{l.Items, l.NextCursor}, err
 }
 
 type commentOnTaskArgs struct {
@@ -42,9 +42,8 @@ type commentOnTaskArgs struct {
 	Body   string `json:"body" jsonschema:"the comment"`
 }
 
-func (d *done) commentOnTask(ctx context.Context, _ *mcp.CallToolRequest, in commentOnTaskArgs) (*mcp.CallToolResult, store.Comment, error) {
-	c, err := d.store.CommentOnTask(ctx, caller(ctx), in.TaskID, in.Body)
-	return nil, c, d.check(ctx, err)
+func (d *done) commentOnTask(ctx context.Context, in commentOnTaskArgs) (store.Comment, error) {
+	return d.store.CommentOnTask(ctx, caller(ctx), in.TaskID, in.Body)
 }
 
 type editCommentArgs struct {
@@ -52,12 +51,10 @@ type editCommentArgs struct {
 	Body      string `json:"body" jsonschema:"the new body, which replaces the old"`
 }
 
-func (d *done) editComment(ctx context.Context, _ *mcp.CallToolRequest, in editCommentArgs) (*mcp.CallToolResult, store.Comment, error) {
-	c, err := d.store.EditComment(ctx, caller(ctx), in.CommentID, in.Body)
-	return nil, c, d.check(ctx, err)
+func (d *done) editComment(ctx context.Context, in editCommentArgs) (store.Comment, error) {
+	return d.store.EditComment(ctx, caller(ctx), in.CommentID, in.Body)
 }
 
-func (d *done) deleteComment(ctx context.Context, _ *mcp.CallToolRequest, in commentArg) (*mcp.CallToolResult, store.TrashItem, error) {
-	item, err := d.store.DeleteComment(ctx, caller(ctx), in.CommentID)
-	return nil, item, d.check(ctx, err)
+func (d *done) deleteComment(ctx context.Context, in commentArg) (store.TrashItem, error) {
+	return d.store.DeleteComment(ctx, caller(ctx), in.CommentID)
 }

@@ -2,43 +2,41 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/refusal"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // search_context, read_context and save_context call connectors, and so
 // reach outside Done's database: they are the open-world tools. The others
 // of the group keep to the database, handling refs without calling out.
-func (d *done) addConnectorTools(s *mcp.Server, r *mcpeffect.Registry) {
-	mcpeffect.AddTool(s, r, tool[noArgs, connectorsResult]("list_connectors",
-		"The connected sources of documents (a local folder by default; Drive, Slack or Notion once plugged in), and how their last call went. It calls none of them."),
+func (d *done) addConnectorTools(t toolbox) {
+	addTool(t, "list_connectors",
+		"The connected sources of documents (a local folder by default; Drive, Slack or Notion once plugged in), and how their last call went. It calls none of them.",
 		mcpeffect.Read, d.listConnectors)
-	mcpeffect.AddTool(s, r, tool[searchContextArgs, searchContextResult]("search_context",
-		"Search the connected sources for documents and messages whose title or text holds the query, ignoring case; each result has the ref that read_context and attach_context_to_task take. A search reads a bounded amount of each source, newest first; incomplete says what it left out."),
+	addTool(t, "search_context",
+		"Search the connected sources for documents and messages whose title or text holds the query, ignoring case; each result has the ref that read_context and attach_context_to_task take. A search reads a bounded amount of each source, newest first; incomplete says what it left out.",
 		mcpeffect.Read|mcpeffect.OpenWorld, d.searchContext)
-	mcpeffect.AddTool(s, r, tool[refArg, contextDocument]("read_context",
-		"Read one document of a connected source, by its ref (from search_context or list_task_context)."),
+	addTool(t, "read_context",
+		"Read one document of a connected source, by its ref (from search_context or list_task_context).",
 		mcpeffect.Read|mcpeffect.OpenWorld, d.readContext)
-	mcpeffect.AddTool(s, r, tool[taskArg, taskContextResult]("list_task_context",
-		"The references to documents attached to a task, as stored in Done; the documents are not fetched."),
+	addTool(t, "list_task_context",
+		"The references to documents attached to a task, as stored in Done; the documents are not fetched."+paged,
 		mcpeffect.Read, d.listTaskContext)
 
-	mcpeffect.AddTool(s, r, tool[saveContextArgs, contextDocument]("save_context",
-		"Write a new note or document into a connected source (a Markdown file of the local folder by default). Each call makes a new one; nothing is overwritten. The local folder has a quota of documents and bytes."),
+	addTool(t, "save_context",
+		"Write a new note or document into a connected source (a Markdown file of the local folder by default). Each call makes a new one; nothing is overwritten. The local folder has a quota of documents and bytes.",
 		mcpeffect.Write|mcpeffect.OpenWorld, d.saveContext)
-	mcpeffect.AddTool(s, r, tool[attachContextArgs, taskContextResult]("attach_context_to_task",
-		"Store a reference to a document (a ref from search_context) on a task; no-op if it is there. The document is not fetched."),
+	addTool(t, "attach_context_to_task",
+		"Store a reference to a document (a ref from search_context) on a task; no-op if it is there. The document is not fetched. A task holds 100 references at most.",
 		mcpeffect.Idempotent, d.attachContext)
-	mcpeffect.AddTool(s, r, tool[taskRefArgs, taskContextResult]("detach_context_from_task",
-		"Remove a reference from a task; the document itself is untouched. No-op if the reference is not there."),
+	addTool(t, "detach_context_from_task",
+		"Remove a reference from a task; the document itself is untouched. No-op if the reference is not there.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.detachContext)
 }
 
@@ -60,8 +58,7 @@ func (s *source) note(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lastCall = time.Now()
-	var ce *connector.Error
-	s.failed = err != nil && !errors.As(err, &ce)
+	s.failed = err != nil && refusal.CodeOf(err) == 0
 }
 
 // source returns the source called name, or an error for the caller.
@@ -75,14 +72,14 @@ func (d *done) source(name string) (*source, error) {
 	for _, s := range d.sources {
 		names = append(names, s.Info().Name)
 	}
-	return nil, &store.Error{Code: store.Invalid, Message: fmt.Sprintf("no connector is called %q: list_connectors lists them (%s)", name, strings.Join(names, ", "))}
+	return nil, refusal.New(refusal.Invalid, "no connector is called %q: list_connectors lists them (%s)", name, strings.Join(names, ", "))
 }
 
 // parseRef returns the source and the document id that ref names.
 func (d *done) parseRef(ref string) (*source, string, error) {
 	name, id, ok := strings.Cut(ref, ":")
 	if !ok {
-		return nil, "", &store.Error{Code: store.Invalid, Message: fmt.Sprintf("ref %q is not a reference: want connector:id, such as local:notes/plan.md, as search_context gives", ref)}
+		return nil, "", refusal.New(refusal.Invalid, "ref %q is not a reference: want connector:id, such as local:notes/plan.md, as search_context gives", ref)
 	}
 	s, err := d.source(name)
 	return s, id, err
@@ -102,7 +99,7 @@ type connectorsResult struct {
 	Connectors []connectorStatus `json:"connectors"`
 }
 
-func (d *done) listConnectors(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, connectorsResult, error) {
+func (d *done) listConnectors(ctx context.Context, _ noArgs) (connectorsResult, error) {
 	res := connectorsResult{Connectors: []connectorStatus{}}
 	for _, s := range d.sources {
 		st := connectorStatus{Info: s.Info(), Status: "unused"}
@@ -116,7 +113,7 @@ func (d *done) listConnectors(ctx context.Context, _ *mcp.CallToolRequest, _ noA
 		s.mu.Unlock()
 		res.Connectors = append(res.Connectors, st)
 	}
-	return nil, res, nil
+	return res, nil
 }
 
 // A contextDocument is a document of a source, named by its ref.
@@ -146,29 +143,28 @@ type searchContextResult struct {
 	Incomplete []string `json:"incomplete,omitempty"`
 }
 
-func (d *done) searchContext(ctx context.Context, _ *mcp.CallToolRequest, in searchContextArgs) (*mcp.CallToolResult, searchContextResult, error) {
+func (d *done) searchContext(ctx context.Context, in searchContextArgs) (searchContextResult, error) {
 	res := searchContextResult{Results: []contextDocument{}}
 	switch {
 	case in.Limit == 0:
 		in.Limit = 10
 	case in.Limit < 0 || in.Limit > 50:
-		return nil, res, &store.Error{Code: store.Invalid, Message: fmt.Sprintf("limit %d is out of range: want 1 to 50", in.Limit)}
+		return res, refusal.New(refusal.Invalid, "limit %d is out of range: want 1 to 50", in.Limit)
 	}
 	sources := d.sources
 	if in.Connector != "" {
 		s, err := d.source(in.Connector)
 		if err != nil {
-			return nil, res, err
+			return res, err
 		}
 		sources = []*source{s}
 	}
 	for _, s := range sources {
 		found, err := s.Search(ctx, in.Query, in.Limit)
 		s.note(err)
-		var ce *connector.Error
 		switch {
-		case errors.As(err, &ce):
-			return nil, res, err
+		case refusal.CodeOf(err) != 0:
+			return res, err
 		case err != nil:
 			// One source down does not hide what the others found.
 			d.logger.ErrorContext(ctx, "searching a connector", "connector", s.Info().Name, "err", err)
@@ -183,59 +179,58 @@ func (d *done) searchContext(ctx context.Context, _ *mcp.CallToolRequest, in sea
 		}
 	}
 	if len(res.Failed) == len(sources) {
-		return nil, res, fmt.Errorf("no source could be searched (%s); the server log has the details", strings.Join(res.Failed, ", "))
+		return res, refusal.New(refusal.Unavailable, "no source could be searched (%s); the server log has the details", strings.Join(res.Failed, ", "))
 	}
-	return nil, res, nil
+	return res, nil
 }
 
 type refArg struct {
 	Ref string `json:"ref" jsonschema:"the reference of a document, such as local:notes/plan.md"`
 }
 
-func (d *done) readContext(ctx context.Context, _ *mcp.CallToolRequest, in refArg) (*mcp.CallToolResult, contextDocument, error) {
+func (d *done) readContext(ctx context.Context, in refArg) (contextDocument, error) {
 	s, id, err := d.parseRef(in.Ref)
 	if err != nil {
-		return nil, contextDocument{}, err
+		return contextDocument{}, err
 	}
 	doc, err := s.Read(ctx, id)
 	s.note(err)
 	if err != nil {
-		return nil, contextDocument{}, d.check(ctx, err)
+		return contextDocument{}, err
 	}
-	return nil, document(s, doc), nil
+	return document(s, doc), nil
 }
 
 type taskContextResult struct {
-	Refs []store.ContextRef `json:"refs"`
+	Refs       []store.ContextRef `json:"refs"`
+	NextCursor string             `json:"next_cursor,omitempty"`
 }
 
-func (d *done) listTaskContext(ctx context.Context, _ *mcp.CallToolRequest, in taskArg) (*mcp.CallToolResult, taskContextResult, error) {
-	refs, err := d.store.TaskContext(ctx, in.TaskID)
-	return nil, taskContextResult{refs}, d.check(ctx, err)
+func (d *done) listTaskContext(ctx context.Context, in taskPageArgs) (taskContextResult, error) {
+	l, err := d.store.TaskContext(ctx, in.TaskID, in.Page)
+	return taskContextResult{l.Items, l.NextCursor}, err
 }
 
 type saveContextArgs struct {
-	Title     string `json:"title" jsonschema:"the title of the new document, one line"`
-	Text      string `json:"text" jsonschema:"its text, Markdown for the local folder"`
+	connector.Draft
 	Connector string `json:"connector,omitempty" jsonschema:"the source to write into; by default the first (local)"`
-	Folder    string `json:"folder,omitempty" jsonschema:"where in the source, such as notes/2025; by default its top"`
 }
 
-func (d *done) saveContext(ctx context.Context, _ *mcp.CallToolRequest, in saveContextArgs) (*mcp.CallToolResult, contextDocument, error) {
+func (d *done) saveContext(ctx context.Context, in saveContextArgs) (contextDocument, error) {
 	if len(d.sources) == 0 {
-		return nil, contextDocument{}, errors.New("no connector is configured")
+		return contextDocument{}, refusal.New(refusal.Unavailable, "no connector is configured")
 	}
 	s := d.sources[0]
 	if in.Connector != "" {
 		var err error
 		if s, err = d.source(in.Connector); err != nil {
-			return nil, contextDocument{}, err
+			return contextDocument{}, err
 		}
 	}
-	doc, err := s.Save(ctx, connector.Draft{Title: in.Title, Text: in.Text, Folder: in.Folder})
+	doc, err := s.Save(ctx, in.Draft)
 	s.note(err)
 	if err != nil {
-		return nil, contextDocument{}, d.check(ctx, err)
+		return contextDocument{}, err
 	}
 	res := document(s, doc)
 	// The document is saved outside Done and cannot be rolled back with a
@@ -243,9 +238,9 @@ func (d *done) saveContext(ctx context.Context, _ *mcp.CallToolRequest, in saveC
 	// nothing happened.
 	if err := d.store.RecordContextSaved(ctx, caller(ctx), res.Ref, doc.Title); err != nil {
 		d.logger.ErrorContext(ctx, "recording a saved document", "ref", res.Ref, "err", err)
-		return nil, res, fmt.Errorf("the document was saved as %s, but recording that in the activity log failed; the server log has the details", res.Ref)
+		return res, refusal.New(refusal.Unavailable, "the document was saved as %s, but recording that in the activity log failed; the server log has the details", res.Ref)
 	}
-	return nil, res, nil
+	return res, nil
 }
 
 type attachContextArgs struct {
@@ -254,14 +249,14 @@ type attachContextArgs struct {
 	Title  string `json:"title,omitempty" jsonschema:"the title of the document, to show without fetching it"`
 }
 
-func (d *done) attachContext(ctx context.Context, _ *mcp.CallToolRequest, in attachContextArgs) (*mcp.CallToolResult, taskContextResult, error) {
+func (d *done) attachContext(ctx context.Context, in attachContextArgs) (taskContextResult, error) {
 	// Only the connector's name is checked: the document is not fetched,
 	// so that this tool stays inside Done.
 	if _, _, err := d.parseRef(in.Ref); err != nil {
-		return nil, taskContextResult{}, err
+		return taskContextResult{}, err
 	}
 	refs, err := d.store.AttachContext(ctx, caller(ctx), in.TaskID, in.Ref, in.Title)
-	return nil, taskContextResult{refs}, d.check(ctx, err)
+	return taskContextResult{Refs: refs}, err
 }
 
 type taskRefArgs struct {
@@ -269,7 +264,7 @@ type taskRefArgs struct {
 	Ref    string `json:"ref" jsonschema:"the reference to remove, as list_task_context shows it"`
 }
 
-func (d *done) detachContext(ctx context.Context, _ *mcp.CallToolRequest, in taskRefArgs) (*mcp.CallToolResult, taskContextResult, error) {
+func (d *done) detachContext(ctx context.Context, in taskRefArgs) (taskContextResult, error) {
 	refs, err := d.store.DetachContext(ctx, caller(ctx), in.TaskID, in.Ref)
-	return nil, taskContextResult{refs}, d.check(ctx, err)
+	return taskContextResult{Refs: refs}, err
 }

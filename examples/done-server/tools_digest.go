@@ -5,21 +5,20 @@ import (
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Digests are made from the activity log when they are read, one per UTC
 // day or ISO week; only who read which is stored.
-func (d *done) addDigestTools(s *mcp.Server, r *mcpeffect.Registry) {
-	mcpeffect.AddTool(s, r, tool[getDigestArgs, store.Digest]("get_digest",
-		"A digest: what changed in a day or a week (from the activity log), what waits for a human now (approvals to decide, failing runs), and what is blocked. Without digest_id, the current day's or week's."),
+func (d *done) addDigestTools(t toolbox) {
+	addTool(t, "get_digest",
+		"A digest: what changed in a day or a week (from the activity log), what waits for a human now (approvals to decide, failing runs), and what is blocked. Without digest_id, the current day's or week's.",
 		mcpeffect.Read, d.getDigest)
-	mcpeffect.AddTool(s, r, tool[listDigestsArgs, store.DigestPage]("list_digests",
-		"Daily or weekly digests, newest first: the current one, then each past period with changes, with how many changes each holds and how many the caller has not read."),
+	addTool(t, "list_digests",
+		"Daily or weekly digests, newest first: the current one, then each past period with changes, with how many changes each holds and how many the caller has not read."+paged,
 		mcpeffect.Read, d.listDigests)
 
-	mcpeffect.AddTool(s, r, tool[digestArg, store.DigestRead]("mark_digest_read",
-		"Mark a digest read by the caller: its changes until now count as read. No-op if already read and nothing changed since."),
+	addTool(t, "mark_digest_read",
+		"Mark a digest read by the caller: its changes until now count as read. No-op if already read and nothing changed since.",
 		mcpeffect.Idempotent, d.markDigestRead)
 }
 
@@ -28,9 +27,8 @@ type getDigestArgs struct {
 	Period   store.Period `json:"period,omitempty" jsonschema:"daily (the default) or weekly, for the current digest"`
 }
 
-func (d *done) getDigest(ctx context.Context, _ *mcp.CallToolRequest, in getDigestArgs) (*mcp.CallToolResult, store.Digest, error) {
-	dg, err := d.store.GetDigest(ctx, caller(ctx), in.DigestID, in.Period)
-	return nil, dg, d.check(ctx, err)
+func (d *done) getDigest(ctx context.Context, in getDigestArgs) (store.Digest, error) {
+	return d.store.GetDigest(ctx, caller(ctx), in.DigestID, in.Period)
 }
 
 type listDigestsArgs struct {
@@ -39,16 +37,14 @@ type listDigestsArgs struct {
 	Limit  int          `json:"limit,omitempty" jsonschema:"the most digests to return (1 to 200; default 50)"`
 }
 
-func (d *done) listDigests(ctx context.Context, _ *mcp.CallToolRequest, in listDigestsArgs) (*mcp.CallToolResult, store.DigestPage, error) {
-	page, err := d.store.ListDigests(ctx, caller(ctx), in.Period, in.Cursor, in.Limit)
-	return nil, page, d.check(ctx, err)
+func (d *done) listDigests(ctx context.Context, in listDigestsArgs) (store.DigestPage, error) {
+	return d.store.ListDigests(ctx, caller(ctx), in.Period, in.Cursor, in.Limit)
 }
 
 type digestArg struct {
 	DigestID string `json:"digest_id" jsonschema:"the digest, such as day-2025-06-02 or week-2025-W23"`
 }
 
-func (d *done) markDigestRead(ctx context.Context, _ *mcp.CallToolRequest, in digestArg) (*mcp.CallToolResult, store.DigestRead, error) {
-	read, err := d.store.MarkDigestRead(ctx, caller(ctx), in.DigestID)
-	return nil, read, d.check(ctx, err)
+func (d *done) markDigestRead(ctx context.Context, in digestArg) (store.DigestRead, error) {
+	return d.store.MarkDigestRead(ctx, caller(ctx), in.DigestID)
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // An agent is a name shared by agent tokens. A person queues a run of an
@@ -14,57 +13,54 @@ import (
 // completes it. Who may report on a run, and who may resume an agent, are
 // rules of the domain that the store checks on the caller's kind and name,
 // as for approvals: a scope says what a token may do, not whose it is.
-func (d *done) addFleetTools(s *mcp.Server, r *mcpeffect.Registry) {
-	mcpeffect.AddTool(s, r, tool[noArgs, store.Fleet]("fleet_status",
-		"The fleet at a glance: agents online (a token used in the last 5 minutes), busy (in a run), paused and idle, the queue of runs, and the runs that need attention: failing (the last run of an unfinished task failed) and stalled (no progress for 15 minutes)."),
+func (d *done) addFleetTools(t toolbox) {
+	addTool(t, "fleet_status",
+		"The fleet at a glance: agents online (a token used in the last 5 minutes), busy (in a run), paused and idle, the queue of runs, and the runs that need attention: failing (the last run of an unfinished task failed) and stalled (no progress for 15 minutes).",
 		mcpeffect.Read, d.fleetStatus)
-	mcpeffect.AddTool(s, r, tool[noArgs, agentsResult]("list_agents",
-		"Every agent, by name: its state (paused, busy, online or offline), its scope (what its tokens allow it to call), when it was last seen, its current run and queued runs."),
+	addTool(t, "list_agents",
+		"Every agent, by name: its state (paused, busy, online or offline), its scope (what its tokens allow it to call), when it was last seen, its current run and queued runs."+paged,
 		mcpeffect.Read, d.listAgents)
-	mcpeffect.AddTool(s, r, tool[agentArg, store.AgentDetail]("get_agent",
-		"One agent: its state, current run, recent runs and the limits it works under."),
+	addTool(t, "get_agent",
+		"One agent: its state, current run, recent runs and the limits it works under.",
 		mcpeffect.Read, d.getAgent)
-	mcpeffect.AddTool(s, r, tool[listRunsArgs, store.RunPage]("list_runs",
-		"Runs by task, agent, status or time queued, newest first, one page at a time: pass next_cursor back as cursor for the next page."),
+	addTool(t, "list_runs",
+		"Runs by task, agent, status or time queued, newest first."+paged,
 		mcpeffect.Read, d.listRuns)
-	mcpeffect.AddTool(s, r, tool[runArg, store.Run]("get_run",
-		"One run: its status, when it was queued, started and finished, its progress, the summary of its result and its cost."),
+	addTool(t, "get_run",
+		"One run: its status, when it was queued, started and finished, its progress, the summary of its result and its cost.",
 		mcpeffect.Read, d.getRun)
-	mcpeffect.AddTool(s, r, tool[runLogsArgs, store.RunLog]("get_run_logs",
-		"The log of a run, oldest first, one page at a time: when it was queued and started, each progress report, how it ended."),
+	addTool(t, "get_run_logs",
+		"The log of a run, oldest first: when it was queued and started, each progress report, how it ended."+paged,
 		mcpeffect.Read, d.getRunLogs)
-	mcpeffect.AddTool(s, r, tool[runArg, artifactsResult]("list_run_artifacts",
-		"What a run produced: links, files, pull requests, as its agent attached them."),
+	addTool(t, "list_run_artifacts",
+		"What a run produced: links, files, pull requests, as its agent attached them."+paged,
 		mcpeffect.Read, d.listRunArtifacts)
 
-	mcpeffect.AddTool(s, r, tool[startRunArgs, store.Run]("start_run",
-		"Queue a run of an agent on an open task, with instructions. A task has one run under way at most: while it is queued or running, starting another is refused. An unassigned task is assigned to the agent. The agent finds it with get_next_task and starts it with claim_task."),
+	addTool(t, "start_run",
+		"Queue a run of an agent on an open task, with instructions. A task has one run under way at most: while it is queued or running, starting another is refused. An unassigned task is assigned to the agent. The agent finds it with get_next_task and starts it with claim_task.",
 		mcpeffect.Idempotent, d.startRun)
-	mcpeffect.AddTool(s, r, tool[runArg, store.Run]("retry_run",
-		"Queue a new run with the task, agent and instructions of a failed or cancelled one; refused while the task has a run under way, such as the retry itself."),
+	addTool(t, "retry_run",
+		"Queue a new run with the task, agent and instructions of a failed or cancelled one; refused while the task has a run under way, such as the retry itself.",
 		mcpeffect.Idempotent, d.retryRun)
-	mcpeffect.AddTool(s, r, tool[cancelRunArgs, store.Run]("cancel_run",
-		"Stop a queued or running run; what its agent did so far may be lost. No-op if the run is already over."),
+	addTool(t, "cancel_run",
+		"Stop a queued or running run; what its agent did so far may be lost. No-op if the run is already over.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.cancelRun)
-	mcpeffect.AddTool(s, r, tool[reportRunProgressArgs, store.Run]("report_run_progress",
-		"For the agent of a running run: append a progress report (a heartbeat) to its log, with optionally how far along it is and outputs to attach. Each call adds an entry."),
+	addTool(t, "report_run_progress",
+		"For the agent of a running run: append a progress report (a heartbeat) to its log, with optionally how far along it is and outputs to attach. Each call adds an entry.",
 		mcpeffect.Write, d.reportRunProgress)
-	mcpeffect.AddTool(s, r, tool[completeRunArgs, store.Run]("complete_run",
-		"For the agent of a running run: end it, succeeded or failed, with a summary of the result and its cost; no-op if it already ended so. It does not close the task: close_task does."),
+	addTool(t, "complete_run",
+		"For the agent of a running run: end it, succeeded or failed, with a summary of the result and its cost; no-op if it already ended so. It does not close the task: close_task does.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.completeRun)
-	mcpeffect.AddTool(s, r, tool[pauseAgentArgs, store.AgentInfo]("pause_agent",
-		"Stop dispatching work to an agent: get_next_task offers it nothing and it cannot claim tasks until a human resumes it; its running run goes on. A person may pause any agent, an agent only itself. No-op if already paused."),
+	addTool(t, "pause_agent",
+		"Stop dispatching work to an agent: get_next_task offers it nothing and it cannot claim tasks until a human resumes it; its running run goes on. A person may pause any agent, an agent only itself. No-op if already paused.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.pauseAgent)
-	mcpeffect.AddTool(s, r, tool[agentArg, store.AgentInfo]("resume_agent",
-		"Dispatch work to a paused agent again. Human tokens only: an agent cannot lift its own pause. No-op if the agent is not paused."),
+	addTool(t, "resume_agent",
+		"Dispatch work to a paused agent again. Human tokens only: an agent cannot lift its own pause. No-op if the agent is not paused.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.resumeAgent)
 }
 
 // runOutcome is how an agent ends its run.
 type runOutcome string
-
-// artifactKind is the kind of an output of a run.
-type artifactKind string
 
 type agentArg struct {
 	Agent string `json:"agent" jsonschema:"the name of the agent"`
@@ -74,45 +70,35 @@ type runArg struct {
 	RunID string `json:"run_id" jsonschema:"the id of the run"`
 }
 
-func (d *done) fleetStatus(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, store.Fleet, error) {
-	f, err := d.store.FleetStatus(ctx)
-	return nil, f, d.check(ctx, err)
+type runPageArgs struct {
+	runArg
+	store.Page
+}
+
+func (d *done) fleetStatus(ctx context.Context, _ noArgs) (store.Fleet, error) {
+	return d.store.FleetStatus(ctx)
 }
 
 type agentsResult struct {
-	Agents []store.AgentInfo `json:"agents"`
+	Agents     []store.AgentInfo `json:"agents"`
+	NextCursor string            `json:"next_cursor,omitempty"`
 }
 
-func (d *done) listAgents(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, agentsResult, error) {
-	agents, err := d.store.ListAgents(ctx)
-	return nil, agentsResult{agents}, d.check(ctx, err)
+func (d *done) listAgents(ctx context.Context, in store.Page) (agentsResult, error) {
+	l, err := d.store.ListAgents(ctx, in)
+	return agentsResult{l.Items, l.NextCursor}, err
 }
 
-func (d *done) getAgent(ctx context.Context, _ *mcp.CallToolRequest, in agentArg) (*mcp.CallToolResult, store.AgentDetail, error) {
-	a, err := d.store.GetAgent(ctx, in.Agent)
-	return nil, a, d.check(ctx, err)
+func (d *done) getAgent(ctx context.Context, in agentArg) (store.AgentDetail, error) {
+	return d.store.GetAgent(ctx, in.Agent)
 }
 
-type listRunsArgs struct {
-	TaskID string          `json:"task_id,omitempty" jsonschema:"only runs on this task"`
-	Agent  string          `json:"agent,omitempty" jsonschema:"only runs of this agent"`
-	Status store.RunStatus `json:"status,omitempty" jsonschema:"only runs of this status"`
-	Since  string          `json:"since,omitempty" jsonschema:"only runs queued at or after this date (2025-06-30) or time (2025-06-30T14:00:00Z)"`
-	Until  string          `json:"until,omitempty" jsonschema:"only runs queued before this date or time"`
-	Cursor string          `json:"cursor,omitempty" jsonschema:"the next_cursor of the previous page"`
-	Limit  int             `json:"limit,omitempty" jsonschema:"the most runs to return (1 to 200; default 50)"`
+func (d *done) listRuns(ctx context.Context, in store.RunFilter) (store.RunPage, error) {
+	return d.store.ListRuns(ctx, in)
 }
 
-func (d *done) listRuns(ctx context.Context, _ *mcp.CallToolRequest, in listRunsArgs) (*mcp.CallToolResult, store.RunPage, error) {
-	page, err := d.store.ListRuns(ctx, store.RunFilter{
-		TaskID: in.TaskID, Agent: in.Agent, Status: in.Status, Since: in.Since, Until: in.Until, Before: in.Cursor, Limit: in.Limit,
-	})
-	return nil, page, d.check(ctx, err)
-}
-
-func (d *done) getRun(ctx context.Context, _ *mcp.CallToolRequest, in runArg) (*mcp.CallToolResult, store.Run, error) {
-	run, err := d.store.GetRun(ctx, in.RunID)
-	return nil, run, d.check(ctx, err)
+func (d *done) getRun(ctx context.Context, in runArg) (store.Run, error) {
+	return d.store.GetRun(ctx, in.RunID)
 }
 
 type runLogsArgs struct {
@@ -121,18 +107,18 @@ type runLogsArgs struct {
 	Limit  int    `json:"limit,omitempty" jsonschema:"the most entries to return (1 to 200; default 50)"`
 }
 
-func (d *done) getRunLogs(ctx context.Context, _ *mcp.CallToolRequest, in runLogsArgs) (*mcp.CallToolResult, store.RunLog, error) {
-	log, err := d.store.RunLogs(ctx, in.RunID, in.Cursor, in.Limit)
-	return nil, log, d.check(ctx, err)
+func (d *done) getRunLogs(ctx context.Context, in runLogsArgs) (store.RunLog, error) {
+	return d.store.RunLogs(ctx, in.RunID, in.Cursor, in.Limit)
 }
 
 type artifactsResult struct {
-	Artifacts []store.Artifact `json:"artifacts"`
+	Artifacts  []store.Artifact `json:"artifacts"`
+	NextCursor string           `json:"next_cursor,omitempty"`
 }
 
-func (d *done) listRunArtifacts(ctx context.Context, _ *mcp.CallToolRequest, in runArg) (*mcp.CallToolResult, artifactsResult, error) {
-	artifacts, err := d.store.RunArtifacts(ctx, in.RunID)
-	return nil, artifactsResult{artifacts}, d.check(ctx, err)
+func (d *done) listRunArtifacts(ctx context.Context, in runPageArgs) (artifactsResult, error) {
+	l, err := d.store.RunArtifacts(ctx, in.RunID, in.Page)
+	return artifactsResult{l.Items, l.NextCursor}, err
 }
 
 type startRunArgs struct {
@@ -141,14 +127,12 @@ type startRunArgs struct {
 	Instructions string `json:"instructions,omitempty" jsonschema:"what the agent should do, beyond the task itself; retry_run reuses them"`
 }
 
-func (d *done) startRun(ctx context.Context, _ *mcp.CallToolRequest, in startRunArgs) (*mcp.CallToolResult, store.Run, error) {
-	run, err := d.store.StartRun(ctx, caller(ctx), in.TaskID, in.Agent, in.Instructions)
-	return nil, run, d.check(ctx, err)
+func (d *done) startRun(ctx context.Context, in startRunArgs) (store.Run, error) {
+	return d.store.StartRun(ctx, caller(ctx), in.TaskID, in.Agent, in.Instructions)
 }
 
-func (d *done) retryRun(ctx context.Context, _ *mcp.CallToolRequest, in runArg) (*mcp.CallToolResult, store.Run, error) {
-	run, err := d.store.RetryRun(ctx, caller(ctx), in.RunID)
-	return nil, run, d.check(ctx, err)
+func (d *done) retryRun(ctx context.Context, in runArg) (store.Run, error) {
+	return d.store.RetryRun(ctx, caller(ctx), in.RunID)
 }
 
 type cancelRunArgs struct {
@@ -156,48 +140,31 @@ type cancelRunArgs struct {
 	Reason string `json:"reason,omitempty" jsonschema:"why the run is stopped, for its log"`
 }
 
-func (d *done) cancelRun(ctx context.Context, _ *mcp.CallToolRequest, in cancelRunArgs) (*mcp.CallToolResult, store.Run, error) {
-	run, err := d.store.CancelRun(ctx, caller(ctx), in.RunID, in.Reason)
-	return nil, run, d.check(ctx, err)
-}
-
-type artifactArg struct {
-	Kind  artifactKind `json:"kind"`
-	URI   string       `json:"uri" jsonschema:"where the output is: a URL or a path"`
-	Title string       `json:"title,omitempty"`
-}
-
-func newArtifacts(in []artifactArg) []store.NewArtifact {
-	out := make([]store.NewArtifact, len(in))
-	for i, a := range in {
-		out[i] = store.NewArtifact{Kind: string(a.Kind), URI: a.URI, Title: a.Title}
-	}
-	return out
+func (d *done) cancelRun(ctx context.Context, in cancelRunArgs) (store.Run, error) {
+	return d.store.CancelRun(ctx, caller(ctx), in.RunID, in.Reason)
 }
 
 type reportRunProgressArgs struct {
-	RunID     string        `json:"run_id" jsonschema:"the id of the caller's running run"`
-	Message   string        `json:"message,omitempty" jsonschema:"what the agent is doing; empty for a bare heartbeat"`
-	Progress  *int          `json:"progress,omitempty" jsonschema:"how far along the run is, as a percentage"`
-	Artifacts []artifactArg `json:"artifacts,omitempty" jsonschema:"outputs to attach to the run"`
+	RunID     string              `json:"run_id" jsonschema:"the id of the caller's running run"`
+	Message   string              `json:"message,omitempty" jsonschema:"what the agent is doing; empty for a bare heartbeat"`
+	Progress  *int                `json:"progress,omitempty" jsonschema:"how far along the run is, as a percentage"`
+	Artifacts []store.NewArtifact `json:"artifacts,omitempty" jsonschema:"outputs to attach to the run"`
 }
 
-func (d *done) reportRunProgress(ctx context.Context, _ *mcp.CallToolRequest, in reportRunProgressArgs) (*mcp.CallToolResult, store.Run, error) {
-	run, err := d.store.ReportRunProgress(ctx, caller(ctx), in.RunID, in.Message, in.Progress, newArtifacts(in.Artifacts))
-	return nil, run, d.check(ctx, err)
+func (d *done) reportRunProgress(ctx context.Context, in reportRunProgressArgs) (store.Run, error) {
+	return d.store.ReportRunProgress(ctx, caller(ctx), in.RunID, in.Message, in.Progress, in.Artifacts)
 }
 
 type completeRunArgs struct {
-	RunID     string        `json:"run_id" jsonschema:"the id of the caller's running run"`
-	Outcome   runOutcome    `json:"outcome"`
-	Summary   string        `json:"summary,omitempty" jsonschema:"what the run did, or why it failed"`
-	CostUSD   *float64      `json:"cost_usd,omitempty" jsonschema:"what the run cost, in US dollars"`
-	Artifacts []artifactArg `json:"artifacts,omitempty" jsonschema:"outputs to attach to the run"`
+	RunID     string              `json:"run_id" jsonschema:"the id of the caller's running run"`
+	Outcome   runOutcome          `json:"outcome"`
+	Summary   string              `json:"summary,omitempty" jsonschema:"what the run did, or why it failed"`
+	CostUSD   *float64            `json:"cost_usd,omitempty" jsonschema:"what the run cost, in US dollars"`
+	Artifacts []store.NewArtifact `json:"artifacts,omitempty" jsonschema:"outputs to attach to the run"`
 }
 
-func (d *done) completeRun(ctx context.Context, _ *mcp.CallToolRequest, in completeRunArgs) (*mcp.CallToolResult, store.Run, error) {
-	run, err := d.store.CompleteRun(ctx, caller(ctx), in.RunID, store.RunStatus(in.Outcome), in.Summary, in.CostUSD, newArtifacts(in.Artifacts))
-	return nil, run, d.check(ctx, err)
+func (d *done) completeRun(ctx context.Context, in completeRunArgs) (store.Run, error) {
+	return d.store.CompleteRun(ctx, caller(ctx), in.RunID, store.RunStatus(in.Outcome), in.Summary, in.CostUSD, in.Artifacts)
 }
 
 type pauseAgentArgs struct {
@@ -205,12 +172,10 @@ type pauseAgentArgs struct {
 	Reason string `json:"reason,omitempty" jsonschema:"why, for the agent and the people who will resume it"`
 }
 
-func (d *done) pauseAgent(ctx context.Context, _ *mcp.CallToolRequest, in pauseAgentArgs) (*mcp.CallToolResult, store.AgentInfo, error) {
-	a, err := d.store.PauseAgent(ctx, caller(ctx), in.Agent, in.Reason)
-	return nil, a, d.check(ctx, err)
+func (d *done) pauseAgent(ctx context.Context, in pauseAgentArgs) (store.AgentInfo, error) {
+	return d.store.PauseAgent(ctx, caller(ctx), in.Agent, in.Reason)
 }
 
-func (d *done) resumeAgent(ctx context.Context, _ *mcp.CallToolRequest, in agentArg) (*mcp.CallToolResult, store.AgentInfo, error) {
-	a, err := d.store.ResumeAgent(ctx, caller(ctx), in.Agent)
-	return nil, a, d.check(ctx, err)
+func (d *done) resumeAgent(ctx context.Context, in agentArg) (store.AgentInfo, error) {
+	return d.store.ResumeAgent(ctx, caller(ctx), in.Agent)
 }

@@ -5,32 +5,32 @@ import (
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-func (d *done) addLabelTools(s *mcp.Server, r *mcpeffect.Registry) {
-	mcpeffect.AddTool(s, r, tool[noArgs, labelsResult]("list_labels",
-		"The labels of the workspace, by name."),
+func (d *done) addLabelTools(t toolbox) {
+	addTool(t, "list_labels",
+		"The labels of the workspace, by name."+paged,
 		mcpeffect.Read, d.listLabels)
 
-	mcpeffect.AddTool(s, r, tool[createLabelArgs, store.Label]("create_label",
-		"Create a label. Names are unique, ignoring case: creating the same label again is refused."),
+	addTool(t, "create_label",
+		"Create a label. Names are unique, ignoring case: creating the same label again is refused.",
 		mcpeffect.Idempotent, d.createLabel)
-	mcpeffect.AddTool(s, r, tool[taskLabelArgs, labelsResult]("add_label_to_task",
-		"Put a label on a task; no-op if it is there. Returns the task's labels."),
+	addTool(t, "add_label_to_task",
+		"Put a label on a task; no-op if it is there. Returns the task's labels, at most 50.",
 		mcpeffect.Idempotent, d.addLabelToTask)
-	mcpeffect.AddTool(s, r, tool[taskLabelArgs, labelsResult]("remove_label_from_task",
-		"Take a label off a task; no-op if it is not there. Returns the task's labels."),
+	addTool(t, "remove_label_from_task",
+		"Take a label off a task; no-op if it is not there. Returns the task's labels.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.removeLabelFromTask)
 }
 
 type labelsResult struct {
-	Labels []store.Label `json:"labels"`
+	Labels     []store.Label `json:"labels"`
+	NextCursor string        `json:"next_cursor,omitempty"`
 }
 
-func (d *done) listLabels(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, labelsResult, error) {
-	labels, err := d.store.ListLabels(ctx)
-	return nil, labelsResult{labels}, d.check(ctx, err)
+func (d *done) listLabels(ctx context.Context, in store.Page) (labelsResult, error) {
+	l, err := d.store.ListLabels(ctx, in)
+	return labelsResult{l.Items, l.NextCursor}, err
 }
 
 type createLabelArgs struct {
@@ -38,9 +38,8 @@ type createLabelArgs struct {
 	Color string `json:"color,omitempty" jsonschema:"a color as #rrggbb"`
 }
 
-func (d *done) createLabel(ctx context.Context, _ *mcp.CallToolRequest, in createLabelArgs) (*mcp.CallToolResult, store.Label, error) {
-	l, err := d.store.CreateLabel(ctx, caller(ctx), in.Name, in.Color)
-	return nil, l, d.check(ctx, err)
+func (d *done) createLabel(ctx context.Context, in createLabelArgs) (store.Label, error) {
+	return d.store.CreateLabel(ctx, caller(ctx), in.Name, in.Color)
 }
 
 type taskLabelArgs struct {
@@ -48,12 +47,12 @@ type taskLabelArgs struct {
 	LabelID string `json:"label_id" jsonschema:"the id of the label"`
 }
 
-func (d *done) addLabelToTask(ctx context.Context, _ *mcp.CallToolRequest, in taskLabelArgs) (*mcp.CallToolResult, labelsResult, error) {
+func (d *done) addLabelToTask(ctx context.Context, in taskLabelArgs) (labelsResult, error) {
 	labels, err := d.store.AddLabelToTask(ctx, caller(ctx), in.TaskID, in.LabelID)
-	return nil, labelsResult{labels}, d.check(ctx, err)
+	return labelsResult{Labels: labels}, err
 }
 
-func (d *done) removeLabelFromTask(ctx context.Context, _ *mcp.CallToolRequest, in taskLabelArgs) (*mcp.CallToolResult, labelsResult, error) {
+func (d *done) removeLabelFromTask(ctx context.Context, in taskLabelArgs) (labelsResult, error) {
 	labels, err := d.store.RemoveLabelFromTask(ctx, caller(ctx), in.TaskID, in.LabelID)
-	return nil, labelsResult{labels}, d.check(ctx, err)
+	return labelsResult{Labels: labels}, err
 }

@@ -5,67 +5,66 @@ import (
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-func (d *done) addTaskTools(s *mcp.Server, r *mcpeffect.Registry) {
-	mcpeffect.AddTool(s, r, tool[listMyTasksArgs, store.TaskPage]("list_my_tasks",
-		"Tasks assigned to the caller (human or agent), filterable by status, due date and project. Done tasks are left out unless asked for by status."),
+func (d *done) addTaskTools(t toolbox) {
+	addTool(t, "list_my_tasks",
+		"Tasks assigned to the caller (human or agent), filterable by status, due date and project. Done tasks are left out unless asked for by status; oldest first."+paged,
 		mcpeffect.Read, d.listMyTasks)
-	mcpeffect.AddTool(s, r, tool[listTasksArgs, store.TaskPage]("list_tasks",
-		"Tasks of a project, an assignee or a status, oldest first, one page at a time: pass next_cursor back as cursor for the next page."),
+	addTool(t, "list_tasks",
+		"Tasks of a project, an assignee or a status, oldest first."+paged,
 		mcpeffect.Read, d.listTasks)
-	mcpeffect.AddTool(s, r, tool[searchTasksArgs, tasksResult]("search_tasks",
-		"Search titles, descriptions and comments of tasks for a piece of text."),
+	addTool(t, "search_tasks",
+		"Search titles, descriptions and comments of tasks for a piece of text, oldest first."+paged,
 		mcpeffect.Read, d.searchTasks)
-	mcpeffect.AddTool(s, r, tool[taskArg, store.TaskDetail]("get_task",
-		"One task with its steps, dependencies, approval state, labels and current run."),
+	addTool(t, "get_task",
+		"One task with its steps (the first 50: list_steps has them all), dependencies, approval state, labels and current run.",
 		mcpeffect.Read, d.getTask)
-	mcpeffect.AddTool(s, r, tool[taskArg, activityResult]("get_task_activity",
-		"Audit trail of a task: who (which person or agent) changed what, when, with the old values of what was overwritten."),
+	addTool(t, "get_task_activity",
+		"Audit trail of a task: who (which person or agent) changed what, when, with the old values of what was overwritten, oldest first."+paged,
 		mcpeffect.Read, d.getTaskActivity)
-	mcpeffect.AddTool(s, r, tool[taskArg, tasksResult]("list_subtasks",
-		"Child tasks of a task, created by decompose_task or by hand."),
+	addTool(t, "list_subtasks",
+		"Child tasks of a task, created by decompose_task or by hand, oldest first."+paged,
 		mcpeffect.Read, d.listSubtasks)
-	mcpeffect.AddTool(s, r, tool[noArgs, nextTaskResult]("get_next_task",
-		"The next ready task for the caller: open, unblocked, its dependencies done, assigned to the caller or to no one; for an agent, the tasks of its runs come first. It does not claim it: claim_task does, which also starts the run queued on it. A paused agent gets nothing."),
+	addTool(t, "get_next_task",
+		"The next ready task for the caller: open, unblocked, its dependencies done, assigned to the caller or to no one; for an agent, the tasks of its runs come first. It does not claim it: claim_task does, which also starts the run queued on it. A paused agent gets nothing.",
 		mcpeffect.Read, d.getNextTask)
 
-	mcpeffect.AddTool(s, r, tool[createTaskArgs, store.Task]("create_task",
-		"Create a task. Unless it is auto-close it needs a human's approval to become done; project defaults apply to what is left out. Only a human may make a task auto-close."),
+	addTool(t, "create_task",
+		"Create a task. Unless it is auto-close it needs a human's approval to become done; project defaults apply to what is left out. Only a human may make a task auto-close.",
 		mcpeffect.Write, d.createTask)
-	mcpeffect.AddTool(s, r, tool[updateTaskArgs, store.Task]("update_task",
-		"Overwrite fields of a task (title, description, due, priority, auto_close); the activity log keeps the old values. Only a human may make a task auto-close."),
+	addTool(t, "update_task",
+		"Overwrite fields of a task (title, description, due, priority, auto_close); the activity log keeps the old values. Only a human may make a task auto-close.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.updateTask)
-	mcpeffect.AddTool(s, r, tool[taskArg, store.TrashItem]("delete_task",
-		"Move a task, with its subtasks, steps and comments, to the Trash, from where restore_from_trash brings it back; no-op if already there."),
+	addTool(t, "delete_task",
+		"Move a task, with its subtasks, steps and comments, to the Trash, from where restore_from_trash brings it back; no-op if already there.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.deleteTask)
-	mcpeffect.AddTool(s, r, tool[moveTaskArgs, store.Task]("move_task",
-		"Put a task in a project, or in none if project_id is left out."),
+	addTool(t, "move_task",
+		"Put a task in a project, or in none if project_id is left out.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.moveTask)
-	mcpeffect.AddTool(s, r, tool[assignTaskArgs, store.Task]("assign_task",
-		"Set who a task is for (a person or an agent, by name), or no one if assignee is left out."),
+	addTool(t, "assign_task",
+		"Set who a task is for (a person or an agent, by name), or no one if assignee is left out.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.assignTask)
-	mcpeffect.AddTool(s, r, tool[taskArg, store.Task]("claim_task",
-		"Assign an unclaimed task to the caller, and start the run queued on it for the caller, if any; no-op if the caller already holds it. Refused to a paused agent."),
+	addTool(t, "claim_task",
+		"Assign an unclaimed task to the caller, and start the run queued on it for the caller, if any; no-op if the caller already holds it. Refused to a paused agent.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.claimTask)
-	mcpeffect.AddTool(s, r, tool[blockTaskArgs, store.Task]("block_task",
-		"Mark an open task blocked, with the reason and optionally the task it waits for."),
+	addTool(t, "block_task",
+		"Mark an open task blocked, with the reason and optionally the task it waits for.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.blockTask)
-	mcpeffect.AddTool(s, r, tool[taskArg, store.Task]("unblock_task",
-		"Clear the blocked state of a task; no-op if it is not blocked."),
+	addTool(t, "unblock_task",
+		"Clear the blocked state of a task; no-op if it is not blocked.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.unblockTask)
-	mcpeffect.AddTool(s, r, tool[taskArg, store.Task]("close_task",
-		"Finish a task: done if it is auto-close, else awaiting_approval with one approval request for a human (repeating adds no second)."),
+	addTool(t, "close_task",
+		"Finish a task: done if it is auto-close, else awaiting_approval with one approval request for a human (repeating adds no second).",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.closeTask)
-	mcpeffect.AddTool(s, r, tool[taskArg, store.Task]("reopen_task",
-		"Set a done or awaiting_approval task back to open, withdrawing its approval request; no-op if it is not closed."),
+	addTool(t, "reopen_task",
+		"Set a done or awaiting_approval task back to open, withdrawing its approval request; no-op if it is not closed.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.reopenTask)
-	mcpeffect.AddTool(s, r, tool[dependencyArgs, store.Task]("add_task_dependency",
-		"Make task_id depend on depends_on: it is not ready until depends_on is done. No-op if the dependency exists; refused if it would make a cycle."),
+	addTool(t, "add_task_dependency",
+		"Make task_id depend on depends_on: it is not ready until depends_on is done. No-op if the dependency exists; refused if it would make a cycle. A task waits for 50 others at most.",
 		mcpeffect.Idempotent, d.addTaskDependency)
-	mcpeffect.AddTool(s, r, tool[dependencyArgs, store.Task]("remove_task_dependency",
-		"Remove the dependency of task_id on depends_on; no-op if there is none."),
+	addTool(t, "remove_task_dependency",
+		"Remove the dependency of task_id on depends_on; no-op if there is none.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.removeTaskDependency)
 }
 
@@ -77,11 +76,11 @@ type listMyTasksArgs struct {
 	Limit     int          `json:"limit,omitempty" jsonschema:"the most tasks to return (1 to 200; default 50)"`
 }
 
-func (d *done) listMyTasks(ctx context.Context, _ *mcp.CallToolRequest, in listMyTasksArgs) (*mcp.CallToolResult, store.TaskPage, error) {
+func (d *done) listMyTasks(ctx context.Context, in listMyTasksArgs) (store.TaskPage, error) {
 	page, err := d.store.ListMyTasks(ctx, caller(ctx), store.TaskFilter{
 		Status: in.Status, ProjectID: in.ProjectID, DueBefore: in.DueBefore, After: in.Cursor, Limit: in.Limit,
 	})
-	return nil, page, d.check(ctx, err)
+	return page, err
 }
 
 type listTasksArgs struct {
@@ -92,44 +91,45 @@ type listTasksArgs struct {
 	Limit     int          `json:"limit,omitempty" jsonschema:"the most tasks to return (1 to 200; default 50)"`
 }
 
-func (d *done) listTasks(ctx context.Context, _ *mcp.CallToolRequest, in listTasksArgs) (*mcp.CallToolResult, store.TaskPage, error) {
+func (d *done) listTasks(ctx context.Context, in listTasksArgs) (store.TaskPage, error) {
 	page, err := d.store.ListTasks(ctx, store.TaskFilter{
 		ProjectID: in.ProjectID, Assignee: in.Assignee, Status: in.Status, After: in.Cursor, Limit: in.Limit,
 	})
-	return nil, page, d.check(ctx, err)
+	return page, err
 }
 
 type searchTasksArgs struct {
 	Query string `json:"query" jsonschema:"the text to look for, ignoring case"`
-	Limit int    `json:"limit,omitempty" jsonschema:"the most tasks to return (1 to 200; default 50)"`
+	store.Page
 }
 
 type tasksResult struct {
-	Tasks []store.Task `json:"tasks"`
+	Tasks      []store.Task `json:"tasks"`
+	NextCursor string       `json:"next_cursor,omitempty"`
 }
 
-func (d *done) searchTasks(ctx context.Context, _ *mcp.CallToolRequest, in searchTasksArgs) (*mcp.CallToolResult, tasksResult, error) {
-	tasks, err := d.store.SearchTasks(ctx, in.Query, in.Limit)
-	return nil, tasksResult{tasks}, d.check(ctx, err)
+func (d *done) searchTasks(ctx context.Context, in searchTasksArgs) (tasksResult, error) {
+	l, err := d.store.SearchTasks(ctx, in.Query, in.Page)
+	return tasksResult{l.Items, l.NextCursor}, err
 }
 
-func (d *done) getTask(ctx context.Context, _ *mcp.CallToolRequest, in taskArg) (*mcp.CallToolResult, store.TaskDetail, error) {
-	task, err := d.store.GetTask(ctx, in.TaskID)
-	return nil, task, d.check(ctx, err)
+func (d *done) getTask(ctx context.Context, in taskArg) (store.TaskDetail, error) {
+	return d.store.GetTask(ctx, in.TaskID)
 }
 
 type activityResult struct {
-	Activity []store.Activity `json:"activity"`
+	Activity   []store.Activity `json:"activity"`
+	NextCursor string           `json:"next_cursor,omitempty"`
 }
 
-func (d *done) getTaskActivity(ctx context.Context, _ *mcp.CallToolRequest, in taskArg) (*mcp.CallToolResult, activityResult, error) {
-	entries, err := d.store.TaskActivity(ctx, in.TaskID)
-	return nil, activityResult{entries}, d.check(ctx, err)
+func (d *done) getTaskActivity(ctx context.Context, in taskPageArgs) (activityResult, error) {
+	l, err := d.store.TaskActivity(ctx, in.TaskID, in.Page)
+	return activityResult{l.Items, l.NextCursor}, err
 }
 
-func (d *done) listSubtasks(ctx context.Context, _ *mcp.CallToolRequest, in taskArg) (*mcp.CallToolResult, tasksResult, error) {
-	tasks, err := d.store.ListSubtasks(ctx, in.TaskID)
-	return nil, tasksResult{tasks}, d.check(ctx, err)
+func (d *done) listSubtasks(ctx context.Context, in taskPageArgs) (tasksResult, error) {
+	l, err := d.store.ListSubtasks(ctx, in.TaskID, in.Page)
+	return tasksResult{l.Items, l.NextCursor}, err
 }
 
 type nextTaskResult struct {
@@ -143,49 +143,26 @@ type nextTaskResult struct {
 	Paused *store.Pause `json:"paused,omitempty"`
 }
 
-func (d *done) getNextTask(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, nextTaskResult, error) {
+func (d *done) getNextTask(ctx context.Context, _ noArgs) (nextTaskResult, error) {
 	next, err := d.store.NextTask(ctx, caller(ctx))
-	return nil, nextTaskResult{Found: next.Task != nil, Task: next.Task, Run: next.Run, Paused: next.Paused}, d.check(ctx, err)
+	return nextTaskResult{Found: next.Task != nil, Task: next.Task, Run: next.Run, Paused: next.Paused}, err
 }
 
-type createTaskArgs struct {
-	Title       string         `json:"title" jsonschema:"a short title, one line"`
-	Description string         `json:"description,omitempty"`
-	ProjectID   string         `json:"project_id,omitempty" jsonschema:"the project of the task; it gives the defaults of auto_close and assignee"`
-	ParentID    string         `json:"parent_id,omitempty" jsonschema:"makes the new task a subtask of this one"`
-	Assignee    string         `json:"assignee,omitempty" jsonschema:"the name of the person or agent the task is for"`
-	AutoClose   *bool          `json:"auto_close,omitempty" jsonschema:"true (humans only): close_task finishes the task at once; false: closing needs a human's approval; left out, the project's or parent task's"`
-	Due         string         `json:"due,omitempty" jsonschema:"the due date, YYYY-MM-DD"`
-	Priority    store.Priority `json:"priority,omitempty" jsonschema:"normal if left out"`
-}
-
-func (d *done) createTask(ctx context.Context, _ *mcp.CallToolRequest, in createTaskArgs) (*mcp.CallToolResult, store.Task, error) {
-	task, err := d.store.CreateTask(ctx, caller(ctx), store.NewTask{
-		Title: in.Title, Description: in.Description, ProjectID: in.ProjectID, ParentID: in.ParentID,
-		Assignee: in.Assignee, AutoClose: in.AutoClose, Due: in.Due, Priority: in.Priority,
-	})
-	return nil, task, d.check(ctx, err)
+func (d *done) createTask(ctx context.Context, in store.NewTask) (store.Task, error) {
+	return d.store.CreateTask(ctx, caller(ctx), in)
 }
 
 type updateTaskArgs struct {
-	TaskID      string          `json:"task_id" jsonschema:"the id of the task"`
-	Title       *string         `json:"title,omitempty"`
-	Description *string         `json:"description,omitempty"`
-	Due         *string         `json:"due,omitempty" jsonschema:"the due date, YYYY-MM-DD, or an empty string for none"`
-	Priority    *store.Priority `json:"priority,omitempty"`
-	AutoClose   *bool           `json:"auto_close,omitempty" jsonschema:"only a human may set it to true"`
+	TaskID string `json:"task_id" jsonschema:"the id of the task"`
+	store.TaskPatch
 }
 
-func (d *done) updateTask(ctx context.Context, _ *mcp.CallToolRequest, in updateTaskArgs) (*mcp.CallToolResult, store.Task, error) {
-	task, err := d.store.UpdateTask(ctx, caller(ctx), in.TaskID, store.TaskPatch{
-		Title: in.Title, Description: in.Description, Due: in.Due, Priority: in.Priority, AutoClose: in.AutoClose,
-	})
-	return nil, task, d.check(ctx, err)
+func (d *done) updateTask(ctx context.Context, in updateTaskArgs) (store.Task, error) {
+	return d.store.UpdateTask(ctx, caller(ctx), in.TaskID, in.TaskPatch)
 }
 
-func (d *done) deleteTask(ctx context.Context, _ *mcp.CallToolRequest, in taskArg) (*mcp.CallToolResult, store.TrashItem, error) {
-	item, err := d.store.DeleteTask(ctx, caller(ctx), in.TaskID)
-	return nil, item, d.check(ctx, err)
+func (d *done) deleteTask(ctx context.Context, in taskArg) (store.TrashItem, error) {
+	return d.store.DeleteTask(ctx, caller(ctx), in.TaskID)
 }
 
 type moveTaskArgs struct {
@@ -193,9 +170,8 @@ type moveTaskArgs struct {
 	ProjectID string `json:"project_id,omitempty" jsonschema:"the project to move the task to; left out, the task leaves its project"`
 }
 
-func (d *done) moveTask(ctx context.Context, _ *mcp.CallToolRequest, in moveTaskArgs) (*mcp.CallToolResult, store.Task, error) {
-	task, err := d.store.MoveTask(ctx, caller(ctx), in.TaskID, in.ProjectID)
-	return nil, task, d.check(ctx, err)
+func (d *done) moveTask(ctx context.Context, in moveTaskArgs) (store.Task, error) {
+	return d.store.MoveTask(ctx, caller(ctx), in.TaskID, in.ProjectID)
 }
 
 type assignTaskArgs struct {
@@ -203,14 +179,12 @@ type assignTaskArgs struct {
 	Assignee string `json:"assignee,omitempty" jsonschema:"the name of a person or agent; left out, the task is for no one"`
 }
 
-func (d *done) assignTask(ctx context.Context, _ *mcp.CallToolRequest, in assignTaskArgs) (*mcp.CallToolResult, store.Task, error) {
-	task, err := d.store.AssignTask(ctx, caller(ctx), in.TaskID, in.Assignee)
-	return nil, task, d.check(ctx, err)
+func (d *done) assignTask(ctx context.Context, in assignTaskArgs) (store.Task, error) {
+	return d.store.AssignTask(ctx, caller(ctx), in.TaskID, in.Assignee)
 }
 
-func (d *done) claimTask(ctx context.Context, _ *mcp.CallToolRequest, in taskArg) (*mcp.CallToolResult, store.Task, error) {
-	task, err := d.store.ClaimTask(ctx, caller(ctx), in.TaskID)
-	return nil, task, d.check(ctx, err)
+func (d *done) claimTask(ctx context.Context, in taskArg) (store.Task, error) {
+	return d.store.ClaimTask(ctx, caller(ctx), in.TaskID)
 }
 
 type blockTaskArgs struct {
@@ -219,24 +193,20 @@ type blockTaskArgs struct {
 	BlockedBy string `json:"blocked_by,omitempty" jsonschema:"the id of the task it waits for, if any"`
 }
 
-func (d *done) blockTask(ctx context.Context, _ *mcp.CallToolRequest, in blockTaskArgs) (*mcp.CallToolResult, store.Task, error) {
-	task, err := d.store.BlockTask(ctx, caller(ctx), in.TaskID, in.Reason, in.BlockedBy)
-	return nil, task, d.check(ctx, err)
+func (d *done) blockTask(ctx context.Context, in blockTaskArgs) (store.Task, error) {
+	return d.store.BlockTask(ctx, caller(ctx), in.TaskID, in.Reason, in.BlockedBy)
 }
 
-func (d *done) unblockTask(ctx context.Context, _ *mcp.CallToolRequest, in taskArg) (*mcp.CallToolResult, store.Task, error) {
-	task, err := d.store.UnblockTask(ctx, caller(ctx), in.TaskID)
-	return nil, task, d.check(ctx, err)
+func (d *done) unblockTask(ctx context.Context, in taskArg) (store.Task, error) {
+	return d.store.UnblockTask(ctx, caller(ctx), in.TaskID)
 }
 
-func (d *done) closeTask(ctx context.Context, _ *mcp.CallToolRequest, in taskArg) (*mcp.CallToolResult, store.Task, error) {
-	task, err := d.store.CloseTask(ctx, caller(ctx), in.TaskID)
-	return nil, task, d.check(ctx, err)
+func (d *done) closeTask(ctx context.Context, in taskArg) (store.Task, error) {
+	return d.store.CloseTask(ctx, caller(ctx), in.TaskID)
 }
 
-func (d *done) reopenTask(ctx context.Context, _ *mcp.CallToolRequest, in taskArg) (*mcp.CallToolResult, store.Task, error) {
-	task, err := d.store.ReopenTask(ctx, caller(ctx), in.TaskID)
-	return nil, task, d.check(ctx, err)
+func (d *done) reopenTask(ctx context.Context, in taskArg) (store.Task, error) {
+	return d.store.ReopenTask(ctx, caller(ctx), in.TaskID)
 }
 
 type dependencyArgs struct {
@@ -244,12 +214,10 @@ type dependencyArgs struct {
 	DependsOn string `json:"depends_on" jsonschema:"the id of the task it waits for"`
 }
 
-func (d *done) addTaskDependency(ctx context.Context, _ *mcp.CallToolRequest, in dependencyArgs) (*mcp.CallToolResult, store.Task, error) {
-	task, err := d.store.AddDependency(ctx, caller(ctx), in.TaskID, in.DependsOn)
-	return nil, task, d.check(ctx, err)
+func (d *done) addTaskDependency(ctx context.Context, in dependencyArgs) (store.Task, error) {
+	return d.store.AddDependency(ctx, caller(ctx), in.TaskID, in.DependsOn)
 }
 
-func (d *done) removeTaskDependency(ctx context.Context, _ *mcp.CallToolRequest, in dependencyArgs) (*mcp.CallToolResult, store.Task, error) {
-	task, err := d.store.RemoveDependency(ctx, caller(ctx), in.TaskID, in.DependsOn)
-	return nil, task, d.check(ctx, err)
+func (d *done) removeTaskDependency(ctx context.Context, in dependencyArgs) (store.Task, error) {
+	return d.store.RemoveDependency(ctx, caller(ctx), in.TaskID, in.DependsOn)
 }

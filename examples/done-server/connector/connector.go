@@ -11,8 +11,9 @@ package connector
 
 import (
 	"context"
-	"fmt"
 	"time"
+
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/refusal"
 )
 
 // A Connector reaches one source of documents. Implementations must be
@@ -76,40 +77,36 @@ type Document struct {
 	Modified  time.Time `json:"modified"`
 }
 
-// A Draft is a document to save.
+// A Draft is a document to save, as save_context takes it.
 type Draft struct {
-	Title string
-	Text  string
+	Title string `json:"title" jsonschema:"the title of the new document, one line"`
+	Text  string `json:"text" jsonschema:"its text, Markdown for the local folder"`
 	// Folder is where to put the document within the source, if it has
 	// folders; empty for its top.
-	Folder string
+	Folder string `json:"folder,omitempty" jsonschema:"where in the source, such as notes/2025; by default its top"`
 }
 
-// An Error is a request that a connector refuses. Its message is meant
-// for the caller.
-type Error struct {
-	Code    Code
-	Message string
-}
-
-func (e *Error) Error() string { return e.Message }
+// An Error is a request that a connector refuses (see [refusal.Error]):
+// the one error type of Done's refusals, whose message goes to the
+// caller. A connector makes one with a [Code] of its own.
+type Error = refusal.Error
 
 // A Code classifies an [Error].
-type Code int
+type Code = refusal.Code
 
-// The codes of an [Error].
+// The codes a connector refuses with.
 const (
 	// Invalid is an argument that is malformed, or that names something
 	// the connector must not reach.
-	Invalid Code = iota + 1
+	Invalid = refusal.Invalid
 	// NotFound is an id that names no document.
-	NotFound
+	NotFound = refusal.NotFound
 )
 
 func invalidf(format string, args ...any) error {
-	return &Error{Invalid, fmt.Sprintf(format, args...)}
+	return refusal.New(Invalid, format, args...)
 }
 
 func notFoundf(format string, args ...any) error {
-	return &Error{NotFound, fmt.Sprintf(format, args...)}
+	return refusal.New(NotFound, format, args...)
 }

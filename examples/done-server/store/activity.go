@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 )
 
 // An Activity is one entry of the activity log: a change, who made it and
@@ -46,20 +47,29 @@ func (t *tx) record(action, subjectKind, subjectID, taskID string, details map[s
 	return err
 }
 
-// TaskActivity returns the history of a task, oldest first: the changes to
-// the task itself and to its steps, comments, labels and approvals.
-func (s *Store) TaskActivity(ctx context.Context, taskID string) ([]Activity, error) {
-	return read(ctx, s, Actor{}, func(t *tx) ([]Activity, error) {
+// TaskActivity returns the history of a task, oldest first, one page at a
+// time: the changes to the task itself and to its steps, comments, labels
+// and approvals.
+func (s *Store) TaskActivity(ctx context.Context, taskID string, p Page) (List[Activity], error) {
+	return read(ctx, s, Actor{}, func(t *tx) (List[Activity], error) {
 		if err := checkID("task_id", taskID); err != nil {
-			return nil, err
+			return List[Activity]{}, err
 		}
 		// A task in the Trash still has its history: that is where one
 		// finds out who deleted it.
 		if _, err := t.taskRow(taskID); err != nil {
-			return nil, err
+			return List[Activity]{}, err
 		}
-		return collect(t, scanActivity, `SELECT id, at, actor, actor_kind, action, subject_kind, subject_id, details
-			FROM activity WHERE task_id = ? ORDER BY id`, taskID)
+		var after int64
+		if p.Cursor != "" {
+			var err error
+			if after, err = strconv.ParseInt(p.Cursor, 10, 64); err != nil || after < 0 {
+				return List[Activity]{}, badCursor("get_task_activity", p.Cursor)
+			}
+		}
+		return pageOf(t, p, scanActivity, func(a Activity) string { return strconv.FormatInt(a.ID, 10) },
+			`SELECT id, at, actor, actor_kind, action, subject_kind, subject_id, details
+			FROM activity WHERE task_id = ? AND id > ? ORDER BY id LIMIT ?`, taskID, after)
 	})
 }
 

@@ -273,11 +273,15 @@ func (t *tx) replaced(a Approval) error {
 }
 
 // ListPendingApprovals returns the requests that wait for a human, oldest
-// first, leaving out those of tasks in the Trash.
-func (s *Store) ListPendingApprovals(ctx context.Context) ([]Approval, error) {
-	return read(ctx, s, Actor{}, func(t *tx) ([]Approval, error) {
-		return collect(t, scanApproval, `SELECT `+approvalColumns+` FROM approvals a JOIN tasks t ON t.id = a.task_id
-			WHERE a.status = 'pending' AND t.trash_id IS NULL ORDER BY a.id`)
+// first, one page at a time, leaving out those of tasks in the Trash.
+func (s *Store) ListPendingApprovals(ctx context.Context, p Page) (List[Approval], error) {
+	return read(ctx, s, Actor{}, func(t *tx) (List[Approval], error) {
+		if err := checkOptionalID("cursor", p.Cursor); err != nil {
+			return List[Approval]{}, err
+		}
+		return pageOf(t, p, scanApproval, func(a Approval) string { return a.ID }, `SELECT `+approvalColumns+` FROM approvals a
+			JOIN tasks t ON t.id = a.task_id
+			WHERE a.status = 'pending' AND t.trash_id IS NULL AND a.id > ? ORDER BY a.id LIMIT ?`, p.Cursor)
 	})
 }
 
@@ -286,8 +290,11 @@ func (s *Store) ListPendingApprovals(ctx context.Context) ([]Approval, error) {
 // who decides.
 type ApprovalDetail struct {
 	Approval
-	RequesterRun *Run       `json:"requester_run,omitempty"`
+	RequesterRun *Run `json:"requester_run,omitempty"`
+	// Evidence are the first MaxShown artifacts of the run; MoreEvidence
+	// says that list_run_artifacts has more.
 	Evidence     []Artifact `json:"evidence"`
+	MoreEvidence bool       `json:"more_evidence,omitempty"`
 }
 
 // GetApproval returns one approval request, decided or not, with its
@@ -308,7 +315,8 @@ func (s *Store) GetApproval(ctx context.Context, id string) (ApprovalDetail, err
 				return d, err
 			}
 			d.RequesterRun = &run
-			if d.Evidence, err = t.artifacts(run.ID); err != nil {
+			if d.Evidence, d.MoreEvidence, err = shown(t, scanArtifact, `SELECT `+artifactColumns+` FROM run_artifacts a
+				WHERE a.run_id = ? ORDER BY a.id LIMIT ?`, run.ID); err != nil {
 				return d, err
 			}
 		}

@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"errors"
-	"sort"
 	"strings"
 	"time"
 )
@@ -98,27 +97,33 @@ type AgendaEntry struct {
 }
 
 // An Agenda is what is due or scheduled between two dates, both included,
-// in time order.
+// in time order, one page at a time: NextCursor, when not empty, is the
+// cursor of the next page.
 type Agenda struct {
-	From    string        `json:"from"`
-	To      string        `json:"to"`
-	Entries []AgendaEntry `json:"entries"`
+	From       string        `json:"from"`
+	To         string        `json:"to"`
+	Entries    []AgendaEntry `json:"entries"`
+	NextCursor string        `json:"next_cursor,omitempty"`
 }
 
 // MaxAgendaDays is the longest window of an agenda.
 const MaxAgendaDays = 92
 
-// AgendaFilter selects the tasks of an agenda.
+// AgendaFilter selects the tasks of an agenda, as get_agenda takes it.
 type AgendaFilter struct {
 	// From and To are dates; From defaults to today, To to a week later.
-	From, To  string
-	ProjectID string
+	From      string `json:"from,omitempty" jsonschema:"the first day, 2025-06-30; today by default"`
+	To        string `json:"to,omitempty" jsonschema:"the last day, included; a week after from by default; at most 92 days after it"`
+	ProjectID string `json:"project_id,omitempty" jsonschema:"only tasks of this project"`
 	// Mine keeps the tasks assigned to the caller.
-	Mine bool
+	Mine bool `json:"mine,omitempty" jsonschema:"only tasks assigned to the caller"`
+	Page
 }
 
-// Agenda returns the live tasks due or scheduled between f.From and f.To,
-// leaving out those of archived projects.
+// Agenda returns the entries of the live tasks due or scheduled between
+// f.From and f.To, leaving out those of archived projects, one page at a
+// time: by day, whole days before times of day, then by time; a task
+// due and scheduled on the same day has its due entry first.
 func (s *Store) Agenda(ctx context.Context, by Actor, f AgendaFilter) (Agenda, error) {
 	return read(ctx, s, by, func(t *tx) (Agenda, error) {
 		now := t.now.UTC()
@@ -141,41 +146,52 @@ func (s *Store) Agenda(ctx context.Context, by Actor, f AgendaFilter) (Agenda, e
 		if to.Before(from) || to.Sub(from) >= MaxAgendaDays*24*time.Hour {
 			return Agenda{}, invalidf("the window from %s to %s must be 1 to %d days", from.Format(time.DateOnly), to.Format(time.DateOnly), MaxAgendaDays)
 		}
-		where, args := []string{"t.trash_id IS NULL", "(p.id IS NULL OR p.archived_at IS NULL)"}, []any{}
 		if f.ProjectID != "" {
 			if _, err := t.liveProject("project_id", f.ProjectID); err != nil {
 				return Agenda{}, err
 			}
-			where, args = append(where, "t.project_id = ?"), append(args, f.ProjectID)
 		}
+		mine := ""
 		if f.Mine {
-			where, args = append(where, "t.assignee = ?"), append(args, by.Name)
+			mine = by.Name
 		}
-		first, last, after := from.Format(time.DateOnly), to.Format(time.DateOnly), to.AddDate(0, 0, 1).Format(time.DateOnly)
-		// Text order is time order for both forms of a schedule, a date
-		// being a prefix of the times of its day: this selects every task
-		// that may fall in the window, and ScheduledSpan decides below.
-		where = append(where, `((t.due >= ? AND t.due <= ?) OR (t.scheduled_start <> '' AND t.scheduled_start < ? AND t.scheduled_end >= ?))`)
-		args = append(args, first, last, after, first)
-		tasks, err := collect(t, scanTask, `SELECT `+taskColumns+` FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
-			WHERE `+strings.Join(where, " AND ")+` ORDER BY t.id`, args...)
+		after, err := afterKey("get_agenda", f.Cursor, "", "", "")
 		if err != nil {
 			return Agenda{}, err
 		}
-		a := Agenda{From: first, To: last, Entries: []AgendaEntry{}}
-		for _, task := range tasks {
-			if task.Due >= first && task.Due <= last {
-				a.Entries = append(a.Entries, AgendaEntry{Kind: "due", Date: task.Due, Task: task})
+		first, last := from.Format(time.DateOnly), to.Format(time.DateOnly)
+		// An entry's key orders the agenda: the day of a due date, the
+		// start of a schedule. Text order is time order for both forms of
+		// a schedule, a date being a prefix of the times of its day. A
+		// schedule of days includes its last day; a schedule of times
+		// excludes its end.
+		const live = `t.trash_id IS NULL AND (p.id IS NULL OR p.archived_at IS NULL)
+			AND (?5 = '' OR t.project_id = ?5) AND (?6 = '' OR t.assignee = ?6)`
+		page, err := pageOf(t, f.Page, func(row scanner) (AgendaEntry, error) {
+			var e AgendaEntry
+			var key string
+			task, err := scanTask(scanExtra(row, &e.Kind, &key))
+			e.Task, e.Date = task, key[:len(time.DateOnly)]
+			if e.Kind == "scheduled" {
+				e.Start, e.End = task.ScheduledStart, task.ScheduledEnd
 			}
-			if start, end, _, ok := ScheduledSpan(task); ok && start.Before(to.AddDate(0, 0, 1)) && end.After(from) {
-				a.Entries = append(a.Entries, AgendaEntry{Kind: "scheduled", Date: task.ScheduledStart[:len(time.DateOnly)],
-					Start: task.ScheduledStart, End: task.ScheduledEnd, Task: task})
-			}
+			return e, err
+		}, func(e AgendaEntry) string { return keyCursor(entryKey(e), e.Task.ID, e.Kind) },
+			`SELECT `+taskColumns+`, e.kind, e.key FROM (
+				SELECT 'due' AS kind, t.due AS key, t.id AS task_id FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
+				WHERE `+live+` AND t.due >= ?1 AND t.due <= ?2
+				UNION ALL
+				SELECT 'scheduled', t.scheduled_start, t.id FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
+				WHERE `+live+` AND t.scheduled_start > '' AND t.scheduled_start < ?3
+				AND (length(t.scheduled_start) = 10 AND t.scheduled_end >= ?1 OR length(t.scheduled_start) > 10 AND t.scheduled_end > ?4)
+			) e JOIN tasks t ON t.id = e.task_id
+			WHERE (e.key, e.task_id, e.kind) > (?7, ?8, ?9)
+			ORDER BY e.key, e.task_id, e.kind LIMIT ?10`,
+			first, last, to.AddDate(0, 0, 1).Format(time.DateOnly), formatTime(from), f.ProjectID, mine, after[0], after[1], after[2])
+		if err != nil {
+			return Agenda{}, err
 		}
-		sort.SliceStable(a.Entries, func(i, j int) bool {
-			return entryKey(a.Entries[i]) < entryKey(a.Entries[j])
-		})
-		return a, nil
+		return Agenda{From: first, To: last, Entries: page.Items, NextCursor: page.NextCursor}, nil
 	})
 }
 
@@ -384,17 +400,22 @@ func (s *Store) RevokeCalendarLink(ctx context.Context, by Actor, id string) (Ca
 }
 
 // ListCalendarLinks returns the calendar links the caller oversees, live
-// or not, oldest first: its own and, for a person, those made by an
-// agent's token. Their secrets are not kept, so they are never shown.
-func (s *Store) ListCalendarLinks(ctx context.Context, by Actor) ([]CalendarLink, error) {
-	return read(ctx, s, by, func(t *tx) ([]CalendarLink, error) {
-		links, err := collect(t, scanLink, `SELECT `+linkColumns+linkFrom+` WHERE `+overseenLinks+` ORDER BY l.id`, by.Name, string(by.Kind))
-		if err != nil {
-			return nil, err
+// or not, oldest first, one page at a time: its own and, for a person,
+// those made by an agent's token. Their secrets are not kept, so they are
+// never shown.
+func (s *Store) ListCalendarLinks(ctx context.Context, by Actor, p Page) (List[CalendarLink], error) {
+	return read(ctx, s, by, func(t *tx) (List[CalendarLink], error) {
+		if err := checkOptionalID("cursor", p.Cursor); err != nil {
+			return List[CalendarLink]{}, err
 		}
-		for i := range links {
-			if err := t.live(&links[i]); err != nil {
-				return nil, err
+		links, err := pageOf(t, p, scanLink, func(l CalendarLink) string { return l.ID }, `SELECT `+linkColumns+linkFrom+`
+			WHERE `+overseenLinks+` AND l.id > ?3 ORDER BY l.id LIMIT ?4`, by.Name, string(by.Kind), p.Cursor)
+		if err != nil {
+			return List[CalendarLink]{}, err
+		}
+		for i := range links.Items {
+			if err := t.live(&links.Items[i]); err != nil {
+				return List[CalendarLink]{}, err
 			}
 		}
 		return links, nil
@@ -421,12 +442,13 @@ const MaxFeedTasks = 1000
 
 // Feed returns the feed of the live calendar link whose secret is secret,
 // or [ErrNoFeed]. A link is live until it is revoked or rotated, and while
-// the token that made it is live: a link never outlives its origin.
+// the token that made it is live: a link never outlives its origin. It
+// only reads: [Store.NoteFetch] records the fetch.
 func (s *Store) Feed(ctx context.Context, secret string) (Feed, error) {
 	if !strings.HasPrefix(secret, CalendarSecretPrefix) {
 		return Feed{}, ErrNoFeed
 	}
-	f, err := read(ctx, s, Actor{}, func(t *tx) (Feed, error) {
+	return read(ctx, s, Actor{}, func(t *tx) (Feed, error) {
 		l, err := scanLink(t.queryRow(`SELECT `+linkColumns+linkFrom+` WHERE l.secret_hash = ?`, hashSecret(secret)))
 		if errors.Is(err, sql.ErrNoRows) || err == nil && l.RevokedAt != "" {
 			return Feed{}, ErrNoFeed
@@ -466,18 +488,27 @@ func (s *Store) Feed(ctx context.Context, secret string) (Feed, error) {
 		}
 		return f, rows.Err()
 	})
-	if err != nil {
-		return Feed{}, err
-	}
-	// As for tokens, the last fetch is kept to the minute, so that a feed
-	// polled often does not write each time.
+}
+
+// NoteFetch records that the feed of the calendar link l, as
+// [Store.Feed] returned it, was fetched now, to the minute, as tokens
+// record their use (see [Store.NoteUse]), and returns l with its
+// LastFetchedAt. It writes, in a transaction of its own, only when the
+// minute has changed, so that a feed polled often does not write each
+// time.
+func (s *Store) NoteFetch(ctx context.Context, l CalendarLink) (CalendarLink, error) {
 	fetched := formatTime(s.now().Truncate(lastUseGranularity))
-	if f.Link.LastFetchedAt != fetched {
-		if _, err := s.writer.ExecContext(ctx, `UPDATE calendar_links SET last_fetched_at = ? WHERE id = ? AND (last_fetched_at IS NULL OR last_fetched_at < ?)`,
-			fetched, f.Link.ID, fetched); err != nil {
-			return Feed{}, err
-		}
-		f.Link.LastFetchedAt = fetched
+	if l.LastFetchedAt >= fetched {
+		return l, nil
 	}
-	return f, nil
+	_, err := write(ctx, s, Actor{}, func(t *tx) (struct{}, error) {
+		_, err := t.exec(`UPDATE calendar_links SET last_fetched_at = ? WHERE id = ? AND (last_fetched_at IS NULL OR last_fetched_at < ?)`,
+			fetched, l.ID, fetched)
+		return struct{}{}, err
+	})
+	if err != nil {
+		return CalendarLink{}, err
+	}
+	l.LastFetchedAt = fetched
+	return l, nil
 }

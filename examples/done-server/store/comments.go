@@ -114,12 +114,17 @@ func (s *Store) EditComment(ctx context.Context, by Actor, id, body string) (Com
 	})
 }
 
-// ListComments returns the live comments of a live task, oldest first.
-func (s *Store) ListComments(ctx context.Context, taskID string) ([]Comment, error) {
-	return read(ctx, s, Actor{}, func(t *tx) ([]Comment, error) {
+// ListComments returns the live comments of a live task, oldest first,
+// one page at a time.
+func (s *Store) ListComments(ctx context.Context, taskID string, p Page) (List[Comment], error) {
+	return read(ctx, s, Actor{}, func(t *tx) (List[Comment], error) {
 		if _, err := t.liveTask("task_id", taskID); err != nil {
-			return nil, err
+			return List[Comment]{}, err
 		}
-		return collect(t, scanComment, `SELECT `+commentColumns+` FROM comments c WHERE c.task_id = ? AND c.trash_id IS NULL ORDER BY c.id`, taskID)
+		if err := checkOptionalID("cursor", p.Cursor); err != nil {
+			return List[Comment]{}, err
+		}
+		return pageOf(t, p, scanComment, func(c Comment) string { return c.ID }, `SELECT `+commentColumns+` FROM comments c
+			WHERE c.task_id = ? AND c.trash_id IS NULL AND c.id > ? ORDER BY c.id LIMIT ?`, taskID, p.Cursor)
 	})
 }

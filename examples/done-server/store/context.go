@@ -36,11 +36,13 @@ func checkRef(ref string) error {
 	return nil
 }
 
+func scanContextRef(row scanner) (ContextRef, error) {
+	var c ContextRef
+	return c, row.Scan(&c.Ref, &c.Title, &c.AttachedAt, &c.AttachedBy)
+}
+
 func (t *tx) taskContext(taskID string) ([]ContextRef, error) {
-	return collect(t, func(row scanner) (ContextRef, error) {
-		var c ContextRef
-		return c, row.Scan(&c.Ref, &c.Title, &c.AttachedAt, &c.AttachedBy)
-	}, `SELECT ref, title, attached_at, attached_by FROM task_context WHERE task_id = ? ORDER BY attached_at, ref`, taskID)
+	return collect(t, scanContextRef, `SELECT ref, title, attached_at, attached_by FROM task_context WHERE task_id = ? ORDER BY attached_at, ref`, taskID)
 }
 
 // AttachContext stores a reference to a document on a task, and returns
@@ -57,6 +59,9 @@ func (s *Store) AttachContext(ctx context.Context, by Actor, taskID, ref, title 
 			if err := checkName("title", title); err != nil {
 				return nil, err
 			}
+		}
+		if err := t.checkRoom("references", "task_context", "ref = ?", taskID, MaxTaskRefs, ref); err != nil {
+			return nil, err
 		}
 		res, err := t.exec(`INSERT INTO task_context (task_id, ref, title, attached_at, attached_by) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT DO NOTHING`, taskID, ref, title, t.nowText(), t.by.Name)
@@ -103,13 +108,20 @@ func (s *Store) DetachContext(ctx context.Context, by Actor, taskID, ref string)
 	})
 }
 
-// TaskContext returns the references of a live task.
-func (s *Store) TaskContext(ctx context.Context, taskID string) ([]ContextRef, error) {
-	return read(ctx, s, Actor{}, func(t *tx) ([]ContextRef, error) {
+// TaskContext returns the references of a live task, in the order they
+// were attached, one page at a time.
+func (s *Store) TaskContext(ctx context.Context, taskID string, p Page) (List[ContextRef], error) {
+	return read(ctx, s, Actor{}, func(t *tx) (List[ContextRef], error) {
 		if _, err := t.liveTask("task_id", taskID); err != nil {
-			return nil, err
+			return List[ContextRef]{}, err
 		}
-		return t.taskContext(taskID)
+		after, err := afterKey("list_task_context", p.Cursor, "", "")
+		if err != nil {
+			return List[ContextRef]{}, err
+		}
+		return pageOf(t, p, scanContextRef, func(c ContextRef) string { return keyCursor(c.AttachedAt, c.Ref) },
+			`SELECT ref, title, attached_at, attached_by FROM task_context
+			WHERE task_id = ? AND (attached_at, ref) > (?, ?) ORDER BY attached_at, ref LIMIT ?`, taskID, after[0], after[1])
 	})
 }
 

@@ -92,9 +92,12 @@ type Digest struct {
 	// AsOf is when NeedsHuman and Blocked were taken: they are the state
 	// now, whatever the period, since the log records changes, not what
 	// was pending at each moment.
-	AsOf       string        `json:"as_of"`
-	NeedsHuman NeedsHuman    `json:"needs_human"`
-	Blocked    []BlockedTask `json:"blocked"`
+	AsOf       string     `json:"as_of"`
+	NeedsHuman NeedsHuman `json:"needs_human"`
+	// Blocked are the first MaxShown blocked tasks; MoreBlocked says that
+	// there are more (list_tasks with status blocked pages through them).
+	Blocked     []BlockedTask `json:"blocked"`
+	MoreBlocked bool          `json:"more_blocked,omitempty"`
 }
 
 // DigestChanges are the changes of a digest's period.
@@ -116,8 +119,12 @@ type DigestItem struct {
 
 // NeedsHuman is what waits for a person.
 type NeedsHuman struct {
-	Approvals   []PendingApproval `json:"approvals"`
-	FailingRuns []Run             `json:"failing_runs"`
+	// Approvals are the first MaxShown approval requests waiting;
+	// MoreApprovals says that list_pending_approvals has more.
+	Approvals     []PendingApproval `json:"approvals"`
+	MoreApprovals bool              `json:"more_approvals,omitempty"`
+	// FailingRuns are at most MaxLimit, the newest.
+	FailingRuns []Run `json:"failing_runs"`
 }
 
 // A PendingApproval is an approval request waiting for a decision, with
@@ -205,25 +212,25 @@ func (t *tx) digest(sp span) (Digest, error) {
 	}
 	d.Changes.Truncated = d.Changes.Total > len(d.Changes.Items)
 
-	d.NeedsHuman.Approvals, err = collect(t, func(row scanner) (PendingApproval, error) {
+	d.NeedsHuman.Approvals, d.NeedsHuman.MoreApprovals, err = shown(t, func(row scanner) (PendingApproval, error) {
 		var p PendingApproval
 		a, err := scanApproval(scanExtra(row, &p.TaskTitle))
 		p.Approval = a
 		return p, err
 	}, `SELECT `+approvalColumns+`, t.title FROM approvals a JOIN tasks t ON t.id = a.task_id
-		WHERE a.status = 'pending' AND t.trash_id IS NULL ORDER BY a.id`)
+		WHERE a.status = 'pending' AND t.trash_id IS NULL ORDER BY a.id LIMIT ?`)
 	if err != nil {
 		return d, err
 	}
 	if d.NeedsHuman.FailingRuns, err = t.failingRuns(); err != nil {
 		return d, err
 	}
-	d.Blocked, err = collect(t, func(row scanner) (BlockedTask, error) {
+	d.Blocked, d.MoreBlocked, err = shown(t, func(row scanner) (BlockedTask, error) {
 		var b BlockedTask
 		return b, row.Scan(&b.ID, &b.Title, &b.Status, &b.Reason, &b.BlockedBy)
 	}, `SELECT t.id, t.title, t.status, t.blocked_reason, COALESCE(t.blocked_by, '')
 		FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
-		WHERE t.status = 'blocked' AND t.trash_id IS NULL AND (p.id IS NULL OR p.archived_at IS NULL) ORDER BY t.id`)
+		WHERE t.status = 'blocked' AND t.trash_id IS NULL AND (p.id IS NULL OR p.archived_at IS NULL) ORDER BY t.id LIMIT ?`)
 	return d, err
 }
 

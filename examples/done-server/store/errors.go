@@ -1,66 +1,34 @@
 package store
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/refusal"
 )
 
-// An Error is a request that the domain refuses. Its message names the
-// problem in words meant for the caller, such as
+// An Error is a request that the domain refuses (see [refusal.Error]).
+// Its message names the problem in words meant for the caller, such as
 // `task "0199..." is in the Trash: restore it first`.
-type Error struct {
-	Code    Code
-	Message string
-}
-
-func (e *Error) Error() string { return e.Message }
-
-// A Code classifies an [Error].
-type Code int
-
-// The codes of an [Error].
-const (
-	// Invalid is an argument that is malformed or out of bounds.
-	Invalid Code = iota + 1
-	// NotFound is a reference to something that does not exist.
-	NotFound
-	// Conflict is a change that the current state forbids, such as closing
-	// a blocked task.
-	Conflict
-	// Forbidden is a change that the caller may not make, whatever its
-	// scope, such as an agent approving a task.
-	Forbidden
-)
-
-// ErrorCode returns the code of err if it is or wraps an [*Error], and 0
-// otherwise.
-func ErrorCode(err error) Code {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return 0
-}
+type Error = refusal.Error
 
 func invalidf(format string, args ...any) error {
-	return &Error{Invalid, fmt.Sprintf(format, args...)}
+	return refusal.New(refusal.Invalid, format, args...)
 }
 
 func notFoundf(format string, args ...any) error {
-	return &Error{NotFound, fmt.Sprintf(format, args...)}
+	return refusal.New(refusal.NotFound, format, args...)
 }
 
 func conflictf(format string, args ...any) error {
-	return &Error{Conflict, fmt.Sprintf(format, args...)}
+	return refusal.New(refusal.Conflict, format, args...)
 }
 
 func forbiddenf(format string, args ...any) error {
-	return &Error{Forbidden, fmt.Sprintf(format, args...)}
+	return refusal.New(refusal.Forbidden, format, args...)
 }
 
 // Limits on text, in characters.

@@ -112,14 +112,29 @@ func (t *tx) agent(name string) (AgentInfo, error) {
 	return agents[0], nil
 }
 
-// ListAgents returns every agent that has, or had, a token, by name.
-func (s *Store) ListAgents(ctx context.Context) ([]AgentInfo, error) {
-	return read(ctx, s, Actor{}, func(t *tx) ([]AgentInfo, error) {
-		agents, err := t.agents("")
-		if agents == nil {
-			agents = []AgentInfo{}
+// ListAgents returns every agent that has, or had, a token, by name, one
+// page at a time.
+func (s *Store) ListAgents(ctx context.Context, p Page) (List[AgentInfo], error) {
+	return read(ctx, s, Actor{}, func(t *tx) (List[AgentInfo], error) {
+		after, err := afterKey("list_agents", p.Cursor, "")
+		if err != nil {
+			return List[AgentInfo]{}, err
 		}
-		return agents, err
+		names, err := pageOf(t, p, func(row scanner) (string, error) {
+			var name string
+			return name, row.Scan(&name)
+		}, func(name string) string { return keyCursor(name) },
+			`SELECT DISTINCT name FROM tokens WHERE kind = 'agent' AND name > ? ORDER BY name LIMIT ?`, after[0])
+		if err != nil {
+			return List[AgentInfo]{}, err
+		}
+		page := List[AgentInfo]{Items: make([]AgentInfo, len(names.Items)), NextCursor: names.NextCursor}
+		for i, name := range names.Items {
+			if page.Items[i], err = t.agent(name); err != nil {
+				return List[AgentInfo]{}, err
+			}
+		}
+		return page, nil
 	})
 }
 
@@ -241,18 +256,20 @@ func (t *tx) failingRuns() ([]Run, error) {
 		ORDER BY r.id DESC LIMIT ?`, MaxLimit)
 }
 
-// RunFilter selects runs for [Store.ListRuns]. Empty fields select
-// everything.
+// RunFilter selects runs for [Store.ListRuns], as list_runs takes it.
+// Empty fields select everything.
 type RunFilter struct {
-	TaskID string
-	Agent  string
-	Status RunStatus
+	TaskID string    `json:"task_id,omitempty" jsonschema:"only runs on this task"`
+	Agent  string    `json:"agent,omitempty" jsonschema:"only runs of this agent"`
+	Status RunStatus `json:"status,omitempty" jsonschema:"only runs of this status"`
 	// Since and Until keep the runs queued at or after Since, and before
 	// Until: dates or RFC 3339 times.
-	Since, Until string
-	// Before is the cursor of a page: the last id of the page before.
-	Before string
-	Limit  int
+	Since string `json:"since,omitempty" jsonschema:"only runs queued at or after this date (2025-06-30) or time (2025-06-30T14:00:00Z)"`
+	Until string `json:"until,omitempty" jsonschema:"only runs queued before this date or time"`
+	// Cursor is the NextCursor of the page before: the last id of that
+	// page.
+	Cursor string `json:"cursor,omitempty" jsonschema:"the next_cursor of the previous page"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"the most runs to return (1 to 200; default 50)"`
 }
 
 // A RunPage is one page of runs, newest first.
@@ -298,11 +315,11 @@ func (s *Store) ListRuns(ctx context.Context, f RunFilter) (RunPage, error) {
 			}
 			where, args = append(where, "r.queued_at "+b.op+" ?"), append(args, formatTime(at))
 		}
-		if f.Before != "" {
-			if err := checkID("cursor", f.Before); err != nil {
+		if f.Cursor != "" {
+			if err := checkID("cursor", f.Cursor); err != nil {
 				return RunPage{}, err
 			}
-			where, args = append(where, "r.id < ?"), append(args, f.Before)
+			where, args = append(where, "r.id < ?"), append(args, f.Cursor)
 		}
 		query := `SELECT ` + runColumns + runFrom
 		if len(where) > 0 {
@@ -391,16 +408,17 @@ func scanArtifact(row scanner) (Artifact, error) {
 	return a, row.Scan(&a.ID, &a.RunID, &a.Kind, &a.Title, &a.URI, &a.AddedAt)
 }
 
-func (t *tx) artifacts(runID string) ([]Artifact, error) {
-	return collect(t, scanArtifact, `SELECT `+artifactColumns+` FROM run_artifacts a WHERE a.run_id = ? ORDER BY a.id`, runID)
-}
-
-// RunArtifacts returns the outputs attached to a run, oldest first.
-func (s *Store) RunArtifacts(ctx context.Context, runID string) ([]Artifact, error) {
-	return read(ctx, s, Actor{}, func(t *tx) ([]Artifact, error) {
+// RunArtifacts returns the outputs attached to a run, oldest first, one
+// page at a time.
+func (s *Store) RunArtifacts(ctx context.Context, runID string, p Page) (List[Artifact], error) {
+	return read(ctx, s, Actor{}, func(t *tx) (List[Artifact], error) {
 		if _, err := t.run("run_id", runID); err != nil {
-			return nil, err
+			return List[Artifact]{}, err
 		}
-		return t.artifacts(runID)
+		if err := checkOptionalID("cursor", p.Cursor); err != nil {
+			return List[Artifact]{}, err
+		}
+		return pageOf(t, p, scanArtifact, func(a Artifact) string { return a.ID }, `SELECT `+artifactColumns+` FROM run_artifacts a
+			WHERE a.run_id = ? AND a.id > ? ORDER BY a.id LIMIT ?`, runID, p.Cursor)
 	})
 }

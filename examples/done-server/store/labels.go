@@ -82,6 +82,9 @@ func (s *Store) AddLabelToTask(ctx context.Context, by Actor, taskID, labelID st
 		if err != nil {
 			return nil, err
 		}
+		if err := t.checkRoom("labels", "task_labels", "label_id = ?", taskID, MaxTaskLabels, labelID); err != nil {
+			return nil, err
+		}
 		res, err := t.exec(`INSERT INTO task_labels (task_id, label_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, taskID, labelID)
 		if err != nil {
 			return nil, err
@@ -125,9 +128,14 @@ func (s *Store) RemoveLabelFromTask(ctx context.Context, by Actor, taskID, label
 	})
 }
 
-// ListLabels returns every label, by name.
-func (s *Store) ListLabels(ctx context.Context) ([]Label, error) {
-	return read(ctx, s, Actor{}, func(t *tx) ([]Label, error) {
-		return collect(t, scanLabel, `SELECT `+labelColumns+` FROM labels l ORDER BY l.name, l.id`)
+// ListLabels returns every label, by name, one page at a time.
+func (s *Store) ListLabels(ctx context.Context, p Page) (List[Label], error) {
+	return read(ctx, s, Actor{}, func(t *tx) (List[Label], error) {
+		after, err := afterKey("list_labels", p.Cursor, "", "")
+		if err != nil {
+			return List[Label]{}, err
+		}
+		return pageOf(t, p, scanLabel, func(l Label) string { return keyCursor(l.Name, l.ID) },
+			`SELECT `+labelColumns+` FROM labels l WHERE (l.name, l.id) > (?, ?) ORDER BY l.name, l.id LIMIT ?`, after[0], after[1])
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/refusal"
 )
 
 // TestTokenNames mints tokens with hostile names, on the command line's
@@ -72,7 +73,7 @@ func TestTokenNames(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			k, _, err := s.MintToken(t.Context(), NewToken{Name: c.input, Kind: c.kind, Scope: mcpeffect.ReadOnly})
 			if want, refused := strings.CutPrefix(c.want, "!"); refused {
-				if err == nil || ErrorCode(err) == 0 || !strings.Contains(err.Error(), want) {
+				if err == nil || refusal.CodeOf(err) == 0 || !strings.Contains(err.Error(), want) {
 					t.Errorf("MintToken(%q) = %q, %v; want a refusal saying %q", c.input, k.Name, err, want)
 				}
 				return

@@ -67,12 +67,13 @@ func (t *tx) writableProject(field, id string) (Project, error) {
 	return p, nil
 }
 
-// NewProject holds the fields of a project to create.
+// NewProject holds the fields of a project to create, as create_project
+// takes them.
 type NewProject struct {
-	Name            string
-	Description     string
-	AutoClose       bool
-	DefaultAssignee string
+	Name            string `json:"name"`
+	Description     string `json:"description,omitempty"`
+	AutoClose       bool   `json:"auto_close,omitempty" jsonschema:"the auto_close of new tasks (only a human may set it); false, the default, makes closing them need a human's approval"`
+	DefaultAssignee string `json:"default_assignee,omitempty" jsonschema:"who new tasks are for when they name no one"`
 }
 
 // CreateProject creates a project. Only a person may make it auto-close.
@@ -108,13 +109,13 @@ func (s *Store) CreateProject(ctx context.Context, by Actor, n NewProject) (Proj
 	})
 }
 
-// ProjectPatch holds the fields update_project may overwrite; nil leaves a
-// field as it is.
+// ProjectPatch holds the fields update_project may overwrite, as it takes
+// them; nil leaves a field as it is.
 type ProjectPatch struct {
-	Name            *string
-	Description     *string
-	AutoClose       *bool
-	DefaultAssignee *string
+	Name            *string `json:"name,omitempty"`
+	Description     *string `json:"description,omitempty"`
+	AutoClose       *bool   `json:"auto_close,omitempty" jsonschema:"the auto_close of new tasks (only a human may set it to true); tasks that exist keep theirs"`
+	DefaultAssignee *string `json:"default_assignee,omitempty" jsonschema:"who new tasks are for; an empty string for no one"`
 }
 
 // UpdateProject overwrites the fields set in p. The activity entry keeps
@@ -205,12 +206,15 @@ func (s *Store) setArchived(ctx context.Context, by Actor, id string, archived b
 	})
 }
 
-// ListProjects returns the live projects, oldest first; archived ones only
-// if includeArchived.
-func (s *Store) ListProjects(ctx context.Context, includeArchived bool) ([]Project, error) {
-	return read(ctx, s, Actor{}, func(t *tx) ([]Project, error) {
-		return collect(t, scanProject, `SELECT `+projectColumns+` FROM projects p
-			WHERE p.trash_id IS NULL AND (? OR p.archived_at IS NULL) ORDER BY p.id`, includeArchived)
+// ListProjects returns the live projects, oldest first, one page at a
+// time; archived ones only if includeArchived.
+func (s *Store) ListProjects(ctx context.Context, includeArchived bool, p Page) (List[Project], error) {
+	return read(ctx, s, Actor{}, func(t *tx) (List[Project], error) {
+		if err := checkOptionalID("cursor", p.Cursor); err != nil {
+			return List[Project]{}, err
+		}
+		return pageOf(t, p, scanProject, func(p Project) string { return p.ID }, `SELECT `+projectColumns+` FROM projects p
+			WHERE p.trash_id IS NULL AND (? OR p.archived_at IS NULL) AND p.id > ? ORDER BY p.id LIMIT ?`, includeArchived, p.Cursor)
 	})
 }
 
@@ -227,7 +231,8 @@ type Progress struct {
 	// ByStatus counts the live tasks of each status.
 	ByStatus map[Status]int `json:"by_status"`
 	Total    int            `json:"total"`
-	// Blocked lists the blocked tasks.
+	// Blocked lists the first MaxShown blocked tasks (ByStatus counts
+	// them all; list_tasks pages through them).
 	Blocked []TaskRef `json:"blocked"`
 	// Overdue counts the tasks not done whose due date has passed.
 	Overdue int `json:"overdue"`
@@ -263,10 +268,10 @@ func (s *Store) ProjectProgress(ctx context.Context, id string) (Progress, error
 		if err := rows.Err(); err != nil {
 			return pr, err
 		}
-		pr.Blocked, err = collect(t, func(row scanner) (TaskRef, error) {
+		pr.Blocked, _, err = shown(t, func(row scanner) (TaskRef, error) {
 			var ref TaskRef
 			return ref, row.Scan(&ref.ID, &ref.Title, &ref.Status)
-		}, `SELECT id, title, status FROM tasks WHERE project_id = ? AND trash_id IS NULL AND status = 'blocked' ORDER BY id`, id)
+		}, `SELECT id, title, status FROM tasks WHERE project_id = ? AND trash_id IS NULL AND status = 'blocked' ORDER BY id LIMIT ?`, id)
 		if err != nil {
 			return pr, err
 		}

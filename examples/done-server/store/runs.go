@@ -363,15 +363,19 @@ func (s *Store) CancelRun(ctx context.Context, by Actor, runID, reason string) (
 	})
 }
 
-// A NewArtifact is an output that an agent attaches to its run.
+// A NewArtifact is an output that an agent attaches to its run, as
+// report_run_progress and complete_run take it.
 type NewArtifact struct {
-	Kind  string
-	Title string
-	URI   string
+	Kind  ArtifactKind `json:"kind"`
+	URI   string       `json:"uri" jsonschema:"where the output is: a URL or a path"`
+	Title string       `json:"title,omitempty"`
 }
 
+// ArtifactKind is the kind of an output of a run.
+type ArtifactKind string
+
 // ArtifactKinds lists the kinds of artifact.
-var ArtifactKinds = []string{"link", "file", "pull_request", "other"}
+var ArtifactKinds = []ArtifactKind{"link", "file", "pull_request", "other"}
 
 // An Artifact is an output of a run: a link, a file, a pull request.
 type Artifact struct {
@@ -393,7 +397,7 @@ func (t *tx) addArtifacts(runID string, artifacts []NewArtifact) error {
 	for i, a := range artifacts {
 		field := "artifacts[" + strconv.Itoa(i) + "]"
 		if !slices.Contains(ArtifactKinds, a.Kind) {
-			return invalidf("%s.kind %s is not valid: want link, file, pull_request or other", field, quote(a.Kind))
+			return invalidf("%s.kind %s is not valid: want link, file, pull_request or other", field, quote(string(a.Kind)))
 		}
 		if err := checkName(field+".uri", a.URI); err != nil {
 			return err
@@ -409,7 +413,7 @@ func (t *tx) addArtifacts(runID string, artifacts []NewArtifact) error {
 	}
 	for _, a := range artifacts {
 		_, err := t.exec(`INSERT INTO run_artifacts (id, run_id, kind, title, uri, added_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			newID(), runID, a.Kind, a.Title, a.URI, t.nowText())
+			newID(), runID, string(a.Kind), a.Title, a.URI, t.nowText())
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"slices"
+	"strconv"
 )
 
 // StepStatus is the state of a step.
@@ -115,11 +116,12 @@ func (s *Store) AddStep(ctx context.Context, by Actor, taskID, text, notes strin
 	})
 }
 
-// NewSubtask is a child task that [Store.DecomposeTask] creates.
+// NewSubtask is a child task that [Store.DecomposeTask] creates, as
+// decompose_task takes it.
 type NewSubtask struct {
-	Title       string
-	Description string
-	Assignee    string
+	Title       string `json:"title"`
+	Description string `json:"description,omitempty"`
+	Assignee    string `json:"assignee,omitempty" jsonschema:"the name of the person or agent the subtask is for"`
 }
 
 // A Decomposition is what [Store.DecomposeTask] created.
@@ -281,13 +283,24 @@ func (s *Store) ReorderSteps(ctx context.Context, by Actor, taskID string, ids [
 	})
 }
 
-// ListSteps returns the steps of a live task in order.
-func (s *Store) ListSteps(ctx context.Context, taskID string) ([]Step, error) {
-	return read(ctx, s, Actor{}, func(t *tx) ([]Step, error) {
+// ListSteps returns the steps of a live task in order, one page at a
+// time.
+func (s *Store) ListSteps(ctx context.Context, taskID string, p Page) (List[Step], error) {
+	return read(ctx, s, Actor{}, func(t *tx) (List[Step], error) {
 		if _, err := t.liveTask("task_id", taskID); err != nil {
-			return nil, err
+			return List[Step]{}, err
 		}
-		return t.steps(taskID)
+		after, err := afterKey("list_steps", p.Cursor, "0", "")
+		if err != nil {
+			return List[Step]{}, err
+		}
+		position, err := strconv.Atoi(after[0])
+		if err != nil {
+			return List[Step]{}, badCursor("list_steps", p.Cursor)
+		}
+		return pageOf(t, p, scanStep, func(s Step) string { return keyCursor(strconv.Itoa(s.Position), s.ID) },
+			`SELECT `+stepColumns+` FROM steps s WHERE s.task_id = ? AND s.trash_id IS NULL AND (s.position, s.id) > (?, ?)
+			ORDER BY s.position, s.id LIMIT ?`, taskID, position, after[1])
 	})
 }
 

@@ -4,7 +4,10 @@
 //
 // Every exported method of [Store] runs in exactly one transaction, so a tool
 // call that makes one call into the store either happens whole or not at
-// all. Methods that change something take the [Actor] on whose behalf they
+// all; the exceptions are reads that may answer from memory, in none
+// ([Store.Authenticate], [Options.AuthCache]), and the note of a use that
+// changed nothing ([Store.NoteUse], [Store.NoteFetch]), which writes only
+// once a minute. Methods that change something take the [Actor] on whose behalf they
 // run, and record what they did in the activity log in the same transaction;
 // the exceptions say so, and where they keep that record instead (progress
 // reports go to the log of their run).
@@ -32,7 +35,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+	"modernc.org/sqlite" // the pure-Go SQLite driver
 )
 
 // A Store is the database of one Done workspace. It is safe for concurrent
@@ -45,6 +48,7 @@ type Store struct {
 	writer *sql.DB
 	reader *sql.DB
 	now    func() time.Time
+	auth   authCache
 }
 
 // Options configure [Open]. A nil *Options is the zero value.
@@ -52,7 +56,35 @@ type Options struct {
 	// Now returns the current time. If nil, time.Now is used. Tests set it
 	// to get timestamps they can predict.
 	Now func() time.Time
+
+	// Readers is how many connections may read at once; all of them stay
+	// open between reads. If 0, DefaultReaders. A negative value leaves
+	// the pool as database/sql has it by default (as many as asked for,
+	// two kept open), for measuring what a pool kept open saves.
+	Readers int
+	// StmtCache is how many compiled statements each connection keeps
+	// (see stmtcache.go). If 0, the default, more than the store has
+	// statements; a negative value keeps none, for measuring what it
+	// saves.
+	StmtCache int
+	// AuthCache is how long [Store.Authenticate] and
+	// [Store.AuthenticateOwner] may answer from memory for a token they
+	// found live: the longest a token revoked by another process on the
+	// same database goes on working in this one. A token revoked through
+	// this Store is refused at once, and an expired one too. If 0, every
+	// call reads the database.
+	AuthCache time.Duration
 }
+
+// DefaultReaders is the size of the pool of read connections. Reads in
+// SQLite's write-ahead log run in parallel, each on its own connection,
+// and they spend their time on the CPU: a few connections a core keep
+// every core busy while some wait. database/sql's default keeps only two
+// open and closes the others after each read, and a connection that
+// reopens runs its pragmas and reads the schema again: under the load
+// test's 32 clients, about one read in three paid for that (issue 14).
+// Each connection keeps its own page cache, up to 2 MiB.
+const DefaultReaders = 8
 
 // FileName is the name of the database file inside a data directory.
 const FileName = "done.db"
@@ -90,7 +122,10 @@ func Open(ctx context.Context, dir string, opts *Options) (s *Store, created boo
 	// token command) makes it wait instead of failing halfway.
 	params.Set("_txlock", "immediate")
 
-	writer, err := sql.Open("sqlite", fileURI(path, params))
+	if opts == nil {
+		opts = &Options{}
+	}
+	writer, err := openDB(fileURI(path, params), opts.StmtCache)
 	if err != nil {
 		return nil, false, fmt.Errorf("store: %w", err)
 	}
@@ -98,14 +133,22 @@ func Open(ctx context.Context, dir string, opts *Options) (s *Store, created boo
 
 	params.Set("_query_only", "on")
 	params.Del("_txlock")
-	reader, err := sql.Open("sqlite", fileURI(path, params))
+	reader, err := openDB(fileURI(path, params), opts.StmtCache)
 	if err != nil {
 		writer.Close()
 		return nil, false, fmt.Errorf("store: %w", err)
 	}
+	switch readers := opts.Readers; {
+	case readers == 0:
+		readers = DefaultReaders
+		fallthrough
+	case readers > 0:
+		reader.SetMaxOpenConns(readers)
+		reader.SetMaxIdleConns(readers)
+	}
 
-	s = &Store{writer: writer, reader: reader, now: time.Now}
-	if opts != nil && opts.Now != nil {
+	s = &Store{writer: writer, reader: reader, now: time.Now, auth: authCache{ttl: opts.AuthCache}}
+	if opts.Now != nil {
 		s.now = opts.Now
 	}
 	if err := s.migrate(ctx); err != nil {
@@ -113,6 +156,22 @@ func Open(ctx context.Context, dir string, opts *Options) (s *Store, created boo
 		return nil, false, err
 	}
 	return s, created, nil
+}
+
+// openDB returns the database at the SQLite URI uri, whose connections
+// each keep stmtCache compiled statements (see [Options.StmtCache]).
+func openDB(uri string, stmtCache int) (*sql.DB, error) {
+	connector, err := sqlite.NewConnector(uri)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case stmtCache == 0:
+		stmtCache = defaultStmtCacheSize
+	case stmtCache < 0:
+		return sql.OpenDB(connector), nil
+	}
+	return sql.OpenDB(stmtCacheConnector{connector, stmtCache}), nil
 }
 
 // makeDir makes the directory dir, and its parents, with mode 0700 if it

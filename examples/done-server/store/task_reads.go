@@ -10,9 +10,14 @@ import (
 // A TaskDetail is a task with what get_task shows around it.
 type TaskDetail struct {
 	Task
-	Steps  []Step  `json:"steps"`
+	// Steps are the first MaxShown steps of the task, in order; MoreSteps
+	// says that list_steps has more.
+	Steps     []Step `json:"steps"`
+	MoreSteps bool   `json:"more_steps,omitempty"`
+	// Labels are all the task's labels: a task has at most MaxTaskLabels.
 	Labels []Label `json:"labels"`
-	// DependsOn lists the tasks this one waits for, done or not.
+	// DependsOn lists the tasks this one waits for, done or not: at most
+	// MaxDependencies.
 	DependsOn []TaskRef `json:"depends_on"`
 	// Ready is true for an open task whose dependencies are all done.
 	Ready bool `json:"ready"`
@@ -40,7 +45,8 @@ func (s *Store) GetTask(ctx context.Context, id string) (TaskDetail, error) {
 			return TaskDetail{}, err
 		}
 		d := TaskDetail{Task: r.Task}
-		if d.Steps, err = t.steps(id); err != nil {
+		if d.Steps, d.MoreSteps, err = shown(t, scanStep, `SELECT `+stepColumns+` FROM steps s
+			WHERE s.task_id = ? AND s.trash_id IS NULL ORDER BY s.position, s.id LIMIT ?`, id); err != nil {
 			return d, err
 		}
 		if d.Labels, err = t.taskLabels(id); err != nil {
@@ -91,12 +97,6 @@ type TaskFilter struct {
 	// Limit caps the number of tasks; 0 means DefaultLimit.
 	Limit int
 }
-
-// Limits of one page of a list.
-const (
-	DefaultLimit = 50
-	MaxLimit     = 200
-)
 
 // A TaskPage is one page of tasks. NextCursor, when not empty, is the
 // cursor of the next page.
@@ -193,47 +193,44 @@ func checkStatus(s Status) error {
 	return invalidf("status %s is not valid: want open, blocked, awaiting_approval or done", quote(string(s)))
 }
 
-func checkLimit(n int) (int, error) {
-	switch {
-	case n == 0:
-		return DefaultLimit, nil
-	case n < 0 || n > MaxLimit:
-		return 0, invalidf("limit %d is out of range: want 1 to %d", n, MaxLimit)
-	}
-	return n, nil
-}
-
 // SearchTasks returns the live tasks whose title, description or comments
-// contain query, ignoring case for ASCII letters.
-func (s *Store) SearchTasks(ctx context.Context, query string, limit int) ([]Task, error) {
-	return read(ctx, s, Actor{}, func(t *tx) ([]Task, error) {
+// contain query, ignoring case for ASCII letters, oldest first, one page
+// at a time.
+func (s *Store) SearchTasks(ctx context.Context, query string, p Page) (List[Task], error) {
+	return read(ctx, s, Actor{}, func(t *tx) (List[Task], error) {
 		if err := checkName("query", query); err != nil {
-			return nil, err
+			return List[Task]{}, err
 		}
-		limit, err := checkLimit(limit)
-		if err != nil {
-			return nil, err
+		if err := checkOptionalID("cursor", p.Cursor); err != nil {
+			return List[Task]{}, err
 		}
 		pattern := "%" + likeEscaper.Replace(query) + "%"
-		return collect(t, scanTask, `SELECT `+taskColumns+` FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
-			WHERE t.trash_id IS NULL AND (p.id IS NULL OR p.archived_at IS NULL)
+		return pageOf(t, p, scanTask, taskKey, `SELECT `+taskColumns+` FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
+			WHERE t.trash_id IS NULL AND (p.id IS NULL OR p.archived_at IS NULL) AND t.id > ?2
 			AND (t.title LIKE ?1 ESCAPE '\' OR t.description LIKE ?1 ESCAPE '\'
 				OR EXISTS (SELECT 1 FROM comments c WHERE c.task_id = t.id AND c.trash_id IS NULL AND c.body LIKE ?1 ESCAPE '\'))
-			ORDER BY t.id LIMIT ?2`, pattern, limit)
+			ORDER BY t.id LIMIT ?3`, pattern, p.Cursor)
 	})
 }
+
+func taskKey(x Task) string { return x.ID }
 
 // likeEscaper escapes the wildcards of LIKE, so that a query matches
 // literally.
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
-// ListSubtasks returns the live child tasks of a task.
-func (s *Store) ListSubtasks(ctx context.Context, id string) ([]Task, error) {
-	return read(ctx, s, Actor{}, func(t *tx) ([]Task, error) {
+// ListSubtasks returns the live child tasks of a task, oldest first, one
+// page at a time.
+func (s *Store) ListSubtasks(ctx context.Context, id string, p Page) (List[Task], error) {
+	return read(ctx, s, Actor{}, func(t *tx) (List[Task], error) {
 		if _, err := t.liveTask("task_id", id); err != nil {
-			return nil, err
+			return List[Task]{}, err
 		}
-		return collect(t, scanTask, `SELECT `+taskColumns+` FROM tasks t WHERE t.parent_id = ? AND t.trash_id IS NULL ORDER BY t.id`, id)
+		if err := checkOptionalID("cursor", p.Cursor); err != nil {
+			return List[Task]{}, err
+		}
+		return pageOf(t, p, scanTask, taskKey, `SELECT `+taskColumns+` FROM tasks t
+			WHERE t.parent_id = ? AND t.trash_id IS NULL AND t.id > ? ORDER BY t.id LIMIT ?`, id, p.Cursor)
 	})
 }
 

@@ -144,18 +144,19 @@ func (t *tx) touchTask(id string) error {
 	return err
 }
 
-// NewTask holds the fields of a task to create. Empty fields take their
-// defaults: no project, normal priority, and from the project, if any, its
-// auto-close setting and its default assignee.
+// NewTask holds the fields of a task to create, as create_task takes
+// them. Empty fields take their defaults: no project, normal priority,
+// and from the project, if any, its auto-close setting and its default
+// assignee.
 type NewTask struct {
-	Title       string
-	Description string
-	ProjectID   string
-	ParentID    string
-	Assignee    string
-	AutoClose   *bool
-	Due         string
-	Priority    Priority
+	Title       string   `json:"title" jsonschema:"a short title, one line"`
+	Description string   `json:"description,omitempty"`
+	ProjectID   string   `json:"project_id,omitempty" jsonschema:"the project of the task; it gives the defaults of auto_close and assignee"`
+	ParentID    string   `json:"parent_id,omitempty" jsonschema:"makes the new task a subtask of this one"`
+	Assignee    string   `json:"assignee,omitempty" jsonschema:"the name of the person or agent the task is for"`
+	AutoClose   *bool    `json:"auto_close,omitempty" jsonschema:"true (humans only): close_task finishes the task at once; false: closing needs a human's approval; left out, the project's or parent task's"`
+	Due         string   `json:"due,omitempty" jsonschema:"the due date, YYYY-MM-DD"`
+	Priority    Priority `json:"priority,omitempty" jsonschema:"normal if left out"`
 }
 
 // CreateTask creates a task.
@@ -302,14 +303,14 @@ func (t *tx) checkAssignee(name string) error {
 	return nil
 }
 
-// TaskPatch holds the fields update_task may overwrite; nil leaves a field
-// as it is.
+// TaskPatch holds the fields update_task may overwrite, as it takes them;
+// nil leaves a field as it is.
 type TaskPatch struct {
-	Title       *string
-	Description *string
-	Due         *string
-	Priority    *Priority
-	AutoClose   *bool
+	Title       *string   `json:"title,omitempty"`
+	Description *string   `json:"description,omitempty"`
+	Due         *string   `json:"due,omitempty" jsonschema:"the due date, YYYY-MM-DD, or an empty string for none"`
+	Priority    *Priority `json:"priority,omitempty"`
+	AutoClose   *bool     `json:"auto_close,omitempty" jsonschema:"only a human may set it to true"`
 }
 
 // UpdateTask overwrites the fields set in p. The activity entry keeps the
@@ -731,6 +732,9 @@ func (s *Store) AddDependency(ctx context.Context, by Actor, id, dependsOn strin
 		}
 		if cycle {
 			return Task{}, conflictf("task %q already depends on task %q: the dependency would make a cycle", dependsOn, id)
+		}
+		if err := t.checkRoom("dependencies", "task_dependencies", "depends_on = ?", id, MaxDependencies, dependsOn); err != nil {
+			return Task{}, err
 		}
 		res, err := t.exec(`INSERT INTO task_dependencies (task_id, depends_on) VALUES (?, ?) ON CONFLICT DO NOTHING`, id, dependsOn)
 		if err != nil {

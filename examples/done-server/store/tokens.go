@@ -223,13 +223,14 @@ var ErrBadToken = errors.New("the token is unknown, revoked or expired")
 const lastUseGranularity = time.Minute
 
 // Authenticate returns the live token whose secret is secret, or
-// [ErrBadToken].
+// [ErrBadToken]. It only reads: [Store.NoteUse] records the use. With
+// [Options.AuthCache], it may answer from memory (see authcache.go).
 func (s *Store) Authenticate(ctx context.Context, secret string) (Token, error) {
 	if !strings.HasPrefix(secret, SecretPrefix) {
 		return Token{}, ErrBadToken
 	}
 	hash := hashSecret(secret)
-	k, err := read(ctx, s, Actor{}, func(t *tx) (Token, error) {
+	return s.authenticate(ctx, string(hash), func(t *tx) (Token, error) {
 		var stored []byte
 		k, err := scanToken(scanExtra(t.queryRow(`SELECT `+tokenColumns+`, k.secret_hash`+tokenFrom+` WHERE k.secret_hash = ?`, hash), &stored))
 		if errors.Is(err, sql.ErrNoRows) {
@@ -246,10 +247,26 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (Token, error) 
 		}
 		return k, t.checkOrigins(k.ID)
 	})
+}
+
+// authenticate returns the token kept under key in the cache if there is
+// one, and otherwise the token that lookup reads, keeping it if it is
+// live.
+func (s *Store) authenticate(ctx context.Context, key string, lookup func(*tx) (Token, error)) (Token, error) {
+	now := s.now()
+	if k, ok := s.auth.get(key, now); ok {
+		return s.live(k)
+	}
+	gen := s.auth.begin()
+	k, err := read(ctx, s, Actor{}, lookup)
+	if err == nil {
+		k, err = s.live(k)
+	}
 	if err != nil {
 		return Token{}, err
 	}
-	return s.use(ctx, k)
+	s.auth.put(key, gen, k, now)
+	return k, nil
 }
 
 // checkOrigins returns [ErrBadToken] if a token that the token id descends
@@ -285,20 +302,35 @@ func (t *tx) tokenLive(id string) (bool, error) {
 	return true, nil
 }
 
-// use returns k if it is live, having noted its use, and [ErrBadToken]
-// if it is revoked or expired.
-func (s *Store) use(ctx context.Context, k Token) (Token, error) {
-	now := s.now()
-	if k.RevokedAt != "" || !k.Expiry().IsZero() && !now.Before(k.Expiry()) {
+// live returns k if it is live now, and [ErrBadToken] if it is revoked or
+// expired.
+func (s *Store) live(k Token) (Token, error) {
+	if k.RevokedAt != "" || !k.Expiry().IsZero() && !s.now().Before(k.Expiry()) {
 		return Token{}, ErrBadToken
 	}
-	used := formatTime(now.Truncate(lastUseGranularity))
-	if k.LastUsedAt != used {
-		if _, err := s.writer.ExecContext(ctx, `UPDATE tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`, used, k.ID, used); err != nil {
-			return Token{}, err
-		}
-		k.LastUsedAt = used
+	return k, nil
+}
+
+// NoteUse records that the token k, as [Store.Authenticate] returned it,
+// was used now, to the minute (see lastUseGranularity), and returns k with
+// its LastUsedAt. It writes, in a transaction of its own, only when the
+// minute has changed since k.LastUsedAt, so that the reads of a token
+// used all the time stay reads; the write takes no earlier time than the
+// one stored, whatever order concurrent calls commit in.
+func (s *Store) NoteUse(ctx context.Context, k Token) (Token, error) {
+	used := formatTime(s.now().Truncate(lastUseGranularity))
+	if k.LastUsedAt >= used {
+		return k, nil
 	}
+	_, err := write(ctx, s, k.Actor(), func(t *tx) (struct{}, error) {
+		_, err := t.exec(`UPDATE tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`, used, k.ID, used)
+		return struct{}{}, err
+	})
+	if err != nil {
+		return Token{}, err
+	}
+	s.auth.used(k.ID, used)
+	k.LastUsedAt = used
 	return k, nil
 }
 
@@ -339,9 +371,10 @@ func (t *tx) owner() (Token, error) {
 }
 
 // AuthenticateOwner returns the owner token (see [Store.Owner]) if it
-// exists and is live, and [ErrBadToken] otherwise.
+// exists and is live, and [ErrBadToken] otherwise. As [Store.Authenticate],
+// it only reads, and may answer from memory.
 func (s *Store) AuthenticateOwner(ctx context.Context) (Token, error) {
-	k, err := read(ctx, s, Actor{}, func(t *tx) (Token, error) {
+	return s.authenticate(ctx, ownerKey, func(t *tx) (Token, error) {
 		k, err := t.owner()
 		if errors.Is(err, sql.ErrNoRows) {
 			return k, ErrBadToken
@@ -351,10 +384,6 @@ func (s *Store) AuthenticateOwner(ctx context.Context) (Token, error) {
 		}
 		return k, t.checkOrigins(k.ID)
 	})
-	if err != nil {
-		return Token{}, err
-	}
-	return s.use(ctx, k)
 }
 
 // The tokens a caller oversees: its own (those with its name) and, for a
@@ -364,13 +393,16 @@ func (s *Store) AuthenticateOwner(ctx context.Context) (Token, error) {
 // given or made, as they can pause any agent or decide its requests.
 const overseenTokens = `(k.name = ?1 OR (?2 = 'human' AND k.kind = 'agent'))`
 
-// ListTokens returns the tokens the caller oversees: its own and, for a
-// person, every agent's, with who minted each. Secrets are never kept, so
-// they are never shown.
-func (s *Store) ListTokens(ctx context.Context, by Actor) ([]Token, error) {
-	return read(ctx, s, by, func(t *tx) ([]Token, error) {
-		return collect(t, scanToken, `SELECT `+tokenColumns+tokenFrom+`
-			WHERE `+overseenTokens+` ORDER BY k.id`, by.Name, string(by.Kind))
+// ListTokens returns the tokens the caller oversees, oldest first, one
+// page at a time: its own and, for a person, every agent's, with who
+// minted each. Secrets are never kept, so they are never shown.
+func (s *Store) ListTokens(ctx context.Context, by Actor, p Page) (List[Token], error) {
+	return read(ctx, s, by, func(t *tx) (List[Token], error) {
+		if err := checkOptionalID("cursor", p.Cursor); err != nil {
+			return List[Token]{}, err
+		}
+		return pageOf(t, p, scanToken, func(k Token) string { return k.ID }, `SELECT `+tokenColumns+tokenFrom+`
+			WHERE `+overseenTokens+` AND k.id > ?3 ORDER BY k.id LIMIT ?4`, by.Name, string(by.Kind), p.Cursor)
 	})
 }
 
@@ -380,6 +412,9 @@ func (s *Store) ListTokens(ctx context.Context, by Actor) ([]Token, error) {
 // links any of them made. Calls made with them fail from the next one on.
 // Revoking a revoked token changes nothing.
 func (s *Store) RevokeToken(ctx context.Context, by Actor, id string) (Token, error) {
+	// Once the write is over, committed or not (forgetting costs only
+	// lookups), no token read before it is answered from memory.
+	defer s.auth.revoked()
 	return write(ctx, s, by, func(t *tx) (Token, error) {
 		if err := checkID("token_id", id); err != nil {
 			return Token{}, err
@@ -459,6 +494,7 @@ func (s *Store) AllTokens(ctx context.Context) ([]Token, error) {
 // [Store.RevokeToken], what the token minted and the calendar links they
 // made are revoked with it. Revoking a revoked token changes nothing.
 func (s *Store) RevokeAnyToken(ctx context.Context, id string) (Token, error) {
+	defer s.auth.revoked() // as in RevokeToken
 	return write(ctx, s, Actor{}, func(t *tx) (Token, error) {
 		if err := checkID("token id", id); err != nil {
 			return Token{}, err

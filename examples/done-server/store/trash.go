@@ -260,12 +260,21 @@ func (t *tx) checkParentLive(kind, id string) error {
 	return err
 }
 
-// ListTrash returns what can be restored, most recent deletion first.
-func (s *Store) ListTrash(ctx context.Context) ([]TrashItem, error) {
-	return read(ctx, s, Actor{}, func(t *tx) ([]TrashItem, error) {
-		return collect(t, func(row scanner) (TrashItem, error) {
+// ListTrash returns what can be restored, most recent deletion first, one
+// page at a time.
+func (s *Store) ListTrash(ctx context.Context, p Page) (List[TrashItem], error) {
+	return read(ctx, s, Actor{}, func(t *tx) (List[TrashItem], error) {
+		// "~" sorts after every time and every id: the first page starts
+		// before them all.
+		before, err := afterKey("list_trash", p.Cursor, "~", "~")
+		if err != nil {
+			return List[TrashItem]{}, err
+		}
+		return pageOf(t, p, func(row scanner) (TrashItem, error) {
 			var it TrashItem
 			return it, row.Scan(&it.ID, &it.ItemKind, &it.ItemID, &it.Title, &it.DeletedAt, &it.DeletedBy, &it.DeletedByKind)
-		}, `SELECT id, item_kind, item_id, title, deleted_at, deleted_by, deleted_by_kind FROM trash ORDER BY deleted_at DESC, id DESC`)
+		}, func(it TrashItem) string { return keyCursor(it.DeletedAt, it.ID) },
+			`SELECT id, item_kind, item_id, title, deleted_at, deleted_by, deleted_by_kind FROM trash
+			WHERE (deleted_at, id) < (?, ?) ORDER BY deleted_at DESC, id DESC LIMIT ?`, before[0], before[1])
 	})
 }

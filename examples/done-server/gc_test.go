@@ -1,0 +1,42 @@
+package main
+
+import (
+	"runtime/debug"
+	"testing"
+)
+
+// TestTuneGC sets the collector as done-server serves, unless the
+// environment sets it, and restores what it found.
+func TestTuneGC(t *testing.T) {
+	current := func() (int, int64) {
+		p := debug.SetGCPercent(-1)
+		debug.SetGCPercent(p)
+		return p, debug.SetMemoryLimit(-1)
+	}
+	p0, l0 := current()
+	for _, c := range []struct {
+		name      string
+		env       map[string]string
+		percent   int
+		limitSame bool
+	}{
+		{"defaults", nil, 400, false},
+		{"GOGC set", map[string]string{"GOGC": "50"}, p0, false},
+		{"GOMEMLIMIT set", map[string]string{"GOMEMLIMIT": "1GiB"}, 400, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			restore := tuneGC(func(k string) string { return c.env[k] })
+			p, l := current()
+			restore()
+			if p != c.percent {
+				t.Errorf("GOGC %d, want %d", p, c.percent)
+			}
+			if wantLimit := int64(256 << 20); !c.limitSame && l != wantLimit || c.limitSame && l != l0 {
+				t.Errorf("memory limit %d (before: %d)", l, l0)
+			}
+			if p, l := current(); p != p0 || l != l0 {
+				t.Errorf("restored to %d and %d, want %d and %d", p, l, p0, l0)
+			}
+		})
+	}
+}

@@ -1,0 +1,104 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestPagesReadByKey asks SQLite how it runs the queries of the lists of
+// tasks, as the store sends them: each reads the tasks in the list's
+// order and stops at the page's end, rather than reading every live task
+// and sorting them, as it did while an index of trash_id let the planner
+// take "trash_id IS NULL" for a selective test. It runs them on one
+// connection, whose compiled statements are the store's own texts.
+func TestPagesReadByKey(t *testing.T) {
+	ctx := t.Context()
+	s, k, _ := openWithToken(t, &Options{Readers: 1})
+	for i := range 50 {
+		if _, err := s.CreateTask(ctx, k.Actor(), NewTask{Title: fmt.Sprintf("task %d", i), Due: "2025-06-10"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		run   func() error
+		query string // a part of the text of the query
+		want  string // in its plan
+	}{
+		{"list_tasks", func() error { _, err := s.ListTasks(ctx, TaskFilter{Limit: 10}); return err },
+			"ORDER BY t.id LIMIT", "SCAN t USING INDEX sqlite_autoindex_tasks_1"},
+		{"search_tasks", func() error { _, err := s.SearchTasks(ctx, "task", Page{Limit: 10}); return err },
+			"LIKE ?1", "SEARCH t USING INDEX sqlite_autoindex_tasks_1 (id>?)"},
+		{"get_agenda", func() error {
+			_, err := s.Agenda(ctx, k.Actor(), AgendaFilter{From: "2025-06-10", To: "2025-06-11"})
+			return err
+		}, "UNION ALL", "SEARCH t USING INDEX tasks_due"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := c.run(); err != nil {
+				t.Fatal(err)
+			}
+			conn, err := s.reader.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			var query string
+			err = conn.Raw(func(dc any) error {
+				for text := range dc.(*stmtCacheConn).stmts {
+					if strings.Contains(text, c.query) {
+						query = text
+					}
+				}
+				return nil
+			})
+			if err != nil || query == "" {
+				t.Fatalf("no query holding %q ran (%v)", c.query, err)
+			}
+			// The plan does not depend on the arguments' values.
+			args := make([]any, maxParam(query))
+			for i := range args {
+				args[i] = ""
+			}
+			rows, err := conn.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var plan []string
+			for rows.Next() {
+				var id, parent, unused int
+				var detail string
+				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+					t.Fatal(err)
+				}
+				plan = append(plan, detail)
+			}
+			got := strings.Join(plan, "\n")
+			if !strings.Contains(got, c.want) || strings.Contains(got, "TEMP B-TREE") && c.name != "get_agenda" {
+				t.Errorf("the plan of\n%s\nis\n%s\nwant %q, and no sort", query, got, c.want)
+			}
+		})
+	}
+}
+
+// maxParam returns how many arguments query takes: its highest ?N, or
+// its count of ? if it numbers none.
+func maxParam(query string) int {
+	most := 0
+	for i := 0; i < len(query); i++ {
+		if query[i] != '?' {
+			continue
+		}
+		n, j := 0, i+1
+		for ; j < len(query) && query[j] >= '0' && query[j] <= '9'; j++ {
+			n = n*10 + int(query[j]-'0')
+		}
+		if j == i+1 {
+			return strings.Count(query, "?")
+		}
+		most = max(most, n)
+	}
+	return most
+}

@@ -1,0 +1,107 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"github.com/mcpeffect/mcpeffect"
+)
+
+// TestAuthenticationOnlyReads holds Authenticate, AuthenticateOwner and
+// Feed to one read transaction each: the database is byte for byte the
+// same after them. The use of a token and the fetch of a feed are
+// recorded by NoteUse and NoteFetch, each in a write transaction of its
+// own.
+func TestAuthenticationOnlyReads(t *testing.T) {
+	now := time.Date(2025, 6, 2, 9, 0, 30, 0, time.UTC)
+	s, k, secret := openWithToken(t, &Options{Now: func() time.Time { return now }})
+	ctx := t.Context()
+	if _, _, err := s.Owner(ctx, "olivia"); err != nil {
+		t.Fatal(err)
+	}
+	_, feedSecret, err := s.CreateCalendarLink(ctx, k.Actor(), "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dump := func() string {
+		var b bytes.Buffer
+		if err := s.Dump(ctx, &b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	for _, c := range []struct {
+		name string
+		call func(context.Context) error
+	}{
+		{"Authenticate", func(ctx context.Context) error { _, err := s.Authenticate(ctx, secret); return err }},
+		{"AuthenticateOwner", func(ctx context.Context) error { _, err := s.AuthenticateOwner(ctx); return err }},
+		{"Feed", func(ctx context.Context) error { _, err := s.Feed(ctx, feedSecret); return err }},
+	} {
+		before := dump()
+		if err := c.call(ctx); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if dump() != before {
+			t.Errorf("%s changed the database", c.name)
+		}
+	}
+}
+
+// TestNoteUse records the use of a token to the minute: once a minute,
+// never back in time.
+func TestNoteUse(t *testing.T) {
+	now := time.Date(2025, 6, 2, 9, 0, 30, 0, time.UTC)
+	s, _, secret := openWithToken(t, &Options{Now: func() time.Time { return now }})
+	ctx := t.Context()
+	lastUsed := func() string {
+		k, err := s.Authenticate(ctx, secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k.LastUsedAt
+	}
+	for _, c := range []struct {
+		name string
+		at   time.Time
+		want string
+	}{
+		{"first use", now, "2025-06-02T09:00:00.000Z"},
+		{"the same minute", now.Add(20 * time.Second), "2025-06-02T09:00:00.000Z"},
+		{"the next minute", now.Add(time.Minute), "2025-06-02T09:01:00.000Z"},
+		{"an earlier time, as a late writer has", now, "2025-06-02T09:01:00.000Z"},
+	} {
+		now = c.at
+		k, err := s.Authenticate(ctx, secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A token read before another use was noted: the write must not
+		// move last_used_at back.
+		k.LastUsedAt = ""
+		if _, err := s.NoteUse(ctx, k); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := lastUsed(); got != c.want {
+			t.Errorf("%s: last_used_at %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// openWithToken opens a new store with opts, with a token of a person with
+// full scope, and returns it with its secret.
+func openWithToken(t *testing.T, opts *Options) (*Store, Token, string) {
+	t.Helper()
+	s, _, err := Open(t.Context(), t.TempDir(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	k, secret, err := s.MintToken(t.Context(), NewToken{Name: "alice", Kind: Human, Scope: mcpeffect.Full})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, k, secret
+}
