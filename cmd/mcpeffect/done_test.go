@@ -136,6 +136,21 @@ func TestAuditDoneHosts(t *testing.T) {
 			t.Errorf("%s: %s: %s", f.Tool, f.Rule, f.Message)
 		}
 	}
+	// No directory would reject Done: every tool has a title, and no
+	// rule of any profile finds an error.
+	for _, f := range r.Findings {
+		if f.Level == audit.Error {
+			t.Errorf("%s: %s (error): %s", f.Tool, f.Rule, f.Message)
+		}
+	}
+	if len(r.Directories) != len(audit.DirectoryProfiles()) {
+		t.Errorf("%d directory reports, want one for each of the %d profiles", len(r.Directories), len(audit.DirectoryProfiles()))
+	}
+	for _, d := range r.Directories {
+		if d.Rejected != 0 || d.Errors != 0 {
+			t.Errorf("%s: %s", d.Name, d.Summary)
+		}
+	}
 }
 
 // hostOutcome returns what the host profile host/mode of report r does

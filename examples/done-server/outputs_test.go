@@ -43,7 +43,7 @@ func TestOutputSchemas(t *testing.T) {
 			server := mcp.NewServer(&mcp.Implementation{Name: "outputs", Version: "1"}, nil)
 			registry := mcpeffect.NewRegistry()
 			tb := toolbox{server: server, registry: registry, check: e.done.check, outputs: map[string]*jsonschema.Schema{}, validate: c.validate}
-			addTool(tb, "bad_task", "A task of a status that does not exist.", mcpeffect.Read,
+			addTool(tb, "bad_task", "Bad task", "A task of a status that does not exist.", mcpeffect.Read,
 				func(context.Context, noArgs) (store.Task, error) {
 					return store.Task{ID: "t", Title: "t", Status: "bogus", Priority: store.PriorityNormal}, nil
 				})

@@ -2,12 +2,16 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"os"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // specRow is one tool of testdata/tools.tsv, the specification of Done's
@@ -156,5 +160,57 @@ func TestToolsMatchSpec(t *testing.T) {
 	}
 	if got := registryCounts(e.registry); got != spec {
 		t.Errorf("the registry counts %+v, the specification %+v", got, spec)
+	}
+}
+
+// TestToolTitles holds every tool to a title for people, as app
+// directories require (Claude's rejects a tool without one): a few words,
+// capitalised, without a final period, none shared by two tools, and the
+// same in the tool's title and in its annotations, where clients of the
+// 2025-03-26 protocol, which had no other, find it.
+func TestToolTitles(t *testing.T) {
+	e := newEnv(t)
+	secret := e.mint("alice", store.Human, mcpeffect.ReadOnly)
+	for _, version := range []string{"", "2025-11-25", "2025-03-26"} {
+		t.Run("protocol "+cmp.Or(version, "default"), func(t *testing.T) {
+			k, err := e.done.authenticate(t.Context(), stdioCredential{secret: secret})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ct, stt := mcp.NewInMemoryTransports()
+			ss, err := e.server.Connect(mcpeffect.WithConnectionScope(withStdioCredential(t.Context(), stdioCredential{secret: secret}), k.Scope), stt, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ss.Close()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "done-test", Version: "1"}, nil).Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			seen := map[string]string{}
+			n := 0
+			for tool, err := range cs.Tools(t.Context(), nil) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				n++
+				title := tool.Title
+				switch first, _ := utf8.DecodeRuneInString(title); {
+				case tool.Annotations == nil || tool.Annotations.Title != title:
+					t.Errorf("%s: title %q, annotations %+v: want the same title in both", tool.Name, title, tool.Annotations)
+				case strings.TrimSpace(title) != title || title == "" || utf8.RuneCountInString(title) > 32:
+					t.Errorf("%s: title %q: want 1 to 32 characters, not padded", tool.Name, title)
+				case !unicode.IsUpper(first) || strings.HasSuffix(title, "."):
+					t.Errorf("%s: title %q: want it capitalised, without a final period", tool.Name, title)
+				case seen[title] != "":
+					t.Errorf("%s and %s share the title %q", seen[title], tool.Name, title)
+				}
+				seen[title] = tool.Name
+			}
+			if n != e.registry.Len() {
+				t.Errorf("%d tools listed, %d classified", n, e.registry.Len())
+			}
+		})
 	}
 }

@@ -49,8 +49,9 @@ type toolbox struct {
 
 // addTool adds the tool name to t's server with [mcpeffect.AddTool],
 // classified e: the one place where the tool's effect is declared, from
-// which come both its annotations and the scope it needs. Its arguments
-// are In and its result Out, with the schemas of [tool]. h does the
+// which come both its annotations and the scope it needs. title is what
+// a host shows a person for it (see [tool]). Its arguments are In and its
+// result Out, with the schemas of [tool]. h does the
 // tool's work; what it returns goes through [done.check], so that a
 // fault of the server never reaches the caller.
 //
@@ -69,8 +70,8 @@ type toolbox struct {
 // checked before it is sent, and a result that breaks its schema fails
 // the call, so that the tests, which call every tool, catch what go-sdk
 // would catch at run time.
-func addTool[In, Out any](t toolbox, name, description string, e mcpeffect.Effect, h func(context.Context, In) (Out, error)) {
-	tl := tool[In, Out](name, description)
+func addTool[In, Out any](t toolbox, name, title, description string, e mcpeffect.Effect, h func(context.Context, In) (Out, error)) {
+	tl := tool[In, Out](name, title, description)
 	t.outputs[name] = tl.OutputSchema.(*jsonschema.Schema)
 	tl.OutputSchema = nil
 	validate := t.validate
@@ -203,9 +204,19 @@ func enum[T ~string](values ...T) *jsonschema.Schema {
 
 // tool returns the definition of a tool whose arguments are In and whose
 // result is Out, for [mcpeffect.AddTool].
-func tool[In, Out any](name, description string) *mcp.Tool {
+//
+// The title, a few words for people ("Delete task"), is set twice: as the
+// tool's title, which MCP has had since 2025-06-18 and which most hosts
+// show, and in its annotations, where 2025-03-26 put it and where some
+// hosts still look first (VS Code shows annotations.title before title).
+// App directories want one or the other (Claude's rejects a tool with
+// neither); mcpeffect.AddTool keeps the annotations' title and derives
+// every hint.
+func tool[In, Out any](name, title, description string) *mcp.Tool {
 	return &mcp.Tool{
 		Name:         name,
+		Title:        title,
+		Annotations:  &mcp.ToolAnnotations{Title: title},
 		Description:  description,
 		InputSchema:  schemaFor[In](),
 		OutputSchema: schemaFor[Out](),

@@ -10,17 +10,17 @@ import (
 )
 
 func (d *done) addAccountTools(t toolbox) {
-	addTool(t, "whoami",
+	addTool(t, "whoami", "Who am I",
 		"Who is behind the token: a person or an agent, its name, and its scope (whether it may write, and delete).",
 		mcpeffect.Read, d.whoami)
-	addTool(t, "list_tokens",
+	addTool(t, "list_tokens", "List tokens",
 		"The tokens the caller oversees: its own and, for a person, every agent's (what agents were given or minted), each with who minted it, scope, expiry, last use. Never their secrets, which Done does not keep."+paged,
 		mcpeffect.Read, d.listTokens)
 
-	addTool(t, "create_token",
+	addTool(t, "create_token", "Create token",
 		"Mint an API token, for the caller or for an agent, with a scope no wider than what the caller may do (its token's scope, or less on a capped connection). The new token expires at the latest when the caller's does, and revoking the caller's revokes it. The secret is in the answer, once.",
 		mcpeffect.Write, d.createToken)
-	addTool(t, "revoke_token",
+	addTool(t, "revoke_token", "Revoke token",
 		"Revoke for good a token the caller oversees (see list_tokens), with every token it minted and every calendar link those made: calls and feeds fail from the next one on.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.revokeToken)
 }

@@ -12,20 +12,20 @@ import (
 // domain, checked by the store on the caller's kind, because a scope says
 // what a token may do, not whose it is.
 func (d *done) addApprovalTools(t toolbox) {
-	addTool(t, "list_pending_approvals",
+	addTool(t, "list_pending_approvals", "List pending approvals",
 		"Approval requests waiting for a human: tasks to close, and what agents asked to have validated."+paged,
 		mcpeffect.Read, d.listPendingApprovals)
-	addTool(t, "get_approval",
+	addTool(t, "get_approval", "Get approval request",
 		"One approval request: who asked and why, the run the agent asked from with what it produced (the evidence), and the decision if there is one.",
 		mcpeffect.Read, d.getApproval)
 
-	addTool(t, "request_approval",
+	addTool(t, "request_approval", "Request approval",
 		"Ask a human to validate something before going on: a risky step (kind other), or closing the task (kind close), which needs no more than a non-destructive token because it changes nothing: once a human approves it, the task is done. A task has one pending close request at most; each call makes a new request.",
 		mcpeffect.Write, d.requestApproval)
-	addTool(t, "approve_task",
+	addTool(t, "approve_task", "Approve request",
 		"A human grants the approval request approval_id, the one they reviewed: for a close request the task becomes done. Refused if that request is no longer pending (replaced by another in between, say). Human tokens only: agents are refused whatever their scope.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.approveTask)
-	addTool(t, "reject_task",
+	addTool(t, "reject_task", "Reject request",
 		"A human refuses the approval request approval_id, with a reason: for a close request a task awaiting approval goes back to open. Refused if that request is no longer pending. Human tokens only: agents are refused whatever their scope.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.rejectTask)
 }

@@ -11,23 +11,23 @@ import (
 // server (feed.go) to calendar applications, which know no other
 // credential. Its secret is shown once, when the link is made.
 func (d *done) addCalendarTools(t toolbox) {
-	addTool(t, "list_calendar_links",
+	addTool(t, "list_calendar_links", "List calendar links",
 		"The calendar feed links the caller oversees, its own and, for a person, those agents made: live and revoked, whether each still answers, when it was last fetched. Never their secrets, which Done does not keep."+paged,
 		mcpeffect.Read, d.listCalendarLinks)
-	addTool(t, "get_agenda",
+	addTool(t, "get_agenda", "Get agenda",
 		"Tasks due or scheduled between two dates, in time order: the calendar as data. By default the seven days from today (UTC)."+paged,
 		mcpeffect.Read, d.getAgenda)
 
-	addTool(t, "create_calendar_link",
+	addTool(t, "create_calendar_link", "Create calendar link",
 		"Mint a secret iCalendar feed URL of the tasks of a project, or of the caller's own tasks, for a calendar application to subscribe to: due dates and schedules. The feed answers only while the token that made it is live. The secret is in the answer, once; each call mints another link.",
 		mcpeffect.Write, d.createCalendarLink)
-	addTool(t, "rotate_calendar_link",
+	addTool(t, "rotate_calendar_link", "Rotate calendar link",
 		"Revoke a feed URL at once and mint a new secret one in its place, for the same tasks. A link is rotated once: rotating it again is refused; rotate the new one.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.rotateCalendarLink)
-	addTool(t, "revoke_calendar_link",
+	addTool(t, "revoke_calendar_link", "Revoke calendar link",
 		"Revoke a feed URL for good, the caller's own or, for a person, one an agent made: it answers nothing from the next request on. No-op if already revoked.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.revokeCalendarLink)
-	addTool(t, "schedule_task",
+	addTool(t, "schedule_task", "Schedule task",
 		"Plan a task on days (start and end dates, both included) or at times (RFC 3339); it then shows in feeds and agendas. Without start, the task is no longer scheduled.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.scheduleTask)
 }

@@ -8,17 +8,17 @@ import (
 )
 
 func (d *done) addCommentTools(t toolbox) {
-	addTool(t, "list_comments",
+	addTool(t, "list_comments", "List comments",
 		"The comment thread of a task, oldest first."+paged,
 		mcpeffect.Read, d.listComments)
 
-	addTool(t, "comment_on_task",
+	addTool(t, "comment_on_task", "Comment on task",
 		"Post a comment on a task, signed with the caller's name.",
 		mcpeffect.Write, d.commentOnTask)
-	addTool(t, "edit_comment",
+	addTool(t, "edit_comment", "Edit comment",
 		"Replace the body of one of the caller's own comments; the activity log keeps the old body.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.editComment)
-	addTool(t, "delete_comment",
+	addTool(t, "delete_comment", "Delete comment",
 		"Move a comment to the Trash, from where restore_from_trash brings it back; no-op if already there.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.deleteComment)
 }

@@ -16,26 +16,26 @@ import (
 // reach outside Done's database: they are the open-world tools. The others
 // of the group keep to the database, handling refs without calling out.
 func (d *done) addConnectorTools(t toolbox) {
-	addTool(t, "list_connectors",
+	addTool(t, "list_connectors", "List connectors",
 		"The connected sources of documents (a local folder by default; Drive, Slack or Notion once plugged in), and how their last call went. It calls none of them.",
 		mcpeffect.Read, d.listConnectors)
-	addTool(t, "search_context",
+	addTool(t, "search_context", "Search documents",
 		"Search the connected sources for documents and messages whose title or text holds the query, ignoring case; each result has the ref that read_context and attach_context_to_task take. A search reads a bounded amount of each source, newest first; incomplete says what it left out.",
 		mcpeffect.Read|mcpeffect.OpenWorld, d.searchContext)
-	addTool(t, "read_context",
+	addTool(t, "read_context", "Read document",
 		"Read one document of a connected source, by its ref (from search_context or list_task_context).",
 		mcpeffect.Read|mcpeffect.OpenWorld, d.readContext)
-	addTool(t, "list_task_context",
+	addTool(t, "list_task_context", "List task documents",
 		"The references to documents attached to a task, as stored in Done; the documents are not fetched."+paged,
 		mcpeffect.Read, d.listTaskContext)
 
-	addTool(t, "save_context",
+	addTool(t, "save_context", "Save document",
 		"Write a new note or document into a connected source (a Markdown file of the local folder by default). Each call makes a new one; nothing is overwritten. The local folder has a quota of documents and bytes.",
 		mcpeffect.Write|mcpeffect.OpenWorld, d.saveContext)
-	addTool(t, "attach_context_to_task",
+	addTool(t, "attach_context_to_task", "Attach document to task",
 		"Store a reference to a document (a ref from search_context) on a task; no-op if it is there. The document is not fetched. A task holds 100 references at most.",
 		mcpeffect.Idempotent, d.attachContext)
-	addTool(t, "detach_context_from_task",
+	addTool(t, "detach_context_from_task", "Detach document from task",
 		"Remove a reference from a task; the document itself is untouched. No-op if the reference is not there.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.detachContext)
 }

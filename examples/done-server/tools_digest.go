@@ -10,14 +10,14 @@ import (
 // Digests are made from the activity log when they are read, one per UTC
 // day or ISO week; only who read which is stored.
 func (d *done) addDigestTools(t toolbox) {
-	addTool(t, "get_digest",
+	addTool(t, "get_digest", "Get digest",
 		"A digest: what changed in a day or a week (from the activity log), what waits for a human now (approvals to decide, failing runs), and what is blocked. Without digest_id, the current day's or week's.",
 		mcpeffect.Read, d.getDigest)
-	addTool(t, "list_digests",
+	addTool(t, "list_digests", "List digests",
 		"Daily or weekly digests, newest first: the current one, then each past period with changes, with how many changes each holds and how many the caller has not read."+paged,
 		mcpeffect.Read, d.listDigests)
 
-	addTool(t, "mark_digest_read",
+	addTool(t, "mark_digest_read", "Mark digest read",
 		"Mark a digest read by the caller: its changes until now count as read. No-op if already read and nothing changed since.",
 		mcpeffect.Idempotent, d.markDigestRead)
 }

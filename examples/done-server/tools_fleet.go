@@ -14,47 +14,47 @@ import (
 // rules of the domain that the store checks on the caller's kind and name,
 // as for approvals: a scope says what a token may do, not whose it is.
 func (d *done) addFleetTools(t toolbox) {
-	addTool(t, "fleet_status",
+	addTool(t, "fleet_status", "Fleet status",
 		"The fleet at a glance: agents online (a token used in the last 5 minutes), busy (in a run), paused and idle, the queue of runs, and the runs that need attention: failing (the last run of an unfinished task failed) and stalled (no progress for 15 minutes).",
 		mcpeffect.Read, d.fleetStatus)
-	addTool(t, "list_agents",
+	addTool(t, "list_agents", "List agents",
 		"Every agent, by name: its state (paused, busy, online or offline), its scope (what its tokens allow it to call), when it was last seen, its current run and queued runs."+paged,
 		mcpeffect.Read, d.listAgents)
-	addTool(t, "get_agent",
+	addTool(t, "get_agent", "Get agent",
 		"One agent: its state, current run, recent runs and the limits it works under.",
 		mcpeffect.Read, d.getAgent)
-	addTool(t, "list_runs",
+	addTool(t, "list_runs", "List runs",
 		"Runs by task, agent, status or time queued, newest first."+paged,
 		mcpeffect.Read, d.listRuns)
-	addTool(t, "get_run",
+	addTool(t, "get_run", "Get run",
 		"One run: its status, when it was queued, started and finished, its progress, the summary of its result and its cost.",
 		mcpeffect.Read, d.getRun)
-	addTool(t, "get_run_logs",
+	addTool(t, "get_run_logs", "Get run log",
 		"The log of a run, oldest first: when it was queued and started, each progress report, how it ended."+paged,
 		mcpeffect.Read, d.getRunLogs)
-	addTool(t, "list_run_artifacts",
+	addTool(t, "list_run_artifacts", "List run outputs",
 		"What a run produced: links, files, pull requests, as its agent attached them."+paged,
 		mcpeffect.Read, d.listRunArtifacts)
 
-	addTool(t, "start_run",
+	addTool(t, "start_run", "Start run",
 		"Queue a run of an agent on an open task, with instructions. A task has one run under way at most: while it is queued or running, starting another is refused. An unassigned task is assigned to the agent. The agent finds it with get_next_task and starts it with claim_task.",
 		mcpeffect.Idempotent, d.startRun)
-	addTool(t, "retry_run",
+	addTool(t, "retry_run", "Retry run",
 		"Queue a new run with the task, agent and instructions of a failed or cancelled one; refused while the task has a run under way, such as the retry itself.",
 		mcpeffect.Idempotent, d.retryRun)
-	addTool(t, "cancel_run",
+	addTool(t, "cancel_run", "Cancel run",
 		"Stop a queued or running run; what its agent did so far may be lost. No-op if the run is already over.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.cancelRun)
-	addTool(t, "report_run_progress",
+	addTool(t, "report_run_progress", "Report run progress",
 		"For the agent of a running run: append a progress report (a heartbeat) to its log, with optionally how far along it is and outputs to attach. Each call adds an entry.",
 		mcpeffect.Write, d.reportRunProgress)
-	addTool(t, "complete_run",
+	addTool(t, "complete_run", "Complete run",
 		"For the agent of a running run: end it, succeeded or failed, with a summary of the result and its cost; no-op if it already ended so. It does not close the task: close_task does.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.completeRun)
-	addTool(t, "pause_agent",
+	addTool(t, "pause_agent", "Pause agent",
 		"Stop dispatching work to an agent: get_next_task offers it nothing and it cannot claim tasks until a human resumes it; its running run goes on. A person may pause any agent, an agent only itself. No-op if already paused.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.pauseAgent)
-	addTool(t, "resume_agent",
+	addTool(t, "resume_agent", "Resume agent",
 		"Dispatch work to a paused agent again. Human tokens only: an agent cannot lift its own pause. No-op if the agent is not paused.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.resumeAgent)
 }

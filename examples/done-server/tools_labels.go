@@ -8,17 +8,17 @@ import (
 )
 
 func (d *done) addLabelTools(t toolbox) {
-	addTool(t, "list_labels",
+	addTool(t, "list_labels", "List labels",
 		"The labels of the workspace, by name."+paged,
 		mcpeffect.Read, d.listLabels)
 
-	addTool(t, "create_label",
+	addTool(t, "create_label", "Create label",
 		"Create a label. Names are unique, ignoring case: creating the same label again is refused.",
 		mcpeffect.Idempotent, d.createLabel)
-	addTool(t, "add_label_to_task",
+	addTool(t, "add_label_to_task", "Label task",
 		"Put a label on a task; no-op if it is there. Returns the task's labels, at most 50.",
 		mcpeffect.Idempotent, d.addLabelToTask)
-	addTool(t, "remove_label_from_task",
+	addTool(t, "remove_label_from_task", "Remove label from task",
 		"Take a label off a task; no-op if it is not there. Returns the task's labels.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.removeLabelFromTask)
 }

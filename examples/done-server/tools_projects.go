@@ -8,29 +8,29 @@ import (
 )
 
 func (d *done) addProjectTools(t toolbox) {
-	addTool(t, "list_projects",
+	addTool(t, "list_projects", "List projects",
 		"The projects of the workspace, oldest first; archived ones only if asked for."+paged,
 		mcpeffect.Read, d.listProjects)
-	addTool(t, "get_project",
+	addTool(t, "get_project", "Get project",
 		"One project with its settings: the auto_close and assignee that new tasks get by default.",
 		mcpeffect.Read, d.getProject)
-	addTool(t, "get_project_progress",
+	addTool(t, "get_project_progress", "Get project progress",
 		"Task counts of a project by status, its blocked tasks, overdue tasks and pending approvals.",
 		mcpeffect.Read, d.getProjectProgress)
 
-	addTool(t, "create_project",
+	addTool(t, "create_project", "Create project",
 		"Create a project.",
 		mcpeffect.Write, d.createProject)
-	addTool(t, "update_project",
+	addTool(t, "update_project", "Update project",
 		"Overwrite fields and settings of a project; the activity log keeps the old values.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.updateProject)
-	addTool(t, "archive_project",
+	addTool(t, "archive_project", "Archive project",
 		"Archive a project: it and its tasks become read-only and leave the lists.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.archiveProject)
-	addTool(t, "unarchive_project",
+	addTool(t, "unarchive_project", "Unarchive project",
 		"Bring an archived project back to the lists, writable again.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.unarchiveProject)
-	addTool(t, "delete_project",
+	addTool(t, "delete_project", "Delete project",
 		"Move a project and all its tasks to the Trash, from where restore_from_trash brings them back; no-op if already there.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.deleteProject)
 }

@@ -8,29 +8,29 @@ import (
 )
 
 func (d *done) addStepTools(t toolbox) {
-	addTool(t, "list_steps",
+	addTool(t, "list_steps", "List steps",
 		"The checklist of a task: its steps in order, with their status."+paged,
 		mcpeffect.Read, d.listSteps)
-	addTool(t, "get_step",
+	addTool(t, "get_step", "Get step",
 		"One step with its notes and its last status change.",
 		mcpeffect.Read, d.getStep)
 
-	addTool(t, "decompose_task",
+	addTool(t, "decompose_task", "Split task into subtasks",
 		"Split a task into subtasks and steps. Each call adds new rows, even with the same arguments.",
 		mcpeffect.Write, d.decomposeTask)
-	addTool(t, "add_step",
+	addTool(t, "add_step", "Add step",
 		"Append a step to the checklist of a task.",
 		mcpeffect.Write, d.addStep)
-	addTool(t, "update_step",
+	addTool(t, "update_step", "Update step",
 		"Overwrite the text or notes of a step; the activity log keeps the old values.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.updateStep)
-	addTool(t, "set_step_status",
+	addTool(t, "set_step_status", "Set step status",
 		"Set a step to todo, doing, done or skipped.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.setStepStatus)
-	addTool(t, "reorder_steps",
+	addTool(t, "reorder_steps", "Reorder steps",
 		"Set the order of a task's steps: step_ids lists every step of the task once, in the new order.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.reorderSteps)
-	addTool(t, "delete_step",
+	addTool(t, "delete_step", "Delete step",
 		"Move a step to the Trash, from where restore_from_trash brings it back; no-op if already there.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.deleteStep)
 }

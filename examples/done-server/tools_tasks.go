@@ -8,62 +8,62 @@ import (
 )
 
 func (d *done) addTaskTools(t toolbox) {
-	addTool(t, "list_my_tasks",
+	addTool(t, "list_my_tasks", "List my tasks",
 		"Tasks assigned to the caller (human or agent), filterable by status, due date and project. Done tasks are left out unless asked for by status; oldest first."+paged,
 		mcpeffect.Read, d.listMyTasks)
-	addTool(t, "list_tasks",
+	addTool(t, "list_tasks", "List tasks",
 		"Tasks of a project, an assignee or a status, oldest first."+paged,
 		mcpeffect.Read, d.listTasks)
-	addTool(t, "search_tasks",
+	addTool(t, "search_tasks", "Search tasks",
 		"Search titles, descriptions and comments of tasks for a piece of text, oldest first."+paged,
 		mcpeffect.Read, d.searchTasks)
-	addTool(t, "get_task",
+	addTool(t, "get_task", "Get task",
 		"One task with its steps (the first 50: list_steps has them all), dependencies, approval state, labels and current run.",
 		mcpeffect.Read, d.getTask)
-	addTool(t, "get_task_activity",
+	addTool(t, "get_task_activity", "Get task activity",
 		"Audit trail of a task: who (which person or agent) changed what, when, with the old values of what was overwritten, oldest first."+paged,
 		mcpeffect.Read, d.getTaskActivity)
-	addTool(t, "list_subtasks",
+	addTool(t, "list_subtasks", "List subtasks",
 		"Child tasks of a task, created by decompose_task or by hand, oldest first."+paged,
 		mcpeffect.Read, d.listSubtasks)
-	addTool(t, "get_next_task",
+	addTool(t, "get_next_task", "Get my next task",
 		"The next ready task for the caller: open, unblocked, its dependencies done, assigned to the caller or to no one; for an agent, the tasks of its runs come first. It does not claim it: claim_task does, which also starts the run queued on it. A paused agent gets nothing.",
 		mcpeffect.Read, d.getNextTask)
 
-	addTool(t, "create_task",
+	addTool(t, "create_task", "Create task",
 		"Create a task. Unless it is auto-close it needs a human's approval to become done; project defaults apply to what is left out. Only a human may make a task auto-close.",
 		mcpeffect.Write, d.createTask)
-	addTool(t, "update_task",
+	addTool(t, "update_task", "Update task",
 		"Overwrite fields of a task (title, description, due, priority, auto_close); the activity log keeps the old values. Only a human may make a task auto-close.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.updateTask)
-	addTool(t, "delete_task",
+	addTool(t, "delete_task", "Delete task",
 		"Move a task, with its subtasks, steps and comments, to the Trash, from where restore_from_trash brings it back; no-op if already there.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.deleteTask)
-	addTool(t, "move_task",
+	addTool(t, "move_task", "Move task to a project",
 		"Put a task in a project, or in none if project_id is left out.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.moveTask)
-	addTool(t, "assign_task",
+	addTool(t, "assign_task", "Assign task",
 		"Set who a task is for (a person or an agent, by name), or no one if assignee is left out.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.assignTask)
-	addTool(t, "claim_task",
+	addTool(t, "claim_task", "Claim task",
 		"Assign an unclaimed task to the caller, and start the run queued on it for the caller, if any; no-op if the caller already holds it. Refused to a paused agent.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.claimTask)
-	addTool(t, "block_task",
+	addTool(t, "block_task", "Block task",
 		"Mark an open task blocked, with the reason and optionally the task it waits for.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.blockTask)
-	addTool(t, "unblock_task",
+	addTool(t, "unblock_task", "Unblock task",
 		"Clear the blocked state of a task; no-op if it is not blocked.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.unblockTask)
-	addTool(t, "close_task",
+	addTool(t, "close_task", "Close task",
 		"Finish a task: done if it is auto-close, else awaiting_approval with one approval request for a human (repeating adds no second).",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.closeTask)
-	addTool(t, "reopen_task",
+	addTool(t, "reopen_task", "Reopen task",
 		"Set a done or awaiting_approval task back to open, withdrawing its approval request; no-op if it is not closed.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.reopenTask)
-	addTool(t, "add_task_dependency",
+	addTool(t, "add_task_dependency", "Add task dependency",
 		"Make task_id depend on depends_on: it is not ready until depends_on is done. No-op if the dependency exists; refused if it would make a cycle. A task waits for 50 others at most.",
 		mcpeffect.Idempotent, d.addTaskDependency)
-	addTool(t, "remove_task_dependency",
+	addTool(t, "remove_task_dependency", "Remove task dependency",
 		"Remove the dependency of task_id on depends_on; no-op if there is none.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.removeTaskDependency)
 }

@@ -8,11 +8,11 @@ import (
 )
 
 func (d *done) addTrashTools(t toolbox) {
-	addTool(t, "list_trash",
+	addTool(t, "list_trash", "List Trash",
 		"Deleted projects, tasks, steps and comments, most recent first. All of them can be restored: Done deletes nothing for good."+paged,
 		mcpeffect.Read, d.listTrash)
 
-	addTool(t, "restore_from_trash",
+	addTool(t, "restore_from_trash", "Restore from Trash",
 		"Bring a deleted project, task, step or comment back, whole and to its place (a task with its subtasks, steps, comments and labels), out of the Trash; no-op if it is not in the Trash.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.restoreFromTrash)
 }
