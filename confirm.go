@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -62,7 +64,11 @@ type ConfirmOptions struct {
 	// Message returns the question put to the person, such as
 	// "Delete task 'ship v2' and its 3 steps?". If nil, or if it returns
 	// "", the question names the tool, says what its effect does and
-	// shows the arguments.
+	// shows the arguments. Whoever words it, the question reaches the
+	// person with its control and format characters written as escapes
+	// (U+202E, which shows the text after it reversed, as \u202e; tab
+	// and newline are kept): text that came from a call's arguments or
+	// from the data cannot disguise what the person is asked.
 	Message func(ctx context.Context, call *ConfirmCall) string
 
 	// ProceedWithoutElicitation runs the calls that need confirmation
@@ -280,7 +286,7 @@ func (c *confirmer) question(ctx context.Context, req *mcp.CallToolRequest, tool
 	}
 	return &mcp.ElicitParams{
 		Mode:    "form",
-		Message: msg,
+		Message: visible(msg),
 		// A form with no fields: the person only accepts, declines or
 		// cancels. The properties object must be there, empty: the
 		// TypeScript SDK refuses a form schema without one.
@@ -308,6 +314,49 @@ func defaultQuestion(tool string, e Effect, args json.RawMessage) string {
 		shown = clip(string(a), 500)
 	}
 	return fmt.Sprintf("Allow the tool %q to run? %s. Arguments: %s", tool, does, shown)
+}
+
+// visible returns s with each rune that a person would not see for what
+// it is written as a Go escape: controls (but tab and newline), format
+// characters such as U+202E and U+200B, invalid UTF-8, and what Unicode
+// leaves unassigned.
+func visible(s string) string {
+	clean := true
+	for _, r := range s {
+		if !shows(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case shows(r):
+			b.WriteRune(r)
+		case r == utf8.RuneError:
+			// The rune of a byte that is not UTF-8 (or U+FFFD itself).
+			if _, n := utf8.DecodeRuneInString(s[i:]); n == 1 {
+				fmt.Fprintf(&b, `\x%02x`, s[i])
+			} else {
+				b.WriteString(`\ufffd`)
+			}
+		case r > 0xffff:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
+}
+
+// shows reports whether r shows as itself: a letter, mark, number,
+// punctuation, symbol or space separator (unicode.IsGraphic), a tab or
+// a newline.
+func shows(r rune) bool {
+	return r == '\n' || r == '\t' || (r != utf8.RuneError && unicode.IsGraphic(r))
 }
 
 // formElicitation reports whether a client with capabilities caps can

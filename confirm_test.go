@@ -364,3 +364,52 @@ func TestConfirmExpiryAndKeys(t *testing.T) {
 		}()
 	}
 }
+
+// TestConfirmQuestionShowsWhatItSays: text from the arguments or from
+// the author's wording cannot disguise the question: controls, format
+// characters (U+202E shows the text after it reversed; U+200B is
+// invisible) and bytes that are not UTF-8 reach the person as escapes.
+func TestConfirmQuestionShowsWhatItSays(t *testing.T) {
+	ctx := mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full)
+	for _, c := range []struct {
+		name    string
+		message string // what the author's Message returns; "" for the default
+		args    taskArgs
+		want    string // a part of the question
+		notWant []string
+	}{
+		{"bidi override in the arguments", "", taskArgs{ID: "exe.\u202etxt"}, `exe.\u202etxt`, []string{"\u202e"}},
+		{"zero-width space in the arguments", "", taskArgs{ID: "a\u200bb"}, `a\u200bb`, []string{"\u200b"}},
+		{"bidi override in the wording", "Delete task \"\u202eevil\"?", taskArgs{ID: "1"}, `Delete task "\u202eevil"?`, []string{"\u202e"}},
+		{"control characters in the wording", "Delete\x00 \x1b[2Jtask?", taskArgs{ID: "1"}, `Delete\u0000 \u001b[2Jtask?`, []string{"\x00", "\x1b"}},
+		{"a byte that is not UTF-8", "Delete \xff?", taskArgs{ID: "1"}, `Delete \xff?`, []string{"\xff"}},
+		{"what shows as itself stays", "Supprimer «ÉTÉ» 🗑\n\tet ses 3 étapes ?", taskArgs{ID: "1"}, "Supprimer «ÉTÉ» 🗑\n\tet ses 3 étapes ?", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, _, _ := newConfirmServer(t, &mcpeffect.ConfirmOptions{
+				Message: func(context.Context, *mcpeffect.ConfirmCall) string { return c.message },
+			})
+			p := &person{answer: "accept"}
+			for _, protocol := range []string{legacyProtocol, modernProtocol} {
+				cs := connectAs(t, ctx, s, &mcp.ClientOptions{ElicitationHandler: p.handler}, protocol)
+				if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "delete_task", Arguments: c.args}); err != nil {
+					t.Fatalf("%s: %v", protocol, err)
+				}
+			}
+			q := p.questions()
+			if len(q) != 2 {
+				t.Fatalf("asked %q, want once on each protocol", q)
+			}
+			for _, q := range q {
+				if !strings.Contains(q, c.want) {
+					t.Errorf("question %q does not contain %q", q, c.want)
+				}
+				for _, bad := range c.notWant {
+					if strings.Contains(q, bad) {
+						t.Errorf("question %q contains %q", q, bad)
+					}
+				}
+			}
+		})
+	}
+}
