@@ -101,6 +101,9 @@ type ConfirmOptions struct {
 // [ConfirmOptions] Message sees it.
 type ConfirmCall struct {
 	Tool string
+	// Title is the tool's title for people, such as "Delete task": its
+	// Title, or else its annotations' Title; "" if it has neither.
+	Title string
 	// Effect is the effect of this call.
 	Effect Effect
 	// Arguments are the call's arguments as the client sent them.
@@ -215,7 +218,8 @@ func newConfirmer(o *ConfirmOptions) *confirmer {
 // options ask for it. It returns nil, nil when the handler may run;
 // otherwise a result that asks the client for the person's answer, or the
 // error that refuses the call.
-func (c *confirmer) confirm(ctx context.Context, info *callInfo, req *mcp.CallToolRequest, tool string, e Effect) (*mcp.CallToolResult, error) {
+func (c *confirmer) confirm(ctx context.Context, info *callInfo, req *mcp.CallToolRequest, t *mcp.Tool, e Effect) (*mcp.CallToolResult, error) {
+	tool := t.Name
 	if !c.opts.For(tool, e) {
 		return nil, nil
 	}
@@ -229,7 +233,7 @@ func (c *confirmer) confirm(ctx context.Context, info *callInfo, req *mcp.CallTo
 		return nil, refuse("unsupported", "")
 	}
 	if !multiRoundTrip(req.Session) {
-		res, err := req.Session.Elicit(ctx, c.question(ctx, req, tool, e))
+		res, err := req.Session.Elicit(ctx, c.question(ctx, req, t, e))
 		switch {
 		case err != nil:
 			return nil, refuse("failed", err.Error())
@@ -244,11 +248,11 @@ func (c *confirmer) confirm(ctx context.Context, info *callInfo, req *mcp.CallTo
 	// request state this server signed for this very call.
 	binding := c.binding(ctx, info, req, tool)
 	if req.Params.RequestState == "" {
-		return c.ask(ctx, req, tool, e, binding)
+		return c.ask(ctx, req, t, e, binding)
 	}
 	switch err := c.verify(req.Params.RequestState, binding); {
 	case errors.Is(err, errExpired):
-		return c.ask(ctx, req, tool, e, binding)
+		return c.ask(ctx, req, t, e, binding)
 	case err != nil:
 		return nil, refuse("invalid", err.Error())
 	}
@@ -264,25 +268,29 @@ func (c *confirmer) confirm(ctx context.Context, info *callInfo, req *mcp.CallTo
 
 // ask returns the result that asks the client for the person's answer,
 // with a new request state.
-func (c *confirmer) ask(ctx context.Context, req *mcp.CallToolRequest, tool string, e Effect, binding [sha256.Size]byte) (*mcp.CallToolResult, error) {
+func (c *confirmer) ask(ctx context.Context, req *mcp.CallToolRequest, t *mcp.Tool, e Effect, binding [sha256.Size]byte) (*mcp.CallToolResult, error) {
 	state, err := c.mint(binding)
 	if err != nil {
-		return nil, (&NotConfirmedError{Tool: tool, Effect: e, Answer: "failed", Detail: err.Error()}).rpcError()
+		return nil, (&NotConfirmedError{Tool: t.Name, Effect: e, Answer: "failed", Detail: err.Error()}).rpcError()
 	}
 	return &mcp.CallToolResult{
-		InputRequests: mcp.InputRequestMap{confirmInput: c.question(ctx, req, tool, e)},
+		InputRequests: mcp.InputRequestMap{confirmInput: c.question(ctx, req, t, e)},
 		RequestState:  state,
 	}, nil
 }
 
 // question returns the elicitation that asks the person.
-func (c *confirmer) question(ctx context.Context, req *mcp.CallToolRequest, tool string, e Effect) *mcp.ElicitParams {
+func (c *confirmer) question(ctx context.Context, req *mcp.CallToolRequest, t *mcp.Tool, e Effect) *mcp.ElicitParams {
 	var msg string
 	if c.opts.Message != nil {
-		msg = c.opts.Message(ctx, &ConfirmCall{Tool: tool, Effect: e, Arguments: req.Params.Arguments, Request: req})
+		title := t.Title
+		if title == "" && t.Annotations != nil {
+			title = t.Annotations.Title
+		}
+		msg = c.opts.Message(ctx, &ConfirmCall{Tool: t.Name, Title: title, Effect: e, Arguments: req.Params.Arguments, Request: req})
 	}
 	if msg == "" {
-		msg = defaultQuestion(tool, e, req.Params.Arguments)
+		msg = defaultQuestion(t.Name, e, req.Params.Arguments)
 	}
 	return &mcp.ElicitParams{
 		Mode:    "form",

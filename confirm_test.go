@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -411,5 +412,38 @@ func TestConfirmQuestionShowsWhatItSays(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestConfirmCallTitle: the wording sees the tool's title, from its Title
+// or else its annotations', so that it can ask in a person's words.
+func TestConfirmCallTitle(t *testing.T) {
+	ctx := mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full)
+	s := mcp.NewServer(&mcp.Implementation{Name: "titles", Version: "v1"}, nil)
+	r := mcpeffect.NewRegistry()
+	s.AddReceivingMiddleware(r.Middleware(&mcpeffect.MiddlewareOptions{Confirm: &mcpeffect.ConfirmOptions{
+		Message: func(_ context.Context, call *mcpeffect.ConfirmCall) string {
+			return fmt.Sprintf("%s: title %q?", call.Tool, call.Title)
+		},
+	}}))
+	for _, tool := range []*mcp.Tool{
+		{Name: "both", Title: "Delete task", Annotations: &mcp.ToolAnnotations{Title: "Older title"}},
+		{Name: "annotations", Annotations: &mcp.ToolAnnotations{Title: "Delete project"}},
+		{Name: "none"},
+	} {
+		mcpeffect.AddTool(s, r, tool, mcpeffect.Destructive, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{}, nil, nil
+		})
+	}
+	p := &person{answer: "accept"}
+	cs := connectAs(t, ctx, s, &mcp.ClientOptions{ElicitationHandler: p.handler}, modernProtocol)
+	for _, tool := range []string{"both", "annotations", "none"} {
+		if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}}); err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+	}
+	want := []string{`both: title "Delete task"?`, `annotations: title "Delete project"?`, `none: title ""?`}
+	if got := p.questions(); !slices.Equal(got, want) {
+		t.Errorf("questions %q, want %q", got, want)
 	}
 }

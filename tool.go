@@ -44,7 +44,7 @@ func AddTool[In, Out any](s *mcp.Server, r *Registry, t *mcp.Tool, e Effect, h m
 		if err != nil {
 			return nil, zero, err
 		}
-		if res, err := info.admit(ctx, req, tt.Name, e, nil, nil); res != nil || err != nil {
+		if res, err := info.admit(ctx, req, tt, e, nil, nil); res != nil || err != nil {
 			return res, zero, err
 		}
 		return h(ctx, req, in)
@@ -64,7 +64,7 @@ func AddToolHandler(s *mcp.Server, r *Registry, t *mcp.Tool, e Effect, h mcp.Too
 		if err != nil {
 			return nil, err
 		}
-		if res, err := info.admit(ctx, req, tt.Name, e, nil, nil); res != nil || err != nil {
+		if res, err := info.admit(ctx, req, tt, e, nil, nil); res != nil || err != nil {
 			return res, err
 		}
 		return h(ctx, req)
@@ -102,7 +102,7 @@ func AddToolWithRule[In, Out any](s *mcp.Server, r *Registry, t *mcp.Tool, rule 
 		if err != nil {
 			return nil, zero, err
 		}
-		if res, err := info.admit(ctx, req, tt.Name, 0, rule, func() callOutcome { return effectOf(in) }); res != nil || err != nil {
+		if res, err := info.admit(ctx, req, tt, 0, rule, func() callOutcome { return effectOf(in) }); res != nil || err != nil {
 			return res, zero, err
 		}
 		return h(ctx, req, in)
@@ -138,7 +138,7 @@ func AddToolHandlerWithRule(s *mcp.Server, r *Registry, t *mcp.Tool, rule *Effec
 			}
 			return oc
 		}
-		if res, err := info.admit(ctx, req, tt.Name, 0, rule, effectOf); res != nil || err != nil {
+		if res, err := info.admit(ctx, req, tt, 0, rule, effectOf); res != nil || err != nil {
 			return res, err
 		}
 		return h(ctx, req)
@@ -242,15 +242,16 @@ func notEnforced(what, done string) error {
 	}
 }
 
-// admit decides, in the wrapper of a tool's handler, whether the call req
+// admit decides, in the wrapper of the handler of tool t, whether the call req
 // runs. For a tool with a rule, it computes the effect of the call with
 // outcome and refuses it if the caller's scope does not allow it;
 // otherwise e is the tool's effect. It then has a person confirm the call
 // if the middleware asks for it. It returns nil, nil when the handler may
 // run; otherwise the error to return, or a result asking the client for
 // input.
-func (info *callInfo) admit(ctx context.Context, req *mcp.CallToolRequest, tool string, e Effect, rule *EffectRule, outcome func() callOutcome) (*mcp.CallToolResult, error) {
+func (info *callInfo) admit(ctx context.Context, req *mcp.CallToolRequest, t *mcp.Tool, e Effect, rule *EffectRule, outcome func() callOutcome) (*mcp.CallToolResult, error) {
 	c := info.mw.confirmer
+	tool := t.Name
 	if rule != nil {
 		e = rule.worst
 		if c != nil || !info.scope.Allows(e) {
@@ -266,7 +267,7 @@ func (info *callInfo) admit(ctx context.Context, req *mcp.CallToolRequest, tool 
 		}
 	}
 	if c != nil {
-		return c.confirm(ctx, info, req, tool, e)
+		return c.confirm(ctx, info, req, t, e)
 	}
 	return nil, nil
 }
