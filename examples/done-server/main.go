@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	done-server [serve] [-data DIR] [-http ADDR] [-scope SCOPE]
+//	done-server [serve] [-data DIR] [-http ADDR] [-scope SCOPE] [-confirm WHAT]
 //	done-server token create [-data DIR] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]
 //	done-server token list [-data DIR]
 //	done-server token revoke [-data DIR] ID
@@ -13,7 +13,8 @@
 // Without -http, Done serves one client over stdin and stdout, with the
 // token whose secret is in the environment variable DONE_TOKEN or, without
 // it, as the owner of the data directory; -scope caps what that connection
-// may do. The owner is a person, who may approve close requests, and so is
+// may do. -confirm destructive (or writes) makes Done ask the person,
+// through the host, before each such call. The owner is a person, who may approve close requests, and so is
 // whatever host connects that way: an AI host should get an agent token
 // instead. With -http, it serves Streamable HTTP at /mcp, each request
 // carrying its token as a bearer token. done-server -h shows all of this.
@@ -107,7 +108,7 @@ func (c *cli) usage() {
 	fmt.Fprintf(c.stderr, `Done serves tasks for people and their agents over MCP.
 
 Usage:
-  %[1]s [serve] [-data DIR] [-http ADDR] [-scope SCOPE]
+  %[1]s [serve] [-data DIR] [-http ADDR] [-scope SCOPE] [-confirm WHAT]
       serve MCP: by default over stdin and stdout, to one MCP host that
       starts this program (it is not typed into); with -http, over
       Streamable HTTP at http://ADDR/mcp, each request with a bearer token
@@ -119,6 +120,9 @@ Usage:
       revoke a token, at once
 
 SCOPE is read-only, non-destructive or full; KIND is human or agent.
+WHAT is off (the default), destructive or writes: Done asks the person,
+through the MCP host (elicitation), before each such call, whatever the
+host does; a host that cannot ask has those calls refused.
 
 Environment:
   DONE_TOKEN  over stdio, the secret of the token to serve. Without it,
@@ -153,8 +157,13 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	dataDir := fs.String("data", defaultDataDir, "the data `directory`, created if missing")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on this `address` (such as 127.0.0.1:8080) instead of stdio")
 	scopeCap := fs.String("scope", "full", "over stdio, the most the connection may do, whatever its token allows: read-only, non-destructive or full")
+	confirmMode := fs.String("confirm", "off", "ask the person, through the MCP client, before these calls run, whatever the host does: off, destructive or writes (a client that cannot ask has them refused)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	confirm, ok := confirmModes[*confirmMode]
+	if !ok {
+		return fmt.Errorf("serve: -confirm must be off, destructive or writes (got %q)", *confirmMode)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
@@ -180,7 +189,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	d := newDone(st, logger, config{connectors: []connector.Connector{folder}})
+	d := newDone(st, logger, config{connectors: []connector.Connector{folder}, confirm: confirm})
 
 	data := shellQuote(*dataDir)
 	if *httpAddr != "" {

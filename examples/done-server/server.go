@@ -76,6 +76,9 @@ type config struct {
 	// connectors are the sources of documents of the open-world tools;
 	// the first is where save_context writes by default.
 	connectors []connector.Connector
+	// confirm says which calls a person must confirm before they run
+	// (serve -confirm, one of [confirmModes]); nil, none.
+	confirm func(mcpeffect.Effect) bool
 }
 
 // A done is one Done server: its store, its log, and what its tools and
@@ -95,12 +98,14 @@ type done struct {
 	// validateOutputs checks every result against its tool's output
 	// schema (see addTool): on under go test, off when serving.
 	validateOutputs bool
+	// confirm is config.confirm.
+	confirm func(mcpeffect.Effect) bool
 }
 
 // newDone returns the Done server of st, which logs to logger.
 func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 	d := &done{
-		store: st, logger: logger, baseURL: cfg.baseURL,
+		store: st, logger: logger, baseURL: cfg.baseURL, confirm: cfg.confirm,
 		slots:           make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 		validateOutputs: testing.Testing(),
 	}
@@ -117,12 +122,14 @@ func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 // where the log of a refusal finds it; the registry's middleware refuses
 // the tools that the caller's scope does not allow (and logs it); then
 // identify finds the caller's token for the handler; and admit makes the
-// call wait its turn.
+// call wait its turn. With d.confirm, the tools' wrappers then ask the
+// person before the calls it names (see confirm.go).
 func (d *done) newServer() (*mcp.Server, *mcpeffect.Registry) {
 	server, registry := d.newToolServer()
 	server.AddReceivingMiddleware(d.middleware(registry, registry.Middleware(&mcpeffect.MiddlewareOptions{
 		ScopeNames: scopeNames,
 		OnDenied:   d.logDenial,
+		Confirm:    d.confirmOptions(d.confirm),
 	}))...)
 	return server, registry
 }
