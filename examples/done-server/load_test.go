@@ -50,6 +50,11 @@ const (
 	// unguarded is Done without mcpeffect: the same server minus the
 	// registry's check and the HTTP challenge, for this measurement only.
 	unguarded loadVariant = "without"
+	// unprobed is Done as it serves, whose clients make the calls of
+	// unguarded's: whoami in place of each call their scope does not
+	// allow. Against unguarded, it measures mcpeffect on the same calls;
+	// against guarded, what the refusals change.
+	unprobed loadVariant = "with-same-calls"
 )
 
 // The variants of Done with one of the choices of issue 14 undone, each
@@ -83,7 +88,7 @@ func defaultGC() (restore func()) {
 }
 
 func variantNames() string {
-	names := []string{string(ceiling), string(guarded), string(unguarded)}
+	names := []string{string(ceiling), string(guarded), string(unguarded), string(unprobed)}
 	for _, v := range slices.Sorted(maps.Keys(candidates)) {
 		names = append(names, string(v))
 	}
@@ -100,6 +105,8 @@ func (v loadVariant) String() string {
 		return "Done with mcpeffect"
 	case unguarded:
 		return "Done without mcpeffect"
+	case unprobed:
+		return "Done with mcpeffect, no refusals"
 	}
 	return "Done, " + string(v)
 }
@@ -141,7 +148,7 @@ func TestLoad(t *testing.T) {
 	var variants []loadVariant
 	for _, name := range strings.Split(*loadVariants, ",") {
 		v := loadVariant(strings.TrimSpace(name))
-		if _, ok := candidates[v]; !ok && v != ceiling && v != guarded && v != unguarded {
+		if _, ok := candidates[v]; !ok && v != ceiling && v != guarded && v != unguarded && v != unprobed {
 			t.Fatalf("-load-variants: unknown variant %q (want one of %s)", name, variantNames())
 		}
 		variants = append(variants, v)
@@ -184,6 +191,8 @@ func TestLoad(t *testing.T) {
 	ratio("Done/ceiling (without mcpeffect)", unguarded, ceiling)
 	ratio("Done/ceiling, both with Go's GC", "no-gc", "ceiling-no-gc")
 	ratio("with/without mcpeffect", guarded, unguarded)
+	ratio("with/without mcpeffect, the same calls", unprobed, unguarded)
+	ratio("refusals/whoami in their place, with mcpeffect", guarded, unprobed)
 	for _, v := range slices.Sorted(maps.Keys(candidates)) {
 		if candidates[v].ceiling {
 			ratio(fmt.Sprintf("ceiling/%s (%s)", string(v), candidates[v].about), ceiling, v)
@@ -498,7 +507,7 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 		t.Errorf("%s: %v", v, err)
 	}
 	slices.Sort(res.latencies)
-	if res.calls == 0 || !v.ceiling() && res.creates == 0 || v.guarded() && res.refusals == 0 {
+	if res.calls == 0 || !v.ceiling() && res.creates == 0 || v.refused() && res.refusals == 0 {
 		t.Errorf("%s: %s; the load did not run", v, res)
 	}
 	return res
@@ -506,6 +515,11 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 
 // guarded reports whether v is Done with mcpeffect.
 func (v loadVariant) guarded() bool { return !v.ceiling() && v != unguarded }
+
+// refused reports whether the clients of v make the calls their scope
+// does not allow, which must be refused; if not, they call whoami in
+// their place.
+func (v loadVariant) refused() bool { return v.guarded() && v != unprobed }
 
 // ceiling reports whether v is the ceiling, or a variant of it.
 func (v loadVariant) ceiling() bool { return v == ceiling || candidates[v].ceiling }
@@ -660,7 +674,7 @@ func (c *loadClient) create(n int) (string, args) {
 // store), so that both variants make as many calls and leave as many out
 // of their figures.
 func (c *loadClient) probe(ctx context.Context) {
-	if !c.variant.guarded() {
+	if !c.variant.refused() {
 		c.cs.CallTool(ctx, &mcp.CallToolParams{Name: "whoami", Arguments: args{}})
 		return
 	}
