@@ -69,7 +69,7 @@ func (s *Store) TaskActivity(ctx context.Context, taskID string, p Page) (List[A
 		}
 		return pageOf(t, p, scanActivity, func(a Activity) string { return strconv.FormatInt(a.ID, 10) },
 			`SELECT id, at, actor, actor_kind, action, subject_kind, subject_id, details
-			FROM activity WHERE task_id = ? AND id > ? ORDER BY id LIMIT ?`, taskID, after)
+			FROM activity WHERE task_id = ? AND id > ? ORDER BY id LIMIT +?`, taskID, after)
 	})
 }
 

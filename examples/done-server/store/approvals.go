@@ -281,7 +281,7 @@ func (s *Store) ListPendingApprovals(ctx context.Context, p Page) (List[Approval
 		}
 		return pageOf(t, p, scanApproval, func(a Approval) string { return a.ID }, `SELECT `+approvalColumns+` FROM approvals a
 			JOIN tasks t ON t.id = a.task_id
-			WHERE a.status = 'pending' AND t.trash_id IS NULL AND a.id > ? ORDER BY a.id LIMIT ?`, p.Cursor)
+			WHERE a.status = 'pending' AND t.trash_id IS NULL AND a.id > ? ORDER BY a.id LIMIT +?`, p.Cursor)
 	})
 }
 
@@ -316,7 +316,7 @@ func (s *Store) GetApproval(ctx context.Context, id string) (ApprovalDetail, err
 			}
 			d.RequesterRun = &run
 			if d.Evidence, d.MoreEvidence, err = shown(t, scanArtifact, `SELECT `+artifactColumns+` FROM run_artifacts a
-				WHERE a.run_id = ? ORDER BY a.id LIMIT ?`, run.ID); err != nil {
+				WHERE a.run_id = ? ORDER BY a.id LIMIT +?`, run.ID); err != nil {
 				return d, err
 			}
 		}

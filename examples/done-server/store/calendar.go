@@ -186,7 +186,7 @@ func (s *Store) Agenda(ctx context.Context, by Actor, f AgendaFilter) (Agenda, e
 				AND (length(t.scheduled_start) = 10 AND t.scheduled_end >= ?1 OR length(t.scheduled_start) > 10 AND t.scheduled_end > ?4)
 			) e JOIN tasks t ON t.id = e.task_id
 			WHERE (e.key, e.task_id, e.kind) > (?7, ?8, ?9)
-			ORDER BY e.key, e.task_id, e.kind LIMIT ?10`,
+			ORDER BY e.key, e.task_id, e.kind LIMIT +?10`,
 			first, last, to.AddDate(0, 0, 1).Format(time.DateOnly), formatTime(from), f.ProjectID, mine, after[0], after[1], after[2])
 		if err != nil {
 			return Agenda{}, err
@@ -409,7 +409,7 @@ func (s *Store) ListCalendarLinks(ctx context.Context, by Actor, p Page) (List[C
 			return List[CalendarLink]{}, err
 		}
 		links, err := pageOf(t, p, scanLink, func(l CalendarLink) string { return l.ID }, `SELECT `+linkColumns+linkFrom+`
-			WHERE `+overseenLinks+` AND l.id > ?3 ORDER BY l.id LIMIT ?4`, by.Name, string(by.Kind), p.Cursor)
+			WHERE `+overseenLinks+` AND l.id > ?3 ORDER BY l.id LIMIT +?4`, by.Name, string(by.Kind), p.Cursor)
 		if err != nil {
 			return List[CalendarLink]{}, err
 		}
@@ -469,7 +469,7 @@ func (s *Store) Feed(ctx context.Context, secret string) (Feed, error) {
 		}
 		f.Tasks, err = collect(t, scanTask, `SELECT `+taskColumns+` FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
 			WHERE `+where+` AND t.trash_id IS NULL AND p.trash_id IS NULL AND (t.due <> '' OR t.scheduled_start <> '')
-			ORDER BY max(t.due, t.scheduled_start) DESC, t.id LIMIT ?`, arg, MaxFeedTasks)
+			ORDER BY max(t.due, t.scheduled_start) DESC, t.id LIMIT +?`, arg, MaxFeedTasks)
 		if err != nil {
 			return Feed{}, err
 		}

@@ -125,6 +125,6 @@ func (s *Store) ListComments(ctx context.Context, taskID string, p Page) (List[C
 			return List[Comment]{}, err
 		}
 		return pageOf(t, p, scanComment, func(c Comment) string { return c.ID }, `SELECT `+commentColumns+` FROM comments c
-			WHERE c.task_id = ? AND c.trash_id IS NULL AND c.id > ? ORDER BY c.id LIMIT ?`, taskID, p.Cursor)
+			WHERE c.task_id = ? AND c.trash_id IS NULL AND c.id > ? ORDER BY c.id LIMIT +?`, taskID, p.Cursor)
 	})
 }

@@ -121,7 +121,7 @@ func (s *Store) TaskContext(ctx context.Context, taskID string, p Page) (List[Co
 		}
 		return pageOf(t, p, scanContextRef, func(c ContextRef) string { return keyCursor(c.AttachedAt, c.Ref) },
 			`SELECT ref, title, attached_at, attached_by FROM task_context
-			WHERE task_id = ? AND (attached_at, ref) > (?, ?) ORDER BY attached_at, ref LIMIT ?`, taskID, after[0], after[1])
+			WHERE task_id = ? AND (attached_at, ref) > (?, ?) ORDER BY attached_at, ref LIMIT +?`, taskID, after[0], after[1])
 	})
 }
 

@@ -206,7 +206,7 @@ func (t *tx) digest(sp span) (Digest, error) {
 	}, `SELECT a.id, a.at, a.actor, a.actor_kind, a.action, a.subject_kind, a.subject_id, a.details,
 			COALESCE(a.task_id, ''), COALESCE(t.title, '')
 		FROM activity a LEFT JOIN tasks t ON t.id = a.task_id
-		WHERE a.at >= ? AND a.at < ? ORDER BY a.id DESC LIMIT ?`, from, to, MaxDigestItems)
+		WHERE a.at >= ? AND a.at < ? ORDER BY a.id DESC LIMIT +?`, from, to, MaxDigestItems)
 	if err != nil {
 		return d, err
 	}
@@ -218,7 +218,7 @@ func (t *tx) digest(sp span) (Digest, error) {
 		p.Approval = a
 		return p, err
 	}, `SELECT `+approvalColumns+`, t.title FROM approvals a JOIN tasks t ON t.id = a.task_id
-		WHERE a.status = 'pending' AND t.trash_id IS NULL ORDER BY a.id LIMIT ?`)
+		WHERE a.status = 'pending' AND t.trash_id IS NULL ORDER BY a.id LIMIT +?`)
 	if err != nil {
 		return d, err
 	}
@@ -230,7 +230,7 @@ func (t *tx) digest(sp span) (Digest, error) {
 		return b, row.Scan(&b.ID, &b.Title, &b.Status, &b.Reason, &b.BlockedBy)
 	}, `SELECT t.id, t.title, t.status, t.blocked_reason, COALESCE(t.blocked_by, '')
 		FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
-		WHERE t.status = 'blocked' AND t.trash_id IS NULL AND (p.id IS NULL OR p.archived_at IS NULL) ORDER BY t.id LIMIT ?`)
+		WHERE t.status = 'blocked' AND t.trash_id IS NULL AND (p.id IS NULL OR p.archived_at IS NULL) ORDER BY t.id LIMIT +?`)
 	return d, err
 }
 

@@ -124,7 +124,7 @@ func (s *Store) ListAgents(ctx context.Context, p Page) (List[AgentInfo], error)
 			var name string
 			return name, row.Scan(&name)
 		}, func(name string) string { return keyCursor(name) },
-			`SELECT DISTINCT name FROM tokens WHERE kind = 'agent' AND name > ? ORDER BY name LIMIT ?`, after[0])
+			`SELECT DISTINCT name FROM tokens WHERE kind = 'agent' AND name > ? ORDER BY name LIMIT +?`, after[0])
 		if err != nil {
 			return List[AgentInfo]{}, err
 		}
@@ -179,7 +179,7 @@ func (s *Store) GetAgent(ctx context.Context, name string) (AgentDetail, error) 
 		} else if ok {
 			d.CurrentRun = &run
 		}
-		d.RecentRuns, err = collect(t, scanRun, `SELECT `+runColumns+runFrom+` WHERE r.agent = ? ORDER BY r.id DESC LIMIT ?`, name, RecentRuns)
+		d.RecentRuns, err = collect(t, scanRun, `SELECT `+runColumns+runFrom+` WHERE r.agent = ? ORDER BY r.id DESC LIMIT +?`, name, RecentRuns)
 		return d, err
 	})
 }
@@ -242,7 +242,7 @@ func (s *Store) FleetStatus(ctx context.Context) (Fleet, error) {
 		stalled := formatTime(t.now.Add(-StallAfter))
 		f.StalledRuns, err = collect(t, scanRun, `SELECT `+runColumns+runFrom+`
 			WHERE r.status = 'running' AND COALESCE(r.last_progress_at, r.started_at) < ?
-			ORDER BY r.id LIMIT ?`, stalled, MaxLimit)
+			ORDER BY r.id LIMIT +?`, stalled, MaxLimit)
 		return f, err
 	})
 }
@@ -253,7 +253,7 @@ func (t *tx) failingRuns() ([]Run, error) {
 	return collect(t, scanRun, `SELECT `+runColumns+runFrom+`
 		WHERE r.status = 'failed' AND t.trash_id IS NULL AND t.status <> 'done'
 		AND NOT EXISTS (SELECT 1 FROM runs n WHERE n.task_id = r.task_id AND n.id > r.id)
-		ORDER BY r.id DESC LIMIT ?`, MaxLimit)
+		ORDER BY r.id DESC LIMIT +?`, MaxLimit)
 }
 
 // RunFilter selects runs for [Store.ListRuns], as list_runs takes it.
@@ -325,7 +325,7 @@ func (s *Store) ListRuns(ctx context.Context, f RunFilter) (RunPage, error) {
 		if len(where) > 0 {
 			query += ` WHERE ` + strings.Join(where, " AND ")
 		}
-		runs, err := collect(t, scanRun, query+` ORDER BY r.id DESC LIMIT ?`, append(args, limit+1)...)
+		runs, err := collect(t, scanRun, query+` ORDER BY r.id DESC LIMIT +?`, append(args, limit+1)...)
 		if err != nil {
 			return RunPage{}, err
 		}
@@ -388,7 +388,7 @@ func (s *Store) RunLogs(ctx context.Context, runID, cursor string, limit int) (R
 				e.Progress = &p
 			}
 			return e, err
-		}, `SELECT id, at, actor, kind, message, progress FROM run_events WHERE run_id = ? AND id > ? ORDER BY id LIMIT ?`, runID, after, limit+1)
+		}, `SELECT id, at, actor, kind, message, progress FROM run_events WHERE run_id = ? AND id > ? ORDER BY id LIMIT +?`, runID, after, limit+1)
 		if err != nil {
 			return RunLog{}, err
 		}
@@ -419,6 +419,6 @@ func (s *Store) RunArtifacts(ctx context.Context, runID string, p Page) (List[Ar
 			return List[Artifact]{}, err
 		}
 		return pageOf(t, p, scanArtifact, func(a Artifact) string { return a.ID }, `SELECT `+artifactColumns+` FROM run_artifacts a
-			WHERE a.run_id = ? AND a.id > ? ORDER BY a.id LIMIT ?`, runID, p.Cursor)
+			WHERE a.run_id = ? AND a.id > ? ORDER BY a.id LIMIT +?`, runID, p.Cursor)
 	})
 }

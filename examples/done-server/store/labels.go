@@ -136,6 +136,6 @@ func (s *Store) ListLabels(ctx context.Context, p Page) (List[Label], error) {
 			return List[Label]{}, err
 		}
 		return pageOf(t, p, scanLabel, func(l Label) string { return keyCursor(l.Name, l.ID) },
-			`SELECT `+labelColumns+` FROM labels l WHERE (l.name, l.id) > (?, ?) ORDER BY l.name, l.id LIMIT ?`, after[0], after[1])
+			`SELECT `+labelColumns+` FROM labels l WHERE (l.name, l.id) > (?, ?) ORDER BY l.name, l.id LIMIT +?`, after[0], after[1])
 	})
 }

@@ -214,7 +214,7 @@ func (s *Store) ListProjects(ctx context.Context, includeArchived bool, p Page) 
 			return List[Project]{}, err
 		}
 		return pageOf(t, p, scanProject, func(p Project) string { return p.ID }, `SELECT `+projectColumns+` FROM projects p
-			WHERE p.trash_id IS NULL AND (? OR p.archived_at IS NULL) AND p.id > ? ORDER BY p.id LIMIT ?`, includeArchived, p.Cursor)
+			WHERE p.trash_id IS NULL AND (? OR p.archived_at IS NULL) AND p.id > ? ORDER BY p.id LIMIT +?`, includeArchived, p.Cursor)
 	})
 }
 
@@ -271,7 +271,7 @@ func (s *Store) ProjectProgress(ctx context.Context, id string) (Progress, error
 		pr.Blocked, _, err = shown(t, func(row scanner) (TaskRef, error) {
 			var ref TaskRef
 			return ref, row.Scan(&ref.ID, &ref.Title, &ref.Status)
-		}, `SELECT id, title, status FROM tasks WHERE project_id = ? AND trash_id IS NULL AND status = 'blocked' ORDER BY id LIMIT ?`, id)
+		}, `SELECT id, title, status FROM tasks WHERE project_id = ? AND trash_id IS NULL AND status = 'blocked' ORDER BY id LIMIT +?`, id)
 		if err != nil {
 			return pr, err
 		}

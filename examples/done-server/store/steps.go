@@ -300,7 +300,7 @@ func (s *Store) ListSteps(ctx context.Context, taskID string, p Page) (List[Step
 		}
 		return pageOf(t, p, scanStep, func(s Step) string { return keyCursor(strconv.Itoa(s.Position), s.ID) },
 			`SELECT `+stepColumns+` FROM steps s WHERE s.task_id = ? AND s.trash_id IS NULL AND (s.position, s.id) > (?, ?)
-			ORDER BY s.position, s.id LIMIT ?`, taskID, position, after[1])
+			ORDER BY s.position, s.id LIMIT +?`, taskID, position, after[1])
 	})
 }
 

@@ -4,6 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -99,4 +106,114 @@ func mustTitles(ctx context.Context, t *testing.T, conn *sql.Conn, query string)
 		out = append(out, s)
 	}
 	return out
+}
+
+// TestParametersPlannedWithoutValues holds every SQL text of the store to
+// the rule of stmtcache.go: a parameter that SQLite would plan with its
+// value (LIMIT ?, LIKE ?) is written +?, since SQLite compiles such a
+// statement again each time a value is bound to it, cache or no cache.
+// It reads the package's source: no run of SQLite shows how often a
+// statement was compiled.
+func TestParametersPlannedWithoutValues(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare := regexp.MustCompile(`(?i)\b(LIMIT|OFFSET|LIKE|GLOB|MATCH)\s+\?`)
+	fset := token.NewFileSet()
+	texts := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			s, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				t.Fatalf("%s: %v", fset.Position(lit.Pos()), err)
+			}
+			if strings.Contains(s, "LIMIT") {
+				texts++
+			}
+			if m := bare.FindString(s); m != "" {
+				t.Errorf("%s: %q: write the parameter +? (see stmtcache.go)", fset.Position(lit.Pos()), m)
+			}
+			return true
+		})
+	}
+	if texts < 20 {
+		t.Errorf("only %d texts with a LIMIT found: is the source where the test looks?", texts)
+	}
+}
+
+// BenchmarkParameterPlannedWithValue runs the query of a page of
+// list_tasks and that of search_tasks as the store writes them (LIMIT +?,
+// LIKE +?1) and with their parameters bare (LIMIT ?, LIKE ?1), which
+// SQLite compiles again at each run, on one connection that keeps both
+// compiled. Compare the two: go test -run '^$' -bench ParameterPlanned.
+func BenchmarkParameterPlannedWithValue(b *testing.B) {
+	ctx := b.Context()
+	s, k, _ := openWithToken(b, &Options{Readers: 1})
+	for i := range 200 {
+		if _, err := s.CreateTask(ctx, k.Actor(), NewTask{Title: fmt.Sprintf("task %d", i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, q := range []struct {
+		name  string
+		run   func() error
+		query string // a part of the query's text
+		args  []any
+	}{
+		{"list_tasks", func() error { _, err := s.ListTasks(ctx, TaskFilter{Limit: 10}); return err }, "ORDER BY t.id LIMIT", []any{11}},
+		{"search_tasks", func() error { _, err := s.SearchTasks(ctx, "task 1", Page{Limit: 10}); return err }, "LIKE +?1", []any{"%task 1%", "", 11}},
+	} {
+		if err := q.run(); err != nil {
+			b.Fatal(err)
+		}
+		conn, err := s.reader.Conn(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var text string
+		conn.Raw(func(dc any) error {
+			for t := range dc.(*stmtCacheConn).stmts {
+				if strings.Contains(t, q.query) {
+					text = t
+				}
+			}
+			return nil
+		})
+		if text == "" {
+			b.Fatalf("%s: no query holding %q ran", q.name, q.query)
+		}
+		for _, v := range []struct{ name, text string }{
+			{"as written", text},
+			{"bare", strings.ReplaceAll(text, "+?", "?")},
+		} {
+			b.Run(q.name+"/"+v.name, func(b *testing.B) {
+				for b.Loop() {
+					rows, err := conn.QueryContext(ctx, v.text, q.args...)
+					if err != nil {
+						b.Fatal(err)
+					}
+					n := 0
+					for rows.Next() {
+						n++
+					}
+					if err := rows.Close(); err != nil || n != 11 {
+						b.Fatalf("%d rows, %v", n, err)
+					}
+				}
+			})
+		}
+		conn.Close()
+	}
 }

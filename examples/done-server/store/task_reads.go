@@ -46,7 +46,7 @@ func (s *Store) GetTask(ctx context.Context, id string) (TaskDetail, error) {
 		}
 		d := TaskDetail{Task: r.Task}
 		if d.Steps, d.MoreSteps, err = shown(t, scanStep, `SELECT `+stepColumns+` FROM steps s
-			WHERE s.task_id = ? AND s.trash_id IS NULL ORDER BY s.position, s.id LIMIT ?`, id); err != nil {
+			WHERE s.task_id = ? AND s.trash_id IS NULL ORDER BY s.position, s.id LIMIT +?`, id); err != nil {
 			return d, err
 		}
 		if d.Labels, err = t.taskLabels(id); err != nil {
@@ -172,7 +172,7 @@ func (t *tx) listTasks(f TaskFilter, notDone bool) (TaskPage, error) {
 	// One more than the page holds tells whether there is a next page.
 	args = append(args, limit+1)
 	tasks, err := collect(t, scanTask, `SELECT `+taskColumns+` FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
-		WHERE `+strings.Join(where, " AND ")+` ORDER BY t.id LIMIT ?`, args...)
+		WHERE `+strings.Join(where, " AND ")+` ORDER BY t.id LIMIT +?`, args...)
 	if err != nil {
 		return TaskPage{}, err
 	}
@@ -207,9 +207,9 @@ func (s *Store) SearchTasks(ctx context.Context, query string, p Page) (List[Tas
 		pattern := "%" + likeEscaper.Replace(query) + "%"
 		return pageOf(t, p, scanTask, taskKey, `SELECT `+taskColumns+` FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
 			WHERE t.trash_id IS NULL AND (p.id IS NULL OR p.archived_at IS NULL) AND t.id > ?2
-			AND (t.title LIKE ?1 ESCAPE '\' OR t.description LIKE ?1 ESCAPE '\'
-				OR EXISTS (SELECT 1 FROM comments c WHERE c.task_id = t.id AND c.trash_id IS NULL AND c.body LIKE ?1 ESCAPE '\'))
-			ORDER BY t.id LIMIT ?3`, pattern, p.Cursor)
+			AND (t.title LIKE +?1 ESCAPE '\' OR t.description LIKE +?1 ESCAPE '\'
+				OR EXISTS (SELECT 1 FROM comments c WHERE c.task_id = t.id AND c.trash_id IS NULL AND c.body LIKE +?1 ESCAPE '\'))
+			ORDER BY t.id LIMIT +?3`, pattern, p.Cursor)
 	})
 }
 
@@ -230,7 +230,7 @@ func (s *Store) ListSubtasks(ctx context.Context, id string, p Page) (List[Task]
 			return List[Task]{}, err
 		}
 		return pageOf(t, p, scanTask, taskKey, `SELECT `+taskColumns+` FROM tasks t
-			WHERE t.parent_id = ? AND t.trash_id IS NULL AND t.id > ? ORDER BY t.id LIMIT ?`, id, p.Cursor)
+			WHERE t.parent_id = ? AND t.trash_id IS NULL AND t.id > ? ORDER BY t.id LIMIT +?`, id, p.Cursor)
 	})
 }
 

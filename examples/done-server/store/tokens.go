@@ -402,7 +402,7 @@ func (s *Store) ListTokens(ctx context.Context, by Actor, p Page) (List[Token], 
 			return List[Token]{}, err
 		}
 		return pageOf(t, p, scanToken, func(k Token) string { return k.ID }, `SELECT `+tokenColumns+tokenFrom+`
-			WHERE `+overseenTokens+` AND k.id > ?3 ORDER BY k.id LIMIT ?4`, by.Name, string(by.Kind), p.Cursor)
+			WHERE `+overseenTokens+` AND k.id > ?3 ORDER BY k.id LIMIT +?4`, by.Name, string(by.Kind), p.Cursor)
 	})
 }
 

@@ -275,6 +275,6 @@ func (s *Store) ListTrash(ctx context.Context, p Page) (List[TrashItem], error) 
 			return it, row.Scan(&it.ID, &it.ItemKind, &it.ItemID, &it.Title, &it.DeletedAt, &it.DeletedBy, &it.DeletedByKind)
 		}, func(it TrashItem) string { return keyCursor(it.DeletedAt, it.ID) },
 			`SELECT id, item_kind, item_id, title, deleted_at, deleted_by, deleted_by_kind FROM trash
-			WHERE (deleted_at, id) < (?, ?) ORDER BY deleted_at DESC, id DESC LIMIT ?`, before[0], before[1])
+			WHERE (deleted_at, id) < (?, ?) ORDER BY deleted_at DESC, id DESC LIMIT +?`, before[0], before[1])
 	})
 }

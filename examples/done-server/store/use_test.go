@@ -92,7 +92,7 @@ func TestNoteUse(t *testing.T) {
 
 // openWithToken opens a new store with opts, with a token of a person with
 // full scope, and returns it with its secret.
-func openWithToken(t *testing.T, opts *Options) (*Store, Token, string) {
+func openWithToken(t testing.TB, opts *Options) (*Store, Token, string) {
 	t.Helper()
 	s, _, err := Open(t.Context(), t.TempDir(), opts)
 	if err != nil {
