@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/time/rate"
 )
 
 const version = "0.1.0"
@@ -76,6 +77,12 @@ type config struct {
 	// connectors are the sources of documents of the open-world tools;
 	// the first is where save_context writes by default.
 	connectors []connector.Connector
+	// writeRate and writeBurst bound the writes of each token (see
+	// [writeLimiter]); zero stands for the defaults, 20 a second after
+	// 60, and a writeRate of rate.Inf limits nothing: the load test and
+	// the benchmarks set it, since they measure Done, not the limit.
+	writeRate  rate.Limit
+	writeBurst int
 }
 
 // A done is one Done server: its store, its log, and what its tools and
@@ -94,7 +101,9 @@ type done struct {
 	slots chan struct{}
 	// validateOutputs checks every result against its tool's output
 	// schema (see addTool): on under go test, off when serving.
-	validateOutputs bool
+	validateOutputs bool // writes bounds the rate of each token's writes, over every server
+	// of d.
+	writes *writeLimiter
 }
 
 // newDone returns the Done server of st, which logs to logger.
@@ -103,6 +112,7 @@ func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 		store: st, logger: logger, baseURL: cfg.baseURL,
 		slots:           make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 		validateOutputs: testing.Testing(),
+		writes:          newWriteLimiter(logger, cfg.writeRate, cfg.writeBurst),
 	}
 	for _, c := range cfg.connectors {
 		d.sources = append(d.sources, &source{Connector: c})
@@ -116,7 +126,8 @@ func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 // internal error for that one request; noteToken puts the caller's token
 // where the log of a refusal finds it; the registry's middleware refuses
 // the tools that the caller's scope does not allow (and logs it); then
-// identify finds the caller's token for the handler; and admit makes the
+// identify finds the caller's token for the handler; writes refuses a
+// write past its token's rate (see [writeLimiter]); and admit makes the
 // call wait its turn.
 func (d *done) newServer() (*mcp.Server, *mcpeffect.Registry) {
 	server, registry := d.newToolServer()
@@ -130,7 +141,7 @@ func (d *done) newServer() (*mcp.Server, *mcpeffect.Registry) {
 // middleware returns the receiving middleware of [done.newServer], with
 // check, the registry's middleware, in its place.
 func (d *done) middleware(registry *mcpeffect.Registry, check mcp.Middleware) []mcp.Middleware {
-	return []mcp.Middleware{d.recoverPanics, noteToken, check, d.identify, d.admit(registry)}
+	return []mcp.Middleware{d.recoverPanics, noteToken, check, d.identify, d.writes.middleware(registry), d.admit(registry)}
 }
 
 // admit returns receiving middleware that lets at most two tool calls a
