@@ -24,7 +24,7 @@ import (
 // cores among them.
 const (
 	defaultWriteRate  rate.Limit = 20
-	defaultWriteBurst            = 60
+	defaultWriteBurst int        = 60
 )
 
 // writeLimiter bounds the tool calls that write (whose effect is not
