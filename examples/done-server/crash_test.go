@@ -71,9 +71,17 @@ func TestCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, secret, err := st.MintToken(t.Context(), store.NewToken{Name: "alice", Kind: store.Human, Scope: mcpeffect.NonDestructive})
-	if err != nil {
-		t.Fatal(err)
+	// A token a writer, as agents have: one token's writes are limited
+	// to a burst of 60 (see writeLimiter), and the writers' 240 before
+	// the kill keep each well within its own.
+	const writers, acksBeforeKill = 8, 120
+	var secrets []string
+	for w := range writers {
+		_, secret, err := st.MintToken(t.Context(), store.NewToken{Name: fmt.Sprintf("writer-%d", w), Kind: store.Agent, Scope: mcpeffect.NonDestructive})
+		if err != nil {
+			t.Fatal(err)
+		}
+		secrets = append(secrets, secret)
 	}
 	st.Close()
 
@@ -84,7 +92,6 @@ func TestCrash(t *testing.T) {
 	// Writers create tasks and add a step to each, and keep what the
 	// server acknowledged, until the process is killed under them. A
 	// successful answer means a committed write, whenever it came.
-	const writers, acksBeforeKill = 8, 120
 	var (
 		mu      sync.Mutex // guards what follows
 		tasks   []string
@@ -103,7 +110,7 @@ func TestCrash(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	for w := range writers {
-		cs := connectURL(t, url, secret, transport)
+		cs := connectURL(t, url, secrets[w], transport)
 		wg.Go(func() {
 			defer cs.Close()
 			for n := 0; ; n++ {
@@ -153,7 +160,7 @@ func TestCrash(t *testing.T) {
 	// The server starts again on the data, and serves every task it
 	// acknowledged.
 	cmd, url = startHTTPProcess(t, dir)
-	cs := connectURL(t, url, secret, transport)
+	cs := connectURL(t, url, secrets[0], transport)
 	listed := map[string]bool{}
 	for cursor := ""; ; {
 		a := args{"limit": store.MaxLimit}

@@ -22,6 +22,7 @@ import (
 	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/time/rate"
 )
 
 // env is one Done server over a fresh database in a temporary directory,
@@ -69,7 +70,9 @@ func openEnv(t *testing.T, dir string) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := newDone(st, logger, config{baseURL: base, connectors: []connector.Connector{folder}})
+	// Without the write limit: tests set up what they need in bulk, on
+	// one token. TestWriteRateLimit tests the limit on a server of its own.
+	d := newDone(st, logger, config{baseURL: base, connectors: []connector.Connector{folder}, writeRate: rate.Inf})
 	server, registry := d.newServer()
 	return &env{t: t, dir: dir, store: st, done: d, server: server, registry: registry, clock: c, logger: logger, http: srv, httpURL: base}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -182,6 +183,15 @@ func newSessionLimiter(server *mcp.Server, lim httpLimits) *sessionLimiter {
 // wrap returns next with sessions bounded: a request that would open a
 // session past a limit is answered 429 (the token's limit) or 503 (the
 // server's), with a JSON-RPC error that says which limit, and what to do.
+//
+// Only an initialize opens a session that lasts. go-sdk connects a
+// session for any POST without an Mcp-Session-Id, but closes it at the
+// end of the request unless an initialize went through: a
+// server/discover (which go-sdk's client sends before each initialize), a
+// ping or a stray call lives no longer than its request, and is not
+// counted, nor refused. Counting them made clients that connect together
+// refuse one another below the limit, each one's discover holding a place
+// that its own initialize, or another's, then lacked.
 func (l *sessionLimiter) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
@@ -192,14 +202,62 @@ func (l *sessionLimiter) wrap(next http.Handler) http.Handler {
 		if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
 			token = ti.UserID
 		}
-		if status, msg := l.reserve(token); status != 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(int(l.idle.Seconds())))
-			writeJSONRPCError(w, r, status, codeTooManySessions, msg)
-			return
+		reserved := opensSession(r)
+		if reserved {
+			if status, msg := l.reserve(token); status != 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(int(l.idle.Seconds())))
+				writeJSONRPCError(w, r, status, codeTooManySessions, msg)
+				return
+			}
 		}
-		defer func() { l.opened(token, w.Header().Get("Mcp-Session-Id")) }()
+		// Deferred, so that a panic below releases the reservation too. A
+		// session that go-sdk gives an id is counted whether or not it was
+		// reserved: should go-sdk ever keep one that opensSession took for
+		// none, it still counts against its token from then on.
+		defer func() { l.opened(token, reserved, w.Header().Get("Mcp-Session-Id")) }()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// maxPeek is the most of a body [opensSession] reads to find an
+// initialize: one is a few hundred bytes, and a longer body is taken to
+// open a session rather than read whole twice.
+const maxPeek = 64 << 10
+
+// opensSession reports whether r, a POST without a session id, may open
+// a session: whether its body holds an initialize, or cannot be read as
+// JSON-RPC the way go-sdk reads it (jsonrpc.DecodeMessage, for one message
+// or each of a batch), or is longer than maxPeek. Only a body known to
+// hold no initialize is let through uncounted. r.Body is left to be read
+// again from its start.
+func opensSession(r *http.Request) bool {
+	if r.Body == nil || r.Body == http.NoBody {
+		return false // go-sdk refuses a POST without a body
+	}
+	head, err := io.ReadAll(io.LimitReader(r.Body, maxPeek+1))
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(head), r.Body), r.Body}
+	if err != nil || len(head) > maxPeek {
+		return true
+	}
+	msgs := []json.RawMessage{head}
+	if trimmed := bytes.TrimLeft(head, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '[' {
+		if json.Unmarshal(head, &msgs) != nil {
+			return true
+		}
+	}
+	for _, raw := range msgs {
+		msg, err := jsonrpc.DecodeMessage(raw)
+		if err != nil {
+			return true
+		}
+		if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "initialize" {
+			return true
+		}
+	}
+	return false
 }
 
 // reserve counts a session about to be opened for token, or returns the
@@ -238,13 +296,15 @@ func (l *sessionLimiter) reserve(token string) (status int, msg string) {
 	return 0, ""
 }
 
-// opened ends the opening of a session for token: id is the session's id,
-// or "" if none was opened.
-func (l *sessionLimiter) opened(token, id string) {
+// opened ends the opening of a session for token, reserved or not: id is
+// the session's id, or "" if none was opened.
+func (l *sessionLimiter) opened(token string, reserved bool, id string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.opening[token]--; l.opening[token] <= 0 {
-		delete(l.opening, token)
+	if reserved {
+		if l.opening[token]--; l.opening[token] <= 0 {
+			delete(l.opening, token)
+		}
 	}
 	if id != "" {
 		// A session closed already (its initialize failed) is dropped by

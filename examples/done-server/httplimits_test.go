@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -12,6 +14,8 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -302,5 +306,245 @@ func TestStreamOutlivesTimeouts(t *testing.T) {
 	}
 	if me := must[whoamiResult](t, cs, "whoami", nil); me.Name != "alice" {
 		t.Errorf("whoami after the timeouts: %+v", me)
+	}
+}
+
+// recordingTransport sends requests through base and records, for each
+// POST without a session id (one that may open a session), the JSON-RPC
+// method it carried and the status and body of the answer.
+type recordingTransport struct {
+	base http.RoundTripper
+
+	mu      sync.Mutex
+	answers []recordedAnswer
+}
+
+type recordedAnswer struct {
+	method string
+	status int
+	body   string
+}
+
+func (rt *recordingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
+		return rt.base.RoundTrip(r)
+	}
+	var method string
+	if r.GetBody != nil {
+		if b, err := r.GetBody(); err == nil {
+			var msg struct{ Method string }
+			data, _ := io.ReadAll(b)
+			_ = json.Unmarshal(data, &msg)
+			method = msg.Method
+		}
+	}
+	resp, err := rt.base.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	a := recordedAnswer{method: method, status: resp.StatusCode}
+	if resp.StatusCode != http.StatusOK {
+		// A refusal is short; an accepted answer may be a stream, which
+		// must reach the client unread.
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(data))
+		a.body = string(data)
+	}
+	rt.mu.Lock()
+	rt.answers = append(rt.answers, a)
+	rt.mu.Unlock()
+	return resp, nil
+}
+
+// TestSessionLimitConcurrent connects go-sdk clients all at once on one
+// token, as an agent fleet or a host with many windows does: below the
+// token's limit none is refused, however their requests interleave; past
+// it, exactly the surplus is refused, with 429 and the message that says
+// which limit. Each client's session stays open to the end, so that those
+// refused are those that would pass the limit.
+func TestSessionLimitConcurrent(t *testing.T) {
+	for _, c := range []struct {
+		name            string
+		perToken, total int
+		clients         int
+		refused         int
+	}{
+		{"32 clients well below the token's limit", 100, 1024, 32, 0},
+		{"32 clients at the token's limit", 32, 1024, 32, 0},
+		{"one past the token's limit", 8, 1024, 9, 1},
+		{"four past the token's limit", 8, 1024, 12, 4},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t)
+			lim := defaultHTTPLimits
+			lim.sessionsPerToken, lim.sessions = c.perToken, c.total
+			base := e.serveLimited(lim)
+			secret := e.mint("alice", store.Agent, mcpeffect.ReadOnly)
+			rt := &recordingTransport{base: bearerTransport{secret: secret}}
+
+			start := make(chan struct{})
+			var wg sync.WaitGroup
+			errs := make([]error, c.clients)
+			for i := range c.clients {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					<-start
+					cs, err := mcp.NewClient(&mcp.Implementation{Name: "done-test", Version: "1"}, nil).Connect(t.Context(), &mcp.StreamableClientTransport{
+						Endpoint:   base + mcpPath,
+						HTTPClient: &http.Client{Transport: rt},
+						MaxRetries: -1,
+					}, nil)
+					errs[i] = err
+					if err == nil {
+						t.Cleanup(func() { cs.Close() })
+					}
+				}()
+			}
+			close(start)
+			wg.Wait()
+
+			var failed int
+			for _, err := range errs {
+				if err != nil {
+					failed++
+					if !strings.Contains(err.Error(), "Too Many Requests") {
+						t.Errorf("a client failed other than by the token's limit: %v", err)
+					}
+				}
+			}
+			var refusals []recordedAnswer
+			rt.mu.Lock()
+			for _, a := range rt.answers {
+				if a.status != http.StatusOK {
+					refusals = append(refusals, a)
+				}
+			}
+			rt.mu.Unlock()
+			if failed != c.refused || len(refusals) != c.refused {
+				t.Errorf("%d clients failed to connect, %d requests were refused (%+v); want %d of each", failed, len(refusals), refusals, c.refused)
+			}
+			for _, a := range refusals {
+				if a.status != http.StatusTooManyRequests {
+					t.Errorf("a %s refused %d, want 429: %s", a.method, a.status, a.body)
+					continue
+				}
+				_, code, msg := rpcRefusal(t, a.body)
+				want := fmt.Sprintf("this token already has %d MCP sessions open", c.perToken)
+				if code != codeTooManySessions || !strings.Contains(msg, want) {
+					t.Errorf("a %s refused with %d %q, want %d and %q", a.method, code, msg, codeTooManySessions, want)
+				}
+			}
+			if open := sessionsOf(e.server); open != c.clients-c.refused {
+				t.Errorf("%d sessions open, want %d", open, c.clients-c.refused)
+			}
+		})
+	}
+}
+
+// sessionsOf counts the sessions server holds.
+func sessionsOf(server *mcp.Server) int {
+	n := 0
+	for range server.Sessions() {
+		n++
+	}
+	return n
+}
+
+// TestSessionReservations sends, with a limit of one session a token,
+// requests without a session id that open none (they must not be counted
+// nor refused, and leave no session behind), requests that may open one
+// (counted: refused once the token's one session is open), and requests
+// whose opening fails: an initialize that go-sdk refuses, and a handler
+// that panics. After those the token may still open its one session: the
+// reservation was released.
+func TestSessionReservations(t *testing.T) {
+	e := newEnv(t)
+	lim := defaultHTTPLimits
+	lim.sessionsPerToken = 1
+	// panicNext makes the next request panic beneath the limiter, as a
+	// bug in go-sdk or a middleware would.
+	var panicNext atomic.Bool
+	inner := e.done.streamableHandler(e.server, lim.sessionIdle)
+	h := newSessionLimiter(e.server, lim).wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if panicNext.CompareAndSwap(true, false) {
+			panic("a bug beneath the session limiter")
+		}
+		inner.ServeHTTP(w, r)
+	}))
+	srv := httptest.NewServer(recoverHTTP(e.logger, e.done.bearer()(h)))
+	t.Cleanup(srv.Close)
+	base := srv.URL
+	alice := e.mint("alice", store.Human, mcpeffect.Full)
+
+	const (
+		ping     = `{"jsonrpc":"2.0","id":7,"method":"ping"}`
+		discover = `{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{}}`
+		list     = `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`
+		notice   = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+		badInit  = `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":5}}`
+	)
+	noneOpen := []struct{ name, body string }{
+		{"ping", ping},
+		{"server/discover", discover},
+		{"tools/list", list},
+		{"a notification", notice},
+		{"a batch without initialize", "[" + ping + "," + list + "]"},
+	}
+	// Before alice's session: the failures release their reservation.
+	failures := []struct {
+		name  string
+		body  string
+		panic bool
+	}{
+		{"an initialize go-sdk refuses", badInit, false},
+		{"not JSON", `{"jsonrpc":`, false},
+		{"a panic beneath the limiter", initialize, true},
+	}
+	for _, c := range failures {
+		t.Run("before/"+c.name, func(t *testing.T) {
+			panicNext.Store(c.panic)
+			resp, body := mcpRequest(t, http.MethodPost, base, alice, "", c.body)
+			if resp.StatusCode == http.StatusTooManyRequests || strings.Contains(body, `"result"`) {
+				t.Errorf("status %d (%s), want a failure other than the limit", resp.StatusCode, body)
+			}
+		})
+	}
+	for _, c := range noneOpen {
+		t.Run("before/"+c.name, func(t *testing.T) {
+			if resp, body := mcpRequest(t, http.MethodPost, base, alice, "", c.body); resp.StatusCode == http.StatusTooManyRequests {
+				t.Errorf("refused by the limit: %s", body)
+			}
+		})
+	}
+	if n := sessionsOf(e.server); n != 0 {
+		t.Fatalf("%d sessions left open by requests that open none", n)
+	}
+	if status, _, body := openSession(t, base, alice); status != http.StatusOK {
+		t.Fatalf("alice's one session, after the failures: %d %s", status, body)
+	}
+
+	for _, c := range noneOpen {
+		t.Run("at the limit/"+c.name, func(t *testing.T) {
+			if resp, body := mcpRequest(t, http.MethodPost, base, alice, "", c.body); resp.StatusCode == http.StatusTooManyRequests {
+				t.Errorf("refused by the limit: %s", body)
+			}
+		})
+	}
+	for _, c := range []struct{ name, body string }{
+		{"initialize", initialize},
+		{"initialize in a batch", "[" + ping + "," + initialize + "]"},
+		{"initialize past what is peeked", strings.Repeat(" ", maxPeek) + initialize},
+		{"not JSON-RPC", `{"jsonrpc":"2.0","id":{},"method":"ping"}`},
+	} {
+		t.Run("at the limit/"+c.name, func(t *testing.T) {
+			if resp, body := mcpRequest(t, http.MethodPost, base, alice, "", c.body); resp.StatusCode != http.StatusTooManyRequests {
+				t.Errorf("status %d (%s), want 429", resp.StatusCode, body)
+			}
+		})
+	}
+	if n := sessionsOf(e.server); n != 1 {
+		t.Errorf("%d sessions open, want alice's one", n)
 	}
 }

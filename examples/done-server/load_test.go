@@ -26,6 +26,7 @@ import (
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/time/rate"
 )
 
 var (
@@ -389,7 +390,8 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 	srv := httptest.NewUnstartedServer(nil)
 	defaultHTTPLimits.configure(srv.Config)
 	base := "http://" + srv.Listener.Addr().String()
-	d := newDone(st, logger, config{baseURL: base, connectors: []connector.Connector{folder}})
+	// The write limit off: the load test measures Done, not the limit.
+	d := newDone(st, logger, config{baseURL: base, connectors: []connector.Connector{folder}, writeRate: rate.Inf})
 	// Results go unchecked, as when Done serves (see addTool).
 	d.validateOutputs = false
 	if c.done != nil {

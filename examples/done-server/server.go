@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/time/rate"
 )
 
 const version = "0.1.0"
@@ -79,6 +80,12 @@ type config struct {
 	// confirm says which calls a person must confirm before they run
 	// (serve -confirm, one of [confirmModes]); nil, none.
 	confirm func(mcpeffect.Effect) bool
+	// writeRate and writeBurst bound the writes of each token (see
+	// [writeLimiter]); zero stands for the defaults, 20 a second after
+	// 60, and a writeRate of rate.Inf limits nothing: the load test and
+	// the benchmarks set it, since they measure Done, not the limit.
+	writeRate  rate.Limit
+	writeBurst int
 }
 
 // A done is one Done server: its store, its log, and what its tools and
@@ -100,6 +107,9 @@ type done struct {
 	validateOutputs bool
 	// confirm is config.confirm.
 	confirm func(mcpeffect.Effect) bool
+	// writes bounds the rate of each token's writes, over every server
+	// of d.
+	writes *writeLimiter
 }
 
 // newDone returns the Done server of st, which logs to logger.
@@ -108,6 +118,7 @@ func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 		store: st, logger: logger, baseURL: cfg.baseURL, confirm: cfg.confirm,
 		slots:           make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 		validateOutputs: testing.Testing(),
+		writes:          newWriteLimiter(logger, cfg.writeRate, cfg.writeBurst),
 	}
 	for _, c := range cfg.connectors {
 		d.sources = append(d.sources, &source{Connector: c})
@@ -121,7 +132,8 @@ func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 // internal error for that one request; noteToken puts the caller's token
 // where the log of a refusal finds it; the registry's middleware refuses
 // the tools that the caller's scope does not allow (and logs it); then
-// identify finds the caller's token for the handler; and admit makes the
+// identify finds the caller's token for the handler; writes refuses a
+// write past its token's rate (see [writeLimiter]); and admit makes the
 // call wait its turn. With d.confirm, the tools' wrappers then ask the
 // person before the calls it names (see confirm.go).
 func (d *done) newServer() (*mcp.Server, *mcpeffect.Registry) {
@@ -137,7 +149,7 @@ func (d *done) newServer() (*mcp.Server, *mcpeffect.Registry) {
 // middleware returns the receiving middleware of [done.newServer], with
 // check, the registry's middleware, in its place.
 func (d *done) middleware(registry *mcpeffect.Registry, check mcp.Middleware) []mcp.Middleware {
-	return []mcp.Middleware{d.recoverPanics, noteToken, check, d.identify, d.admit(registry)}
+	return []mcp.Middleware{d.recoverPanics, noteToken, check, d.identify, d.writes.middleware(registry), d.admit(registry)}
 }
 
 // admit returns receiving middleware that lets at most two tool calls a

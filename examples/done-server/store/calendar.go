@@ -339,6 +339,9 @@ func (s *Store) CreateCalendarLink(ctx context.Context, by Actor, projectID, nam
 		if err := checkName("name", name); err != nil {
 			return made{}, err
 		}
+		if err := t.checkLinkRoom(); err != nil {
+			return made{}, err
+		}
 		l, secret, err := t.insertLink(name, projectID, "")
 		if err != nil {
 			return made{}, err
@@ -346,6 +349,34 @@ func (s *Store) CreateCalendarLink(ctx context.Context, by Actor, projectID, nam
 		return made{l, secret}, t.record("create_calendar_link", "calendar_link", l.ID, "", map[string]any{"name": name, "project_id": projectID})
 	})
 	return m.link, m.secret, err
+}
+
+// MaxLiveCalendarLinks is the most live calendar links one person or
+// agent may have: a feed for each calendar app and each project followed
+// is a handful; past 20, links are being made and forgotten, each one a
+// secret that grants a read of Done's data. Rotating a link replaces it,
+// and does not count twice. With [MaxLiveTokens], it bounds the links of
+// a tree of tokens too, since links belong to the names tokens are for.
+const MaxLiveCalendarLinks = 20
+
+// checkLinkRoom refuses a new calendar link if the caller has as many
+// live ones as it may. A link is live while it is not revoked and the
+// token that made it is neither revoked nor expired; revoking a token
+// revokes its links, and a minted token expires with its parent, so the
+// token's own row says enough.
+func (t *tx) checkLinkRoom() error {
+	var n int
+	err := t.queryRow(`SELECT count(*) FROM calendar_links l JOIN tokens k ON k.id = l.created_by
+		WHERE l.owner = ?1 AND l.revoked_at IS NULL AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ?2)`,
+		t.by.Name, t.nowText()).Scan(&n)
+	if err != nil {
+		return err
+	}
+	if n >= MaxLiveCalendarLinks {
+		return conflictf("you already have %d live calendar links, the most one person or agent may have: "+
+			"revoke those no longer in use (list_calendar_links, then revoke_calendar_link), then create one again", n)
+	}
+	return nil
 }
 
 // RotateCalendarLink revokes a live link of the caller and makes a new

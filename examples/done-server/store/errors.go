@@ -1,7 +1,7 @@
 package store
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -92,11 +92,22 @@ func checkText(field, s string, max int) error {
 	return nil
 }
 
-// quote quotes s for an error message, cut short if it is long.
+// quote quotes s for an error message, cut short after maxQuoted
+// characters if it is longer. The cut falls between characters, never
+// inside one; and what it shows is Go's quoting (strconv.Quote), which
+// escapes every character that is not printable, control and format
+// characters included (U+0000 as \x00, U+202E, which turns the text
+// after it right to left, as \u202e), and every byte that is not UTF-8:
+// the text of a caller can neither break the message nor disguise it.
 func quote(s string) string {
-	const max = 60
-	if len(s) > max {
-		return fmt.Sprintf("%q...", s[:max])
+	const maxQuoted = 60
+	if utf8.RuneCountInString(s) <= maxQuoted {
+		return strconv.Quote(s)
 	}
-	return fmt.Sprintf("%q", s)
+	cut := 0
+	for range maxQuoted {
+		_, size := utf8.DecodeRuneInString(s[cut:])
+		cut += size
+	}
+	return strconv.Quote(s[:cut]) + "..."
 }

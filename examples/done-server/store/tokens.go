@@ -107,6 +107,8 @@ func (s *Store) MintToken(ctx context.Context, n NewToken) (Token, string, error
 // that a capped connection cannot mint its way out of the cap; the zero
 // within mints nothing. An agent may mint tokens only for itself; a person
 // may mint them for themself or for any agent, never for another person.
+// A tree of tokens holds at most [MaxLiveTokens] live ones: past that,
+// the call is refused until some are revoked.
 func (s *Store) CreateToken(ctx context.Context, by Actor, within mcpeffect.Scope, n NewToken) (Token, string, error) {
 	type minted struct {
 		token  Token
@@ -129,6 +131,9 @@ func (s *Store) CreateToken(ctx context.Context, by Actor, within mcpeffect.Scop
 			return minted{}, forbiddenf("you may mint tokens for yourself (%s)%s, not for %s %s",
 				quote(by.Name), map[Kind]string{Human: " or for an agent", Agent: ""}[by.Kind], n.Kind, quote(n.Name))
 		}
+		if err := t.checkTokenRoom(caller.ID); err != nil {
+			return minted{}, err
+		}
 		k, secret, err := t.mint(n, &caller)
 		if err != nil {
 			return minted{}, err
@@ -136,6 +141,41 @@ func (s *Store) CreateToken(ctx context.Context, by Actor, within mcpeffect.Scop
 		return minted{k, secret}, t.record("create_token", "token", k.ID, "", map[string]any{"name": k.Name, "kind": k.Kind, "scope": k.Scope, "expires_at": k.ExpiresAt})
 	})
 	return m.token, m.secret, err
+}
+
+// MaxLiveTokens is the most live tokens (neither revoked nor expired)
+// that descend from one token the command line minted, that token
+// included. create_token mints from the caller's token, which may mint
+// for itself or, a person's, for any agent, under any new name: a bound
+// per name would not bound a caller, one per tree does, whoever in the
+// tree mints. A person with a token for each host and a few for each of
+// their agents stays far below 100; a loop that mints without end stops
+// there, and the tree's tokens are what list_tokens shows and
+// revoke_token ends.
+const MaxLiveTokens = 100
+
+// checkTokenRoom refuses a new token minted by the token id if the tree
+// it belongs to (see [MaxLiveTokens]) holds as many live tokens as it
+// may. The walk down goes through live tokens only: what a revoked or
+// expired token minted is revoked or expired with it.
+func (t *tx) checkTokenRoom(id string) error {
+	var n int
+	err := t.queryRow(`WITH RECURSIVE up(id, parent) AS (
+			SELECT id, created_by FROM tokens WHERE id = ?1
+			UNION ALL SELECT k.id, k.created_by FROM tokens k JOIN up ON k.id = up.parent),
+		down(id) AS (
+			SELECT id FROM up WHERE parent IS NULL
+			UNION SELECT k.id FROM tokens k JOIN down ON k.created_by = down.id
+			WHERE k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ?2))
+		SELECT count(*) FROM down`, id, t.nowText()).Scan(&n)
+	if err != nil {
+		return err
+	}
+	if n >= MaxLiveTokens {
+		return conflictf("your token and those minted from the same command-line token already make %d live tokens, the most Done allows: "+
+			"revoke those no longer in use (list_tokens, then revoke_token), or ask the person who gave you your token to, then mint again", n)
+	}
+	return nil
 }
 
 // mint makes a token, minted by parent if it is not nil: the command line
