@@ -87,10 +87,11 @@ func newWriteLimiter(logger *slog.Logger, r rate.Limit, burst int) *writeLimiter
 // middleware returns receiving middleware that answers a write past its
 // token's rate with a tool error that says when to try again, before the
 // tool runs; registry tells the writes. One writeLimiter serves every
-// server of a process, so that a token's rate is one over stdio and HTTP. It comes after [done.identify], which finds the token. A
-// tool error rather than a JSON-RPC error keeps the protocol as it is: the
-// call was understood and refused, as a refused argument is, and the
-// model reads why.
+// server of a process, so that a token's rate is one over stdio and HTTP.
+// It comes after [done.identify], which finds the token. A tool error
+// rather than a JSON-RPC error keeps the protocol as it is: the call was
+// understood and refused, as a refused argument is, and the model reads
+// why.
 func (l *writeLimiter) middleware(registry *mcpeffect.Registry) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return l.limit(registry, next)
