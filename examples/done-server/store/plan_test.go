@@ -102,3 +102,47 @@ func maxParam(query string) int {
 	}
 	return most
 }
+
+// TestGrantTreesReadByIndex asks SQLite how it walks the tree of tokens
+// that one command-line token grew (the cap of live tokens, a revocation
+// that ends all a token minted): each step down finds a token's children
+// and calendar links by index, rather than reading every token and link
+// there are once a level.
+func TestGrantTreesReadByIndex(t *testing.T) {
+	ctx := t.Context()
+	s, _, _ := openWithToken(t, &Options{Readers: 1})
+	for _, c := range []struct {
+		name, query string
+		args        []any
+		want        []string
+	}{
+		{"the cap of a tree", liveTreeCount, []any{"k", "now"}, []string{"SEARCH k USING INDEX tokens_created_by (created_by=?)"}},
+		{"the tokens of a revocation", treeTokens, []any{"k"}, []string{"SEARCH k USING INDEX tokens_created_by (created_by=?)"}},
+		{"the links of a revocation", treeLinks, []any{"k"}, []string{"SEARCH k USING INDEX tokens_created_by (created_by=?)", "SEARCH l USING INDEX calendar_links_created_by (created_by=?)"}},
+		{"tokens revoked", revokeTreeTokens, []any{"k", "now"}, []string{"SEARCH k USING INDEX tokens_created_by (created_by=?)"}},
+		{"links revoked", revokeTreeLinks, []any{"k", "now"}, []string{"SEARCH k USING INDEX tokens_created_by (created_by=?)", "SEARCH calendar_links USING INDEX calendar_links_created_by (created_by=?)"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rows, err := s.reader.QueryContext(ctx, "EXPLAIN QUERY PLAN "+c.query, c.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var plan []string
+			for rows.Next() {
+				var id, parent, unused int
+				var detail string
+				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+					t.Fatal(err)
+				}
+				plan = append(plan, detail)
+			}
+			got := strings.Join(plan, "\n")
+			for _, want := range c.want {
+				if !strings.Contains(got, want) {
+					t.Errorf("the plan of\n%s\nis\n%s\nwant %q", c.query, got, want)
+				}
+			}
+		})
+	}
+}

@@ -154,20 +154,25 @@ func (s *Store) CreateToken(ctx context.Context, by Actor, within mcpeffect.Scop
 // revoke_token ends.
 const MaxLiveTokens = 100
 
+// liveTreeCount counts the live tokens of the tree of the token ?1 at the
+// time ?2: up to its root, then down through live tokens (by the index
+// tokens_created_by).
+const liveTreeCount = `WITH RECURSIVE up(id, parent) AS (
+		SELECT id, created_by FROM tokens WHERE id = ?1
+		UNION ALL SELECT k.id, k.created_by FROM tokens k JOIN up ON k.id = up.parent),
+	down(id) AS (
+		SELECT id FROM up WHERE parent IS NULL
+		UNION SELECT k.id FROM tokens k JOIN down ON k.created_by = down.id
+		WHERE k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ?2))
+	SELECT count(*) FROM down`
+
 // checkTokenRoom refuses a new token minted by the token id if the tree
 // it belongs to (see [MaxLiveTokens]) holds as many live tokens as it
 // may. The walk down goes through live tokens only: what a revoked or
 // expired token minted is revoked or expired with it.
 func (t *tx) checkTokenRoom(id string) error {
 	var n int
-	err := t.queryRow(`WITH RECURSIVE up(id, parent) AS (
-			SELECT id, created_by FROM tokens WHERE id = ?1
-			UNION ALL SELECT k.id, k.created_by FROM tokens k JOIN up ON k.id = up.parent),
-		down(id) AS (
-			SELECT id FROM up WHERE parent IS NULL
-			UNION SELECT k.id FROM tokens k JOIN down ON k.created_by = down.id
-			WHERE k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ?2))
-		SELECT count(*) FROM down`, id, t.nowText()).Scan(&n)
+	err := t.queryRow(liveTreeCount, id, t.nowText()).Scan(&n)
 	if err != nil {
 		return err
 	}
@@ -490,32 +495,41 @@ func (s *Store) RevokeToken(ctx context.Context, by Actor, id string) (Token, er
 	})
 }
 
+// The statements of [tx.revoke], on the tree of the token ?1: that token
+// and every token it minted, at any depth. Each step down the tree, and
+// to the links of a token, goes by index (tokens_created_by,
+// calendar_links_created_by), as TestGrantTreesReadByIndex checks.
+const (
+	grantTree = `WITH RECURSIVE tree(id) AS (
+		SELECT ?1 UNION SELECT k.id FROM tokens k JOIN tree ON k.created_by = tree.id)`
+	treeTokens = grantTree + ` SELECT k.id FROM tree JOIN tokens k ON k.id = tree.id
+		WHERE k.revoked_at IS NULL ORDER BY k.id = ?1 DESC, k.id`
+	treeLinks = grantTree + ` SELECT l.id FROM calendar_links l
+		WHERE l.created_by IN (SELECT id FROM tree) AND l.revoked_at IS NULL ORDER BY l.id`
+	revokeTreeTokens = grantTree + ` UPDATE tokens SET revoked_at = ?2 WHERE id IN (SELECT id FROM tree) AND revoked_at IS NULL`
+	revokeTreeLinks  = grantTree + ` UPDATE calendar_links SET revoked_at = ?2 WHERE created_by IN (SELECT id FROM tree) AND revoked_at IS NULL`
+)
+
 // revoke revokes the live token id with every live token it minted, at
 // any depth, and every live calendar link those tokens made: whatever
 // grants access by the token's authority ends with it. It returns the
 // ids of the tokens revoked, id first, and of the links.
 func (t *tx) revoke(id string) (tokens, links []string, err error) {
-	const tree = `WITH RECURSIVE tree(id) AS (
-			SELECT ?1 UNION SELECT k.id FROM tokens k JOIN tree ON k.created_by = tree.id)`
 	scanID := func(row scanner) (string, error) {
 		var id string
 		return id, row.Scan(&id)
 	}
-	tokens, err = collect(t, scanID, tree+` SELECT k.id FROM tree JOIN tokens k ON k.id = tree.id
-		WHERE k.revoked_at IS NULL ORDER BY k.id = ?1 DESC, k.id`, id)
-	if err != nil {
+	if tokens, err = collect(t, scanID, treeTokens, id); err != nil {
 		return nil, nil, err
 	}
-	links, err = collect(t, scanID, tree+` SELECT l.id FROM calendar_links l JOIN tree ON l.created_by = tree.id
-		WHERE l.revoked_at IS NULL ORDER BY l.id`, id)
-	if err != nil {
+	if links, err = collect(t, scanID, treeLinks, id); err != nil {
 		return nil, nil, err
 	}
 	now := t.nowText()
-	if _, err := t.exec(tree+` UPDATE tokens SET revoked_at = ?2 WHERE id IN (SELECT id FROM tree) AND revoked_at IS NULL`, id, now); err != nil {
+	if _, err := t.exec(revokeTreeTokens, id, now); err != nil {
 		return nil, nil, err
 	}
-	if _, err := t.exec(tree+` UPDATE calendar_links SET revoked_at = ?2 WHERE created_by IN (SELECT id FROM tree) AND revoked_at IS NULL`, id, now); err != nil {
+	if _, err := t.exec(revokeTreeLinks, id, now); err != nil {
 		return nil, nil, err
 	}
 	return tokens, links, nil
