@@ -510,6 +510,13 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 	}
 	slices.Sort(res.latencies)
 	if res.calls == 0 || !v.ceiling() && res.creates == 0 || v.refused() && res.refusals == 0 {
+		// A smoke run on a busy machine (the race detector, other tests)
+		// may end before a client measured a call: it runs again, longer,
+		// rather than failing for the machine's load.
+		if *loadFor == 0 && length < 16*time.Second {
+			t.Logf("%s: %s; running again for %v", v, res, 2*length)
+			return runLoad(t, seed, v, 2*length)
+		}
 		t.Errorf("%s: %s; the load did not run", v, res)
 	}
 	return res
