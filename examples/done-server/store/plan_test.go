@@ -1,6 +1,8 @@
 package store
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
@@ -61,21 +63,7 @@ func TestPagesReadByKey(t *testing.T) {
 			for i := range args {
 				args[i] = ""
 			}
-			rows, err := conn.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			got := strings.Join(plan, "\n")
+			got := queryPlan(t, conn, query, args...)
 			if !strings.Contains(got, c.want) || strings.Contains(got, "TEMP B-TREE") && c.name != "get_agenda" {
 				t.Errorf("the plan of\n%s\nis\n%s\nwant %q, and no sort", query, got, c.want)
 			}
@@ -109,7 +97,6 @@ func maxParam(query string) int {
 // and calendar links by index, rather than reading every token and link
 // there are once a level.
 func TestGrantTreesReadByIndex(t *testing.T) {
-	ctx := t.Context()
 	s, _, _ := openWithToken(t, &Options{Readers: 1})
 	for _, c := range []struct {
 		name, query string
@@ -123,21 +110,7 @@ func TestGrantTreesReadByIndex(t *testing.T) {
 		{"links revoked", revokeTreeLinks, []any{"k", "now"}, []string{"SEARCH k USING INDEX tokens_created_by (created_by=?)", "SEARCH calendar_links USING INDEX calendar_links_created_by (created_by=?)"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rows, err := s.reader.QueryContext(ctx, "EXPLAIN QUERY PLAN "+c.query, c.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			got := strings.Join(plan, "\n")
+			got := queryPlan(t, s.reader, c.query, c.args...)
 			for _, want := range c.want {
 				if !strings.Contains(got, want) {
 					t.Errorf("the plan of\n%s\nis\n%s\nwant %q", c.query, got, want)
@@ -145,4 +118,30 @@ func TestGrantTreesReadByIndex(t *testing.T) {
 			}
 		})
 	}
+}
+
+// queryPlan returns how SQLite runs query with args on db, one step a
+// line, as EXPLAIN QUERY PLAN says it.
+func queryPlan(t *testing.T, db interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, query string, args ...any) string {
+	t.Helper()
+	rows, err := db.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "\n")
 }
