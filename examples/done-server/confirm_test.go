@@ -157,29 +157,6 @@ func visibleEscapes(s string) string {
 	return strings.ReplaceAll(s, "\u202e", `\u202e`)
 }
 
-// connectServer connects a client with opts, speaking protocol, to
-// server as the stdio transport does, with the token secret of e.
-func connectServer(t *testing.T, e *env, server *mcp.Server, secret string, opts *mcp.ClientOptions, protocol string) *mcp.ClientSession {
-	t.Helper()
-	ctx := t.Context()
-	k, err := e.done.authenticate(ctx, stdioCredential{secret: secret})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ct, stt := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(mcpeffect.WithConnectionScope(withStdioCredential(ctx, stdioCredential{secret: secret}), k.Scope), stt, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "done-test", Version: "1"}, opts).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
-
 // TestConfirmOverHTTP: over Streamable HTTP, on both ways of asking, a
 // declined deletion loses nothing and an accepted one deletes.
 func TestConfirmOverHTTP(t *testing.T) {

@@ -110,18 +110,31 @@ func (e *env) mint(name string, kind store.Kind, scope mcpeffect.Scope) string {
 // for the connection.
 func (e *env) connect(secret string) *mcp.ClientSession {
 	e.t.Helper()
-	ctx := e.t.Context()
+	return connectServer(e.t, e, e.server, secret, nil, "")
+}
+
+// connectServer connects a client with opts, speaking protocol ("" for
+// go-sdk's default), to server as the stdio transport does, with the
+// token secret of e.
+func connectServer(t *testing.T, e *env, server *mcp.Server, secret string, opts *mcp.ClientOptions, protocol string) *mcp.ClientSession {
+	t.Helper()
+	ctx := t.Context()
 	k, err := e.done.authenticate(ctx, stdioCredential{secret: secret})
 	if err != nil {
-		e.t.Fatal(err)
+		t.Fatal(err)
 	}
 	ct, stt := mcp.NewInMemoryTransports()
-	ss, err := e.server.Connect(mcpeffect.WithConnectionScope(withStdioCredential(ctx, stdioCredential{secret: secret}), k.Scope), stt, nil)
+	ss, err := server.Connect(mcpeffect.WithConnectionScope(withStdioCredential(ctx, stdioCredential{secret: secret}), k.Scope), stt, nil)
 	if err != nil {
-		e.t.Fatal(err)
+		t.Fatal(err)
 	}
-	e.t.Cleanup(func() { ss.Close() })
-	return e.clientConnect(ct)
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "done-test", Version: "1"}, opts).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }
 
 func (e *env) clientConnect(t mcp.Transport) *mcp.ClientSession {

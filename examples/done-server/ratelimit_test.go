@@ -11,24 +11,6 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// connectTo returns a client session of the token secret to server, made
-// by d, connected as e.connect connects to e's.
-func (e *env) connectTo(d *done, server *mcp.Server, secret string) *mcp.ClientSession {
-	e.t.Helper()
-	ctx := e.t.Context()
-	k, err := d.authenticate(ctx, stdioCredential{secret: secret})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(mcpeffect.WithConnectionScope(withStdioCredential(ctx, stdioCredential{secret: secret}), k.Scope), st, nil)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	e.t.Cleanup(func() { ss.Close() })
-	return e.clientConnect(ct)
-}
-
 // TestWriteRateLimit makes a burst of writes and one more on one token,
 // through the protocol, with a rate so slow that none comes back during
 // the test: the one past the burst is refused with a tool error that
@@ -39,8 +21,8 @@ func TestWriteRateLimit(t *testing.T) {
 	const burst = 5
 	d := newDone(e.store, e.logger, config{writeRate: 0.001, writeBurst: burst})
 	server, _ := d.newServer()
-	alice := e.connectTo(d, server, e.mint("alice", store.Human, mcpeffect.Full))
-	bob := e.connectTo(d, server, e.mint("bob", store.Human, mcpeffect.Full))
+	alice := connectServer(t, e, server, e.mint("alice", store.Human, mcpeffect.Full), nil, "")
+	bob := connectServer(t, e, server, e.mint("bob", store.Human, mcpeffect.Full), nil, "")
 
 	project := must[store.Project](t, alice, "create_project", args{"name": "Limits"})
 	for i := range burst - 1 {

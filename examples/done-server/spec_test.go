@@ -11,7 +11,6 @@ import (
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // specRow is one tool of testdata/tools.tsv, the specification of Done's
@@ -173,21 +172,7 @@ func TestToolTitles(t *testing.T) {
 	secret := e.mint("alice", store.Human, mcpeffect.ReadOnly)
 	for _, version := range []string{"", "2025-11-25", "2025-03-26"} {
 		t.Run("protocol "+cmp.Or(version, "default"), func(t *testing.T) {
-			k, err := e.done.authenticate(t.Context(), stdioCredential{secret: secret})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ct, stt := mcp.NewInMemoryTransports()
-			ss, err := e.server.Connect(mcpeffect.WithConnectionScope(withStdioCredential(t.Context(), stdioCredential{secret: secret}), k.Scope), stt, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ss.Close()
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "done-test", Version: "1"}, nil).Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cs.Close()
+			cs := connectServer(t, e, e.server, secret, nil, version)
 			seen := map[string]string{}
 			n := 0
 			for tool, err := range cs.Tools(t.Context(), nil) {
