@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
@@ -15,7 +16,8 @@ func (d *done) addTaskTools(t toolbox) {
 		"Tasks of a project, an assignee or a status, oldest first."+paged,
 		mcpeffect.Read, d.listTasks)
 	addTool(t, "search_tasks", "Search tasks",
-		"Search titles, descriptions and comments of tasks for a piece of text, oldest first."+paged,
+		"Search titles, descriptions and comments of tasks for a piece of text, oldest first."+paged+
+			fmt.Sprintf(" Each call reads at most %d tasks, so a page may hold fewer than asked for, even none, and still have a next_cursor: follow it to search the rest.", store.MaxSearchScan),
 		mcpeffect.Read, d.searchTasks)
 	addTool(t, "get_task", "Get task",
 		"One task with its steps (the first 50: list_steps has them all), dependencies, approval state, labels and current run.",

@@ -31,7 +31,9 @@ func TestPagesReadByKey(t *testing.T) {
 		{"list_tasks", func() error { _, err := s.ListTasks(ctx, TaskFilter{Limit: 10}); return err },
 			"ORDER BY t.id LIMIT", "SCAN t USING INDEX sqlite_autoindex_tasks_1"},
 		{"search_tasks", func() error { _, err := s.SearchTasks(ctx, "task", Page{Limit: 10}); return err },
-			"LIKE +?1", "SEARCH t USING INDEX sqlite_autoindex_tasks_1 (id>?)"},
+			"LIKE +?1", "SEARCH t USING INDEX sqlite_autoindex_tasks_1 (id>? AND id<?)"},
+		{"search_tasks' bound", func() error { _, err := s.SearchTasks(ctx, "task", Page{Limit: 10}); return err },
+			"count(*), COALESCE(max(id)", "SEARCH t USING INDEX sqlite_autoindex_tasks_1 (id>?)"},
 		{"get_agenda", func() error {
 			_, err := s.Agenda(ctx, k.Actor(), AgendaFilter{From: "2025-06-10", To: "2025-06-11"})
 			return err

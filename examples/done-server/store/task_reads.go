@@ -193,9 +193,17 @@ func checkStatus(s Status) error {
 	return invalidf("status %s is not valid: want open, blocked, awaiting_approval or done", quote(string(s)))
 }
 
+// MaxSearchScan is the most tasks one call of [Store.SearchTasks] reads:
+// a search that finds little would otherwise read every task and its
+// comments at each call (20,000 tasks took 144 ms on the machine of the
+// tests), which any token that may read could repeat at will.
+const MaxSearchScan = 2000
+
 // SearchTasks returns the live tasks whose title, description or comments
 // contain query, ignoring case for ASCII letters, oldest first, one page
-// at a time.
+// at a time. It reads at most MaxSearchScan tasks a call: when it stops
+// there before its page is full, the page holds fewer tasks than asked
+// for, even none, and its cursor goes on from the last task read.
 func (s *Store) SearchTasks(ctx context.Context, query string, p Page) (List[Task], error) {
 	return read(ctx, s, Actor{}, func(t *tx) (List[Task], error) {
 		if err := checkName("query", query); err != nil {
@@ -204,12 +212,26 @@ func (s *Store) SearchTasks(ctx context.Context, query string, p Page) (List[Tas
 		if err := checkOptionalID("cursor", p.Cursor); err != nil {
 			return List[Task]{}, err
 		}
+		// The tasks this call reads: the next MaxSearchScan live ones.
+		var scanned int
+		var last string
+		err := t.queryRow(`SELECT count(*), COALESCE(max(id), '') FROM (
+			SELECT t.id FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
+			WHERE t.trash_id IS NULL AND (p.id IS NULL OR p.archived_at IS NULL) AND t.id > ?1
+			ORDER BY t.id LIMIT +?2)`, p.Cursor, MaxSearchScan).Scan(&scanned, &last)
+		if err != nil || scanned == 0 {
+			return List[Task]{}, err
+		}
 		pattern := "%" + likeEscaper.Replace(query) + "%"
-		return pageOf(t, p, scanTask, taskKey, `SELECT `+taskColumns+` FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
-			WHERE t.trash_id IS NULL AND (p.id IS NULL OR p.archived_at IS NULL) AND t.id > ?2
+		page, err := pageOf(t, p, scanTask, taskKey, `SELECT `+taskColumns+` FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
+			WHERE t.trash_id IS NULL AND (p.id IS NULL OR p.archived_at IS NULL) AND t.id > ?2 AND t.id <= ?3
 			AND (t.title LIKE +?1 ESCAPE '\' OR t.description LIKE +?1 ESCAPE '\'
 				OR EXISTS (SELECT 1 FROM comments c WHERE c.task_id = t.id AND c.trash_id IS NULL AND c.body LIKE +?1 ESCAPE '\'))
-			ORDER BY t.id LIMIT +?3`, pattern, p.Cursor)
+			ORDER BY t.id LIMIT +?4`, pattern, p.Cursor, last)
+		if err == nil && page.NextCursor == "" && scanned == MaxSearchScan {
+			page.NextCursor = last
+		}
+		return page, err
 	})
 }
 
