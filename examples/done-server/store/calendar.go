@@ -169,24 +169,24 @@ func (s *Store) Agenda(ctx context.Context, by Actor, f AgendaFilter) (Agenda, e
 			AND (?5 = '' OR t.project_id = ?5) AND (?6 = '' OR t.assignee = ?6)`
 		page, err := pageOf(t, f.Page, func(row scanner) (AgendaEntry, error) {
 			var e AgendaEntry
-			var key string
-			task, err := scanTask(scanExtra(row, &e.Kind, &key))
+			var key, id string
+			task, err := scanTask(scanExtra(row, &e.Kind, &key, &id))
 			e.Task, e.Date = task, key[:len(time.DateOnly)]
 			if e.Kind == "scheduled" {
 				e.Start, e.End = task.ScheduledStart, task.ScheduledEnd
 			}
 			return e, err
 		}, func(e AgendaEntry) string { return keyCursor(entryKey(e), e.Task.ID, e.Kind) },
-			`SELECT `+taskColumns+`, e.kind, e.key FROM (
-				SELECT 'due' AS kind, t.due AS key, t.id AS task_id FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
-				WHERE `+live+` AND t.due >= ?1 AND t.due <= ?2
-				UNION ALL
-				SELECT 'scheduled', t.scheduled_start, t.id FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
+			`SELECT `+taskColumns+`, 'due' AS kind, t.due AS key, t.id AS task_id
+				FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
+				WHERE `+live+` AND t.due >= ?1 AND t.due <= ?2 AND (t.due, t.id) > (?7, ?8)
+			UNION ALL
+			SELECT `+taskColumns+`, 'scheduled', t.scheduled_start, t.id
+				FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
 				WHERE `+live+` AND t.scheduled_start > '' AND t.scheduled_start < ?3
 				AND (length(t.scheduled_start) = 10 AND t.scheduled_end >= ?1 OR length(t.scheduled_start) > 10 AND t.scheduled_end > ?4)
-			) e JOIN tasks t ON t.id = e.task_id
-			WHERE (e.key, e.task_id, e.kind) > (?7, ?8, ?9)
-			ORDER BY e.key, e.task_id, e.kind LIMIT +?10`,
+				AND (t.scheduled_start, t.id) >= (?7, ?8) AND NOT (t.scheduled_start = ?7 AND t.id = ?8 AND ?9 = 'scheduled')
+			ORDER BY key, task_id, kind LIMIT +?10`,
 			first, last, to.AddDate(0, 0, 1).Format(time.DateOnly), formatTime(from), f.ProjectID, mine, after[0], after[1], after[2])
 		if err != nil {
 			return Agenda{}, err

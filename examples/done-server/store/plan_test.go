@@ -37,7 +37,7 @@ func TestPagesReadByKey(t *testing.T) {
 		{"get_agenda", func() error {
 			_, err := s.Agenda(ctx, k.Actor(), AgendaFilter{From: "2025-06-10", To: "2025-06-11"})
 			return err
-		}, "UNION ALL", "SEARCH t USING INDEX tasks_due"},
+		}, "UNION ALL", "MERGE (UNION ALL)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if err := c.run(); err != nil {
@@ -66,7 +66,10 @@ func TestPagesReadByKey(t *testing.T) {
 				args[i] = ""
 			}
 			got := queryPlan(t, conn, query, args...)
-			if !strings.Contains(got, c.want) || strings.Contains(got, "TEMP B-TREE") && c.name != "get_agenda" {
+			// The agenda sorts only the entries of one task on one day, the
+			// last term of its order (due before scheduled).
+			sorts := strings.ReplaceAll(got, "USE TEMP B-TREE FOR LAST TERM OF ORDER BY", "")
+			if !strings.Contains(got, c.want) || strings.Contains(sorts, "TEMP B-TREE") || c.name != "get_agenda" && sorts != got {
 				t.Errorf("the plan of\n%s\nis\n%s\nwant %q, and no sort", query, got, c.want)
 			}
 		})
