@@ -17,8 +17,12 @@ import (
 func TestPagesReadByKey(t *testing.T) {
 	ctx := t.Context()
 	s, k, _ := openWithToken(t, &Options{Readers: 1})
+	project, err := s.CreateProject(ctx, k.Actor(), NewProject{Name: "Launch"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range 50 {
-		if _, err := s.CreateTask(ctx, k.Actor(), NewTask{Title: fmt.Sprintf("task %d", i), Due: "2025-06-10"}); err != nil {
+		if _, err := s.CreateTask(ctx, k.Actor(), NewTask{Title: fmt.Sprintf("task %d", i), Due: "2025-06-10", ProjectID: project.ID, Assignee: "alice"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -30,6 +34,14 @@ func TestPagesReadByKey(t *testing.T) {
 	}{
 		{"list_tasks", func() error { _, err := s.ListTasks(ctx, TaskFilter{Limit: 10}); return err },
 			"ORDER BY t.id LIMIT", "SCAN t USING INDEX sqlite_autoindex_tasks_1"},
+		{"list_tasks of a project", func() error { _, err := s.ListTasks(ctx, TaskFilter{ProjectID: project.ID, Limit: 10}); return err },
+			"t.project_id = ? ORDER BY", "SEARCH t USING INDEX tasks_project (project_id=?)"},
+		{"list_tasks of an assignee", func() error { _, err := s.ListTasks(ctx, TaskFilter{Assignee: "alice", Limit: 10}); return err },
+			"t.assignee = ? ORDER BY", "SEARCH t USING INDEX tasks_assignee (assignee=?)"},
+		{"list_tasks of a status", func() error { _, err := s.ListTasks(ctx, TaskFilter{Status: StatusBlocked, Limit: 10}); return err },
+			"t.status = ? ORDER BY", "SEARCH t USING INDEX tasks_status (status=?)"},
+		{"list_my_tasks", func() error { _, err := s.ListMyTasks(ctx, k.Actor(), TaskFilter{Limit: 10}); return err },
+			"t.assignee = ? AND t.status <> 'done' ORDER BY", "SEARCH t USING INDEX tasks_assignee_open (assignee=?)"},
 		{"search_tasks", func() error { _, err := s.SearchTasks(ctx, "task", Page{Limit: 10}); return err },
 			"LIKE +?1", "SEARCH t USING INDEX sqlite_autoindex_tasks_1 (id>? AND id<?)"},
 		{"search_tasks' bound", func() error { _, err := s.SearchTasks(ctx, "task", Page{Limit: 10}); return err },

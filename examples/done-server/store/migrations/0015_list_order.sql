@@ -1,0 +1,14 @@
+-- list_tasks and list_my_tasks read a page of tasks in the order of
+-- their id, filtered by project, assignee or status. With indexes of the
+-- filter alone, SQLite either read every task in id order until the page
+-- was full (all of them, for a filter that matches few) or every match
+-- and sorted them: with 20,000 tasks, 9 to 24 ms a page. With the id at
+-- the end of each index, the matches of a filter come in page order.
+-- list_my_tasks leaves done tasks out by default: its own index holds
+-- only the others, so that an assignee's done tasks are never read.
+DROP INDEX tasks_project;
+CREATE INDEX tasks_project ON tasks (project_id, id);
+DROP INDEX tasks_assignee;
+CREATE INDEX tasks_assignee ON tasks (assignee, id);
+CREATE INDEX tasks_assignee_open ON tasks (assignee, id) WHERE status <> 'done';
+CREATE INDEX tasks_status ON tasks (status, id);
