@@ -21,8 +21,9 @@ func TestPagesReadByKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var task Task
 	for i := range 50 {
-		if _, err := s.CreateTask(ctx, k.Actor(), NewTask{Title: fmt.Sprintf("task %d", i), Due: "2025-06-10", ProjectID: project.ID, Assignee: "alice"}); err != nil {
+		if task, err = s.CreateTask(ctx, k.Actor(), NewTask{Title: fmt.Sprintf("task %d", i), Due: "2025-06-10", ProjectID: project.ID, Assignee: "alice"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -42,6 +43,16 @@ func TestPagesReadByKey(t *testing.T) {
 			"t.status = ? ORDER BY", "SEARCH t USING INDEX tasks_status (status=?)"},
 		{"list_my_tasks", func() error { _, err := s.ListMyTasks(ctx, k.Actor(), TaskFilter{Limit: 10}); return err },
 			"t.assignee = ? AND t.status <> 'done' ORDER BY", "SEARCH t USING INDEX tasks_assignee_open (assignee=?)"},
+		{"list_comments", func() error { _, err := s.ListComments(ctx, task.ID, Page{Limit: 10}); return err },
+			"c.task_id = ? AND c.trash_id IS NULL AND c.id > ? ORDER BY", "SEARCH c USING INDEX comments_task (task_id=? AND id>?)"},
+		{"list_subtasks", func() error { _, err := s.ListSubtasks(ctx, task.ID, Page{Limit: 10}); return err },
+			"t.parent_id = ? AND", "SEARCH t USING INDEX tasks_parent (parent_id=? AND id>?)"},
+		{"list_steps", func() error { _, err := s.ListSteps(ctx, task.ID, Page{Limit: 10}); return err },
+			"ORDER BY s.position, s.id LIMIT +?", "SEARCH s USING INDEX steps_task (task_id=?"},
+		{"list_pending_approvals", func() error { _, err := s.ListPendingApprovals(ctx, Page{Limit: 10}); return err },
+			"a.status = 'pending' AND t.trash_id IS NULL AND a.id > ? ORDER BY", "SEARCH a USING INDEX approvals_status (status=? AND id>?)"},
+		{"list_trash", func() error { _, err := s.ListTrash(ctx, Page{Limit: 10}); return err },
+			"FROM trash\n", "SEARCH trash USING INDEX trash_deleted ((deleted_at,id)<(?,?))"},
 		{"search_tasks", func() error { _, err := s.SearchTasks(ctx, "task", Page{Limit: 10}); return err },
 			"LIKE +?1", "SEARCH t USING INDEX sqlite_autoindex_tasks_1 (id>? AND id<?)"},
 		{"search_tasks' bound", func() error { _, err := s.SearchTasks(ctx, "task", Page{Limit: 10}); return err },

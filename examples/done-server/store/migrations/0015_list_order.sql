@@ -12,3 +12,15 @@ DROP INDEX tasks_assignee;
 CREATE INDEX tasks_assignee ON tasks (assignee, id);
 CREATE INDEX tasks_assignee_open ON tasks (assignee, id) WHERE status <> 'done';
 CREATE INDEX tasks_status ON tasks (status, id);
+
+-- The same for the other lists: a task's comments, subtasks and steps,
+-- the pending approvals, and the Trash (newest first).
+DROP INDEX comments_task;
+CREATE INDEX comments_task ON comments (task_id, id);
+DROP INDEX tasks_parent;
+CREATE INDEX tasks_parent ON tasks (parent_id, id);
+DROP INDEX steps_task;
+CREATE INDEX steps_task ON steps (task_id, position, id);
+DROP INDEX approvals_status;
+CREATE INDEX approvals_status ON approvals (status, id);
+CREATE INDEX trash_deleted ON trash (deleted_at, id);
