@@ -54,9 +54,7 @@ func TestPagesReadByKey(t *testing.T) {
 		{"list_trash", func() error { _, err := s.ListTrash(ctx, Page{Limit: 10}); return err },
 			"FROM trash\n", "SEARCH trash USING INDEX trash_deleted ((deleted_at,id)<(?,?))"},
 		{"search_tasks", func() error { _, err := s.SearchTasks(ctx, "task", Page{Limit: 10}); return err },
-			"LIKE +?1", "SEARCH t USING INDEX sqlite_autoindex_tasks_1 (id>? AND id<?)"},
-		{"search_tasks' bound", func() error { _, err := s.SearchTasks(ctx, "task", Page{Limit: 10}); return err },
-			"count(*), COALESCE(max(id)", "SEARCH t USING INDEX sqlite_autoindex_tasks_1 (id>?)"},
+			"LIKE +?1", "SEARCH t USING INDEX sqlite_autoindex_tasks_1 (id>?)"},
 		{"get_agenda", func() error {
 			_, err := s.Agenda(ctx, k.Actor(), AgendaFilter{From: "2025-06-10", To: "2025-06-11"})
 			return err

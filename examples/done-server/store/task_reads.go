@@ -212,26 +212,44 @@ func (s *Store) SearchTasks(ctx context.Context, query string, p Page) (List[Tas
 		if err := checkOptionalID("cursor", p.Cursor); err != nil {
 			return List[Task]{}, err
 		}
-		// The tasks this call reads: the next MaxSearchScan live ones.
-		var scanned int
-		var last string
-		err := t.queryRow(`SELECT count(*), COALESCE(max(id), '') FROM (
-			SELECT t.id FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
-			WHERE t.trash_id IS NULL AND (p.id IS NULL OR p.archived_at IS NULL) AND t.id > ?1
-			ORDER BY t.id LIMIT +?2)`, p.Cursor, MaxSearchScan).Scan(&scanned, &last)
-		if err != nil || scanned == 0 {
+		limit, err := checkLimit(p.Limit)
+		if err != nil {
 			return List[Task]{}, err
 		}
+		// The next MaxSearchScan live tasks, each with whether it matches,
+		// read until the page is full: one more match than it holds says
+		// that there is a next page.
 		pattern := "%" + likeEscaper.Replace(query) + "%"
-		page, err := pageOf(t, p, scanTask, taskKey, `SELECT `+taskColumns+` FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
-			WHERE t.trash_id IS NULL AND (p.id IS NULL OR p.archived_at IS NULL) AND t.id > ?2 AND t.id <= ?3
-			AND (t.title LIKE +?1 ESCAPE '\' OR t.description LIKE +?1 ESCAPE '\'
-				OR EXISTS (SELECT 1 FROM comments c WHERE c.task_id = t.id AND c.trash_id IS NULL AND c.body LIKE +?1 ESCAPE '\'))
-			ORDER BY t.id LIMIT +?4`, pattern, p.Cursor, last)
-		if err == nil && page.NextCursor == "" && scanned == MaxSearchScan {
+		rows, err := t.query(`SELECT `+taskColumns+`, t.title LIKE +?1 ESCAPE '\' OR t.description LIKE +?1 ESCAPE '\'
+				OR EXISTS (SELECT 1 FROM comments c WHERE c.task_id = t.id AND c.trash_id IS NULL AND c.body LIKE +?1 ESCAPE '\')
+			FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
+			WHERE t.trash_id IS NULL AND (p.id IS NULL OR p.archived_at IS NULL) AND t.id > ?2
+			ORDER BY t.id LIMIT +?3`, pattern, p.Cursor, MaxSearchScan)
+		if err != nil {
+			return List[Task]{}, err
+		}
+		defer rows.Close()
+		found := []Task{}
+		read, last := 0, ""
+		for len(found) <= limit && rows.Next() {
+			var match bool
+			task, err := scanTask(scanExtra(rows, &match))
+			if err != nil {
+				return List[Task]{}, err
+			}
+			read, last = read+1, task.ID
+			if match {
+				found = append(found, task)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return List[Task]{}, err
+		}
+		page := cut(found, limit, taskKey)
+		if page.NextCursor == "" && read == MaxSearchScan {
 			page.NextCursor = last
 		}
-		return page, err
+		return page, nil
 	})
 }
 
