@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"strings"
 )
@@ -218,9 +219,10 @@ func (s *Store) SearchTasks(ctx context.Context, query string, p Page) (List[Tas
 		}
 		// The next MaxSearchScan live tasks, each with whether it matches,
 		// read until the page is full: one more match than it holds says
-		// that there is a next page.
+		// that there is a next page. Only their ids come out of SQLite; the
+		// tasks of the page are read after, by id.
 		pattern := "%" + likeEscaper.Replace(query) + "%"
-		rows, err := t.query(`SELECT `+taskColumns+`, t.title LIKE +?1 ESCAPE '\' OR t.description LIKE +?1 ESCAPE '\'
+		rows, err := t.query(`SELECT t.id, t.title LIKE +?1 ESCAPE '\' OR t.description LIKE +?1 ESCAPE '\'
 				OR EXISTS (SELECT 1 FROM comments c WHERE c.task_id = t.id AND c.trash_id IS NULL AND c.body LIKE +?1 ESCAPE '\')
 			FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
 			WHERE t.trash_id IS NULL AND (p.id IS NULL OR p.archived_at IS NULL) AND t.id > ?2
@@ -228,24 +230,33 @@ func (s *Store) SearchTasks(ctx context.Context, query string, p Page) (List[Tas
 		if err != nil {
 			return List[Task]{}, err
 		}
-		defer rows.Close()
-		found := []Task{}
+		var found []string
 		read, last := 0, ""
 		for len(found) <= limit && rows.Next() {
 			var match bool
-			task, err := scanTask(scanExtra(rows, &match))
-			if err != nil {
+			if err := rows.Scan(&last, &match); err != nil {
+				rows.Close()
 				return List[Task]{}, err
 			}
-			read, last = read+1, task.ID
+			read++
 			if match {
-				found = append(found, task)
+				found = append(found, last)
 			}
 		}
+		rows.Close()
 		if err := rows.Err(); err != nil {
 			return List[Task]{}, err
 		}
-		page := cut(found, limit, taskKey)
+		ids, err := json.Marshal(found)
+		if err != nil {
+			return List[Task]{}, err
+		}
+		tasks, err := collect(t, scanTask, `SELECT `+taskColumns+` FROM tasks t
+			WHERE t.id IN (SELECT value FROM json_each(?)) ORDER BY t.id`, string(ids))
+		if err != nil {
+			return List[Task]{}, err
+		}
+		page := cut(tasks, limit, taskKey)
 		if page.NextCursor == "" && read == MaxSearchScan {
 			page.NextCursor = last
 		}
