@@ -8,12 +8,16 @@ import (
 	"testing"
 )
 
-// TestPagesReadByKey asks SQLite how it runs the queries of the lists of
-// tasks, as the store sends them: each reads the tasks in the list's
-// order and stops at the page's end, rather than reading every live task
-// and sorting them, as it did while an index of trash_id let the planner
-// take "trash_id IS NULL" for a selective test. It runs them on one
-// connection, whose compiled statements are the store's own texts.
+// TestPagesReadByKey asks SQLite how it runs the queries of the lists (of
+// tasks, whole and filtered, of a task's comments, subtasks and steps, of
+// the pending approvals, of the Trash, the search and the agenda), as the
+// store sends them: each reads in the list's order, from an index whose
+// last column is the order's, and stops at the page's end, rather than
+// reading every match and sorting them, or every row in order for a
+// filter that matches few. (An index of trash_id once let the planner
+// take "trash_id IS NULL" for a selective test, and sort every live
+// task.) It runs them on one connection, whose compiled statements are
+// the store's own texts.
 func TestPagesReadByKey(t *testing.T) {
 	ctx := t.Context()
 	s, k, _ := openWithToken(t, &Options{Readers: 1})
