@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -12,32 +13,35 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// The write rate of one token, by default: 20 writes a second kept up,
-// after a burst of 60. A person clicks far below that, and an agent at
-// work makes a few writes a second (a step, a comment, an event of its
-// run); a burst of 60 lets a plan of many steps be written at once. A
-// loop that writes without end is slowed to 20 a second, which the one
-// writer connection of SQLite serves in a few percent of its time (a
-// write takes about a millisecond), so that one token cannot take the
-// writer from every other. Reads are not limited: they do not queue
-// behind one writer, and the admission queue (done.admit) shares the
-// cores among them.
+// The write rate of one tree of tokens (a token made with the command line
+// and all that descend from it, see [store.Token.Root]), by default: 20
+// writes a second kept up, after a burst of 60. A person clicks far below
+// that, and an agent at work makes a few writes a second (a step, a
+// comment, an event of its run); a burst of 60 lets a plan of many steps
+// be written at once. A loop that writes without end is slowed to 20 a
+// second, which the one writer connection of SQLite serves in a few
+// percent of its time (a write takes about a millisecond), so that one
+// tree cannot take the writer from every other. The rate is the tree's,
+// not each token's: a token may mint others (up to [store.MaxLiveTokens]
+// in its tree), and a rate for each would multiply by as many. Reads are
+// not limited: they do not queue behind one writer, and the admission
+// queue (done.admit) shares the cores among them.
 const (
 	defaultWriteRate  rate.Limit = 20
 	defaultWriteBurst int        = 60
 )
 
-// writeLimiter bounds the tool calls that write (whose effect is not
-// Read) of each token: rate a second, kept up, after a burst of burst.
+// writeLimiter bounds the tool calls that write (whose effect is not Read)
+// of each tree of tokens: rate a second, kept up, after a burst of burst.
 // It is safe for concurrent use.
 //
-// It keeps one [rate.Limiter] a token that wrote lately. A limiter left
-// alone for burst/rate is full again, the same as a new one, so it is
-// dropped: the map is swept once a sweepEvery, and out of turn when it
-// has grown to twice what the last sweep left (maxIdleEntries at least),
-// so that sweeps cost O(1) a write however many tokens write at once. It
-// holds at most twice the tokens that wrote in the last few seconds, or
-// maxIdleEntries.
+// It keeps one [rate.Limiter] a tree that wrote lately, under the id of
+// its root token. A limiter left alone for burst/rate is full again, the
+// same as a new one, so it is dropped: the map is swept once a sweepEvery,
+// and out of turn when it has grown to twice what the last sweep left
+// (maxIdleEntries at least), so that sweeps cost O(1) a write however many
+// tokens write at once. It holds at most twice the tokens that wrote in
+// the last few seconds, or maxIdleEntries.
 type writeLimiter struct {
 	logger *slog.Logger
 	rate   rate.Limit
@@ -51,7 +55,7 @@ type writeLimiter struct {
 	sweepAt   int // the size of tokens that sweeps it out of turn
 }
 
-// tokenRate is the write rate of one token.
+// tokenRate is the write rate of one tree of tokens.
 type tokenRate struct {
 	lim  *rate.Limiter
 	last time.Time // of its last write, allowed or refused
@@ -85,7 +89,7 @@ func newWriteLimiter(logger *slog.Logger, r rate.Limit, burst int) *writeLimiter
 }
 
 // middleware returns receiving middleware that answers a write past its
-// token's rate with a tool error that says when to try again, before the
+// token's tree's rate with a tool error that says when to try again, before the
 // tool runs; registry tells the writes. One writeLimiter serves every
 // server of a process, so that a token's rate is one over stdio and HTTP.
 // It comes after [done.identify], which finds the token. A tool error
@@ -112,8 +116,9 @@ func (l *writeLimiter) limit(registry *mcpeffect.Registry, next mcp.MethodHandle
 			return next(ctx, method, req)
 		}
 		k := callerToken(ctx)
-		if wait := l.reserve(k.ID, time.Now()); wait > 0 {
-			msg := fmt.Sprintf("done: tool %q refused: this token writes faster than Done allows (%g writes a second after a burst of %d): "+
+		tree := cmp.Or(k.Root, k.ID)
+		if wait := l.reserve(tree, time.Now()); wait > 0 {
+			msg := fmt.Sprintf("done: tool %q refused: this token, with those minted from the same command-line token, writes faster than Done allows (%g writes a second after a burst of %d): "+
 				"try again in %v; reads are not limited", p.Name, float64(l.rate), l.burst, wait.Round(time.Millisecond))
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}, nil
 		}
@@ -121,7 +126,8 @@ func (l *writeLimiter) limit(registry *mcpeffect.Registry, next mcp.MethodHandle
 	}
 }
 
-// reserve takes one write from the token id's allowance at now, and
+// reserve takes one write from the allowance of the tree of root token id
+// at now, and
 // returns 0, or how long until it could be taken if it cannot be now.
 func (l *writeLimiter) reserve(id string, now time.Time) time.Duration {
 	l.mu.Lock()
@@ -146,7 +152,7 @@ func (l *writeLimiter) reserve(id string, now time.Time) time.Duration {
 	r.CancelAt(now)
 	if !t.refusing {
 		t.refusing = true
-		l.logger.Warn("writes refused: past the token's write rate", "token_id", id, "rate", float64(l.rate), "burst", l.burst)
+		l.logger.Warn("writes refused: past the write rate of a tree of tokens", "root_token_id", id, "rate", float64(l.rate), "burst", l.burst)
 	}
 	return wait
 }

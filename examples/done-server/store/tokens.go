@@ -33,6 +33,13 @@ type Token struct {
 	// Owner marks the token of the data directory's owner, which Done
 	// serves as over stdio when DONE_TOKEN is not set (see [Store.Owner]).
 	Owner bool `json:"owner,omitempty"`
+	// Root is the id of the token made with the command line that this
+	// one descends from, its own for such a token: the tree of tokens that
+	// share the authority of one command-line token, and its limits (see
+	// [MaxLiveTokens]). Set by [Store.Authenticate] and
+	// [Store.AuthenticateOwner], for the token a call runs with; empty in
+	// what lists tokens.
+	Root string `json:"-"`
 }
 
 // Actor returns the actor that calls made with the token run as.
@@ -290,7 +297,8 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (Token, error) 
 		if subtle.ConstantTimeCompare(stored, hash) != 1 {
 			return k, ErrBadToken
 		}
-		return k, t.checkOrigins(k.ID)
+		k.Root, err = t.origins(k.ID)
+		return k, err
 	})
 }
 
@@ -314,21 +322,25 @@ func (s *Store) authenticate(ctx context.Context, key string, lookup func(*tx) (
 	return k, nil
 }
 
-// checkOrigins returns [ErrBadToken] if a token that the token id descends
-// from (whatever minted it, and so on) is revoked or expired. Revoking a
-// token revokes what it minted, and a minted token expires with its
-// parent, so this holds already; checking the chain on every use keeps it
-// so whatever wrote the rows.
-func (t *tx) checkOrigins(id string) error {
-	dead, err := t.exists(`WITH RECURSIVE origin(id) AS (
-			SELECT created_by FROM tokens WHERE id = ?1
-			UNION SELECT k.created_by FROM tokens k JOIN origin ON k.id = origin.id)
-		SELECT 1 FROM origin JOIN tokens k ON k.id = origin.id
-		WHERE k.revoked_at IS NOT NULL OR k.expires_at <= ?2`, id, t.nowText())
+// origins returns the root of the tree of the token id (see
+// [Token.Root]), and [ErrBadToken] if a token that it descends from
+// (whatever minted it, and so on) is revoked or expired. Revoking a token
+// revokes what it minted, and a minted token expires with its parent, so
+// this holds already; checking the chain on every use keeps it so
+// whatever wrote the rows. The walk stops at a token met twice, should
+// rows ever make a cycle, which then counts as its own root.
+func (t *tx) origins(id string) (root string, err error) {
+	var dead bool
+	err = t.queryRow(`WITH RECURSIVE up(id, parent) AS (
+			SELECT id, created_by FROM tokens WHERE id = ?1
+			UNION SELECT k.id, k.created_by FROM tokens k JOIN up ON k.id = up.parent)
+		SELECT COALESCE((SELECT id FROM up WHERE parent IS NULL), ?1),
+			EXISTS (SELECT 1 FROM up JOIN tokens k ON k.id = up.id
+				WHERE up.id <> ?1 AND (k.revoked_at IS NOT NULL OR k.expires_at <= ?2))`, id, t.nowText()).Scan(&root, &dead)
 	if err == nil && dead {
 		err = ErrBadToken
 	}
-	return err
+	return root, err
 }
 
 // tokenLive reports whether the token id is live: neither it nor any token
@@ -338,7 +350,7 @@ func (t *tx) tokenLive(id string) (bool, error) {
 	if err != nil || !ok {
 		return false, err
 	}
-	switch err := t.checkOrigins(id); {
+	switch _, err := t.origins(id); {
 	case errors.Is(err, ErrBadToken):
 		return false, nil
 	case err != nil:
@@ -427,7 +439,8 @@ func (s *Store) AuthenticateOwner(ctx context.Context) (Token, error) {
 		if err != nil {
 			return k, err
 		}
-		return k, t.checkOrigins(k.ID)
+		k.Root, err = t.origins(k.ID)
+		return k, err
 	})
 }
 

@@ -105,3 +105,43 @@ func openWithToken(t testing.TB, opts *Options) (*Store, Token, string) {
 	}
 	return s, k, secret
 }
+
+// TestTokenRoot: the token a call runs with knows the root of its tree,
+// the command-line token it descends from, at any depth, as the write
+// rate needs; a command-line token, the owner's included, is its own.
+func TestTokenRoot(t *testing.T) {
+	ctx := t.Context()
+	s, root, rootSecret := openWithToken(t, nil)
+	agent, agentSecret, err := s.CreateToken(ctx, root.Actor(), mcpeffect.Full, NewToken{Name: "scribe", Kind: Agent, Scope: mcpeffect.Full})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, grandSecret, err := s.CreateToken(ctx, agent.Actor(), mcpeffect.Full, NewToken{Name: "scribe", Kind: Agent, Scope: mcpeffect.NonDestructive})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, otherSecret, err := s.MintToken(ctx, NewToken{Name: "bob", Kind: Human, Scope: mcpeffect.Full})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner, _, err := s.Owner(ctx, "olga")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, secret, want string
+	}{
+		{"a command-line token", rootSecret, root.ID},
+		{"a token it minted", agentSecret, root.ID},
+		{"a token that one minted", grandSecret, root.ID},
+		{"another command-line token", otherSecret, other.ID},
+	} {
+		k, err := s.Authenticate(ctx, c.secret)
+		if err != nil || k.Root != c.want {
+			t.Errorf("%s: root %q, %v; want %q", c.name, k.Root, err, c.want)
+		}
+	}
+	if k, err := s.AuthenticateOwner(ctx); err != nil || k.Root != owner.ID {
+		t.Errorf("the owner: root %q, %v; want its own id %q", k.Root, err, owner.ID)
+	}
+}
