@@ -85,10 +85,20 @@ func (d *done) identify(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
+// tokenFromInfo returns the token that [done.verify] put in ti, the
+// [auth.TokenInfo] of a request over HTTP, if ti holds one.
+func tokenFromInfo(ti *auth.TokenInfo) (store.Token, bool) {
+	if ti == nil {
+		return store.Token{}, false
+	}
+	k, ok := ti.Extra[tokenInfoKey].(store.Token)
+	return k, ok
+}
+
 // tokenOf returns the live token behind req.
 func (d *done) tokenOf(ctx context.Context, req mcp.Request) (store.Token, error) {
 	if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
-		if k, ok := extra.TokenInfo.Extra[tokenInfoKey].(store.Token); ok {
+		if k, ok := tokenFromInfo(extra.TokenInfo); ok {
 			return k, nil
 		}
 		return store.Token{}, errUnauthenticated

@@ -235,8 +235,8 @@ type logTokenKey struct{}
 func (d *done) logDenial(ctx context.Context, denied *mcpeffect.DeniedError) {
 	attrs := []any{"tool", denied.Tool, "granted", denied.Granted, "required", denied.Required}
 	k, ok := ctx.Value(logTokenKey{}).(store.Token)
-	if ti := auth.TokenInfoFromContext(ctx); !ok && ti != nil {
-		k, ok = ti.Extra[tokenInfoKey].(store.Token)
+	if !ok {
+		k, ok = tokenFromInfo(auth.TokenInfoFromContext(ctx))
 	}
 	if ok {
 		attrs = append(attrs, "token_id", k.ID, "token_name", k.Name, "kind", k.Kind)
@@ -250,8 +250,8 @@ func (d *done) logDenial(ctx context.Context, denied *mcpeffect.DeniedError) {
 // stdio connection has it from [done.serveStdio] already.
 func noteToken(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
-			if k, ok := extra.TokenInfo.Extra[tokenInfoKey].(store.Token); ok {
+		if extra := req.GetExtra(); extra != nil {
+			if k, ok := tokenFromInfo(extra.TokenInfo); ok {
 				ctx = context.WithValue(ctx, logTokenKey{}, k)
 			}
 		}
