@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -27,11 +28,12 @@ type httpLimits struct {
 	readHeader, read, write, idle time.Duration
 
 	// sessionIdle is how long a Streamable HTTP session may go without a
-	// request before go-sdk closes it; sessionsPerToken and sessions
-	// bound the sessions open at once, per token and in all.
-	sessionIdle      time.Duration
-	sessionsPerToken int
-	sessions         int
+	// request before go-sdk closes it; sessionsPerTree and sessions
+	// bound the sessions open at once, per tree of tokens (see
+	// [store.Token.Root]) and in all.
+	sessionIdle     time.Duration
+	sessionsPerTree int
+	sessions        int
 }
 
 // defaultHTTPLimits are the limits of done-server.
@@ -58,9 +60,9 @@ var defaultHTTPLimits = httpLimits{
 	write:      30 * time.Second,
 	idle:       time.Minute,
 
-	sessionIdle:      5 * time.Minute,
-	sessionsPerToken: 32,
-	sessions:         1024,
+	sessionIdle:     5 * time.Minute,
+	sessionsPerTree: 32,
+	sessions:        1024,
 }
 
 // configure sets the timeouts of lim on srv.
@@ -149,34 +151,37 @@ func (w *rollingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 const codeTooManySessions = -32060
 
 // A sessionLimiter bounds the Streamable HTTP sessions of a server: per
-// token (the bearer token's id, [auth.TokenInfo].UserID) and in all.
+// tree of tokens (those that descend from one token of the command line,
+// that token included, see [store.Token.Root]) and in all. Per tree, not
+// per token: a token may mint others, and a bound for each would be
+// multiplied by as many, up to the server's whole limit.
 //
 // go-sdk opens a session for a POST without an Mcp-Session-Id header (an
 // initialize) and gives its id in that header of the answer; it closes a
 // session on DELETE, when it has been idle for the handler's
 // SessionTimeout, or when its initialize fails, and then drops it from
-// [mcp.Server.Sessions]. The limiter counts, for each token, the sessions
+// [mcp.Server.Sessions]. The limiter counts, for each tree, the sessions
 // it let open whose ids are still among the server's, and those being
 // opened, so that concurrent initializes cannot pass a limit together.
 type sessionLimiter struct {
-	server   *mcp.Server
-	perToken int
-	total    int
-	idle     time.Duration
+	server  *mcp.Server
+	perTree int
+	total   int
+	idle    time.Duration
 
 	mu      sync.Mutex
-	owners  map[string]string // session id -> token id
-	opening map[string]int    // token id -> sessions being opened
+	owners  map[string]string // session id -> root token id
+	opening map[string]int    // root token id -> sessions being opened
 }
 
 func newSessionLimiter(server *mcp.Server, lim httpLimits) *sessionLimiter {
 	return &sessionLimiter{
-		server:   server,
-		perToken: lim.sessionsPerToken,
-		total:    lim.sessions,
-		idle:     lim.sessionIdle,
-		owners:   map[string]string{},
-		opening:  map[string]int{},
+		server:  server,
+		perTree: lim.sessionsPerTree,
+		total:   lim.sessions,
+		idle:    lim.sessionIdle,
+		owners:  map[string]string{},
+		opening: map[string]int{},
 	}
 }
 
@@ -198,9 +203,9 @@ func (l *sessionLimiter) wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		var token string
-		if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
-			token = ti.UserID
+		var token string // the root of the caller's tree
+		if k, ok := tokenFromInfo(auth.TokenInfoFromContext(r.Context())); ok {
+			token = cmp.Or(k.Root, k.ID)
 		}
 		reserved := opensSession(r)
 		if reserved {
@@ -284,8 +289,8 @@ func (l *sessionLimiter) reserve(token string) (status int, msg string) {
 		}
 	}
 	switch {
-	case mine >= l.perToken:
-		return http.StatusTooManyRequests, fmt.Sprintf("done: this token already has %d MCP sessions open, the most one token may have: "+
+	case mine >= l.perTree:
+		return http.StatusTooManyRequests, fmt.Sprintf("done: this token, with those minted from the same command-line token, already has %d MCP sessions open, the most they may have: "+
 			"close those you no longer use (HTTP DELETE %s with their Mcp-Session-Id), or wait for an idle one to expire (after %v without a request)",
 			mine, mcpPath, l.idle)
 	case all >= l.total:

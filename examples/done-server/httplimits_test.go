@@ -95,11 +95,21 @@ func rpcRefusal(t *testing.T, body string) (id json.RawMessage, code int64, mess
 func TestSessionLimits(t *testing.T) {
 	e := newEnv(t)
 	lim := defaultHTTPLimits
-	lim.sessionsPerToken, lim.sessions = 3, 5
+	lim.sessionsPerTree, lim.sessions = 3, 5
 	base := e.serveLimited(lim)
 	alice := e.mint("alice", store.Human, mcpeffect.Full)
 	bob := e.mint("bob", store.Agent, mcpeffect.ReadOnly)
 	carol := e.mint("carol", store.Human, mcpeffect.ReadOnly)
+	// Sessions are bounded per tree of tokens: one that alice mints
+	// shares her bound.
+	aliceToken, err := e.store.Authenticate(t.Context(), alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, scribe, err := e.store.CreateToken(t.Context(), aliceToken.Actor(), mcpeffect.Full, store.NewToken{Name: "scribe", Kind: store.Agent, Scope: mcpeffect.Full})
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	var aliceSessions []string
 	for i := range 3 {
@@ -114,7 +124,8 @@ func TestSessionLimits(t *testing.T) {
 		status       int
 		want         []string
 	}{
-		{"past the token's limit", alice, http.StatusTooManyRequests, []string{"this token already has 3 MCP sessions open", "DELETE /mcp", "Mcp-Session-Id", "5m0s"}},
+		{"past the token's limit", alice, http.StatusTooManyRequests, []string{"this token, with those minted from the same command-line token, already has 3 MCP sessions open", "DELETE /mcp", "Mcp-Session-Id", "5m0s"}},
+		{"a token alice minted, in her tree", scribe, http.StatusTooManyRequests, []string{"already has 3 MCP sessions open"}},
 		{"another token", bob, http.StatusOK, nil},
 		{"another token again", bob, http.StatusOK, nil},
 		{"past the server's limit", carol, http.StatusServiceUnavailable, []string{"the server has 5 MCP sessions open", "try again later"}},
@@ -149,7 +160,7 @@ func TestSessionLimits(t *testing.T) {
 	if status, _, body := openSession(t, base, alice); status != http.StatusOK {
 		t.Fatalf("alice after closing one: %d %s", status, body)
 	}
-	_, err := mcp.NewClient(&mcp.Implementation{Name: "done-test", Version: "1"}, nil).Connect(t.Context(), &mcp.StreamableClientTransport{
+	_, err = mcp.NewClient(&mcp.Implementation{Name: "done-test", Version: "1"}, nil).Connect(t.Context(), &mcp.StreamableClientTransport{
 		Endpoint:   base + mcpPath,
 		HTTPClient: &http.Client{Transport: bearerTransport{secret: carol}},
 		MaxRetries: -1,
@@ -167,7 +178,7 @@ func TestSessionLimits(t *testing.T) {
 func TestSessionIdleExpiry(t *testing.T) {
 	e := newEnv(t)
 	lim := defaultHTTPLimits
-	lim.sessionsPerToken, lim.sessionIdle = 2, 300*time.Millisecond
+	lim.sessionsPerTree, lim.sessionIdle = 2, 300*time.Millisecond
 	base := e.serveLimited(lim)
 	alice := e.mint("alice", store.Human, mcpeffect.Full)
 	var first string
@@ -201,7 +212,7 @@ func TestSessionMemory(t *testing.T) {
 	e := newEnv(t)
 	const n = 200
 	lim := defaultHTTPLimits
-	lim.sessionsPerToken, lim.sessions = n, n
+	lim.sessionsPerTree, lim.sessions = n, n
 	base := e.serveLimited(lim)
 	secret := e.mint("alice", store.Human, mcpeffect.ReadOnly)
 	openSession(t, base, secret) // the first request warms up caches
@@ -365,10 +376,10 @@ func (rt *recordingTransport) RoundTrip(r *http.Request) (*http.Response, error)
 // refused are those that would pass the limit.
 func TestSessionLimitConcurrent(t *testing.T) {
 	for _, c := range []struct {
-		name            string
-		perToken, total int
-		clients         int
-		refused         int
+		name           string
+		perTree, total int
+		clients        int
+		refused        int
 	}{
 		{"32 clients well below the token's limit", 100, 1024, 32, 0},
 		{"32 clients at the token's limit", 32, 1024, 32, 0},
@@ -378,7 +389,7 @@ func TestSessionLimitConcurrent(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t)
 			lim := defaultHTTPLimits
-			lim.sessionsPerToken, lim.sessions = c.perToken, c.total
+			lim.sessionsPerTree, lim.sessions = c.perTree, c.total
 			base := e.serveLimited(lim)
 			secret := e.mint("alice", store.Agent, mcpeffect.ReadOnly)
 			rt := &recordingTransport{base: bearerTransport{secret: secret}}
@@ -431,7 +442,7 @@ func TestSessionLimitConcurrent(t *testing.T) {
 					continue
 				}
 				_, code, msg := rpcRefusal(t, a.body)
-				want := fmt.Sprintf("this token already has %d MCP sessions open", c.perToken)
+				want := fmt.Sprintf("this token, with those minted from the same command-line token, already has %d MCP sessions open", c.perTree)
 				if code != codeTooManySessions || !strings.Contains(msg, want) {
 					t.Errorf("a %s refused with %d %q, want %d and %q", a.method, code, msg, codeTooManySessions, want)
 				}
@@ -462,7 +473,7 @@ func sessionsOf(server *mcp.Server) int {
 func TestSessionReservations(t *testing.T) {
 	e := newEnv(t)
 	lim := defaultHTTPLimits
-	lim.sessionsPerToken = 1
+	lim.sessionsPerTree = 1
 	// panicNext makes the next request panic beneath the limiter, as a
 	// bug in go-sdk or a middleware would.
 	var panicNext atomic.Bool
