@@ -81,7 +81,10 @@ so that its own flags are not read as audit's), which inherits the
 environment and whose standard error is kept, its last lines shown if the
 audit fails; or the Streamable HTTP endpoint given with -url. -timeout
 bounds everything, the server's shutdown included: when the time is up, a
-server run as a command is killed, with the processes it started.
+server run as a command is killed, with the processes it started. What is
+read is bounded too: one message of at most 16 MiB (a line over stdio, an
+HTTP answer whole), 10000 tools, 1000 pages; past a limit, the audit fails
+and names it.
 
 The exit status is 0 when there is no finding at the level of -fail-on or
 worse, 1 when there is, and 2 when the audit could not run.

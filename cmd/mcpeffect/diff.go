@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -212,6 +213,13 @@ func (o *diffOptions) snapshot(ctx context.Context, side string, command []strin
 		r, err := audit.Review(server, tools, nil)
 		if err != nil {
 			return audit.Snapshot{}, fmt.Errorf("%s: %w", t, err)
+		}
+		for _, f := range r.Findings {
+			if f.Rule == audit.RuleDuplicateName {
+				// Which of the two to compare cannot be known, as a
+				// file that lists a tool twice is refused.
+				return audit.Snapshot{}, fmt.Errorf("%s: tool %s is listed twice: audit it to see both", t, strconv.Quote(f.Tool))
+			}
 		}
 		return audit.SnapshotOf(r, t.String(), "live"), nil
 	}

@@ -32,6 +32,7 @@
 //	warning  write-name-read-only         a word such as create or update, read-only
 //	error    outcome-wider-than-hints     a published outcome that may do more than the hints say
 //	warning  outcomes-malformed           published outcomes that cannot be read
+//	error    duplicate-name               two tools of the same name
 //
 // Every word of a name is read, words being separated by _ - . (any
 // character that is neither a letter nor a digit) or a change of case:
@@ -97,7 +98,14 @@
 // what to do: a server that stopped, with its exit status and the last
 // lines of its standard error; an HTTP answer such as 401 (give a token
 // with -header) or 404 (check the path of -url); an address where nothing
-// listens.
+// listens; a limit passed; an error the server answered, its
+// message quoted; a repeated cursor; a tool entry of the wrong type.
+//
+// What the audit reads is bounded, so that no server can make it hold
+// memory without end: one message of at most 16 MiB (a line over stdio;
+// over HTTP, an answer whole, JSON body or event stream), at most 10000
+// tools, and 1000 pages of them. Past a limit the audit fails with an
+// error that names it.
 //
 // The exit status is 0 when there is no finding at the level of -fail-on
 // (error by default) or worse, 1 when there is, and 2 when the audit could

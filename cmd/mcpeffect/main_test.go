@@ -267,6 +267,9 @@ func TestAuditBadServer(t *testing.T) {
 				t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
 			for _, rule := range audit.Rules() {
+				if rule == audit.RuleDuplicateName {
+					continue // a rule about the list: TestAuditDuplicateTool
+				}
 				n := 0
 				for _, f := range r.Findings {
 					if f.Rule == rule {
