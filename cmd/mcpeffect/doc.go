@@ -13,8 +13,8 @@
 //
 // # Audit
 //
-//	mcpeffect audit [-json] [-host NAME,...|all] [-profile NAME,...|all] [-fail-on warning|error] [-timeout d] -- command [args...]
-//	mcpeffect audit [-json] [-host NAME,...|all] [-profile NAME,...|all] [-fail-on warning|error] [-timeout d] -url URL [-header "Name: value"]...
+//	mcpeffect audit [-format text|json|sarif|markdown] [-host NAME,...|all] [-profile NAME,...|all] [-fail-on warning|error] [-timeout d] -- command [args...]
+//	mcpeffect audit [-format text|json|sarif|markdown] [-host NAME,...|all] [-profile NAME,...|all] [-fail-on warning|error] [-timeout d] -url URL [-header "Name: value"]...
 //
 // Audit connects to an MCP server, lists all its tools, following
 // pagination, and reports for each tool the four hints it declares
@@ -84,13 +84,19 @@
 //
 // The report is a table for people, coloured when standard output is a
 // terminal and NO_COLOR is not set; a hint left out is shown in
-// parentheses, with the value assumed. With -json, it is one JSON object
+// parentheses, with the value assumed. -format json (or -json) writes one
+// JSON object
 // with the server's name, version and protocol version, the tools with
 // their title, description, hints as declared (a missing hint is absent)
 // and as assumed, their effect, and the outcomes they publish, the findings, a summary (counts of
 // tools, reads, writes, destructive writes, idempotent writes, open-world
 // tools, errors and warnings), and with -host and -profile what each host
 // does with each tool and what each directory would reject.
+// -format sarif writes the findings as a SARIF 2.1.0 log, for GitHub code
+// scanning and other SARIF readers, each result at the file -location
+// names, and at the tool; -format markdown writes them as a table, for a
+// pull-request comment or a job summary. diff takes the same -format: its
+// Markdown has one line for each tool that changed.
 //
 // -timeout bounds the whole audit, the server's shutdown included: when
 // the time is up, a server run as a command is killed, with the processes
@@ -113,8 +119,8 @@
 //
 // # Diff
 //
-//	mcpeffect diff [-json] [-header "Name: value"]... [-timeout d] OLD NEW
-//	mcpeffect diff [-json] [-header "Name: value"]... [-timeout d] OLD -- command [args...]
+//	mcpeffect diff [-format text|json|sarif|markdown] [-header "Name: value"]... [-timeout d] OLD NEW
+//	mcpeffect diff [-format text|json|sarif|markdown] [-header "Name: value"]... [-timeout d] OLD -- command [args...]
 //
 // Diff compares the tools of two versions of a server. Each side is a
 // file (the output of audit -json, or the manifest of an mcpeffect
