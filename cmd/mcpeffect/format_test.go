@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -242,4 +243,52 @@ func TestDiffSARIF(t *testing.T) {
 	if !slices.Equal(results, want) {
 		t.Errorf("results %q, want %q", results, want)
 	}
+}
+
+// TestDiffMarkdownREADME holds the README's example of diff -format
+// markdown, but for its first line, which names the two sides.
+func TestDiffMarkdownREADME(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(readme), "```markdown\n### mcpeffect diff:")
+	block, _, _ = strings.Cut(block, "```")
+	if !ok {
+		t.Fatal("README.md has no example of diff -format markdown")
+	}
+	_, want, _ := strings.Cut(block, "\n")
+
+	var tools []any
+	old := writeFile(t, "tools.json", cleanReport(t, func(tool map[string]any) {
+		if tool["name"] == "delete_note" {
+			tool["declared"] = map[string]any{"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false}
+		}
+		if tool["name"] != "tag_note" {
+			tools = append(tools, tool)
+		}
+	}))
+	var doc map[string]any
+	if err := json.Unmarshal(readFileT(t, old), &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["tools"] = tools
+	old = writeFile(t, "tools.json", []byte(mustJSON(t, doc)))
+	res := runCommand(t, "diff", "-format", "markdown", old, httpServer(t, streamable(cleanServer(0)))[1])
+	if res.code != exitFindings {
+		t.Fatalf("exit code %d, want %d: %s", res.code, exitFindings, res.stderr)
+	}
+	_, got, _ := strings.Cut(res.stdout, "\n")
+	if got != want {
+		t.Errorf("diff -format markdown, after its first line:\n%s\nREADME.md:\n%s", got, want)
+	}
+}
+
+func readFileT(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
