@@ -25,6 +25,7 @@ import (
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/badserver"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/hostile"
 	"github.com/mcpeffect/mcpeffect/internal/e2e"
+	"github.com/mcpeffect/mcpeffect/internal/nodetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -51,6 +52,7 @@ func TestMain(m *testing.M) {
 	case "":
 		code := m.Run()
 		removeBuilds()
+		nodetest.Report(os.Stderr)
 		os.Exit(code)
 	case "bad":
 		s := &badserver.Server{PageSize: 4}
