@@ -205,3 +205,31 @@ func cmpOr(a, b string) string {
 	}
 	return b
 }
+
+// TestDiffBounded: diff lists a live side as audit does, within the same
+// limits and deadline.
+func TestDiffBounded(t *testing.T) {
+	old := writeFile(t, "old.json", cleanReport(t, func(map[string]any) {}))
+	for _, tc := range []struct {
+		name   string
+		args   func(t *testing.T) []string
+		stderr string
+	}{
+		{"http answer of 64 MiB", func(t *testing.T) []string {
+			return []string{old, hostileHTTP(t, &hostile.Server{Attack: hostile.Huge, Size: 64 << 20})[1]}
+		}, "an HTTP answer of more than 16 MiB"},
+		{"stdio line of 64 MiB", func(t *testing.T) []string {
+			return append([]string{old}, hostileStdio(t, hostile.Huge, "67108864")...)
+		}, "a line of more than 16 MiB"},
+		{"silent", func(t *testing.T) []string {
+			return append([]string{"-timeout", "500ms", old}, hostileStdio(t, hostile.Silent, "")...)
+		}, "no answer within 500ms (-timeout) while listing its tools"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := runCommand(t, append([]string{"diff"}, tc.args(t)...)...)
+			if res.code != exitError || !strings.Contains(res.stderr, tc.stderr) {
+				t.Errorf("exit %d, stderr %s; want %d and %q", res.code, res.stderr, exitError, tc.stderr)
+			}
+		})
+	}
+}

@@ -22,7 +22,7 @@ import (
 	"time"
 )
 
-// An Attack is how the server answers tools/list.
+// An Attack is how the server answers tools/list, and tools/call.
 type Attack string
 
 // The attacks.
@@ -142,7 +142,7 @@ func (s *Server) serve(req *request, o *output) error {
 			"capabilities":    map[string]any{"tools": map[string]any{}},
 			"serverInfo":      map[string]any{"name": "hostile", "version": "1.0.0"},
 		})
-	case "tools/list":
+	case "tools/list", "tools/call":
 	default:
 		return result(map[string]any{})
 	}
