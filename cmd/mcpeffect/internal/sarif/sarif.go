@@ -11,6 +11,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"net/url"
+	"path/filepath"
 	"strings"
 )
 
@@ -168,8 +170,13 @@ func (l *Log) Add(id, level, message string, loc Location, fingerprint ...string
 // path relative to the root of the sources, or an absolute URI.
 func FileLocation(uri, name, fullName, kind string) Location {
 	a := ArtifactLocation{URI: uri}
-	if !strings.Contains(uri, "://") && !strings.HasPrefix(uri, "/") {
-		a.URIBaseID = "%SRCROOT%"
+	if !strings.Contains(uri, "://") {
+		// A path: a URI reference, escaped (a space is %20), relative
+		// to the root of the sources unless it is absolute.
+		a.URI = (&url.URL{Path: filepath.ToSlash(uri)}).EscapedPath()
+		if !strings.HasPrefix(a.URI, "/") {
+			a.URIBaseID = "%SRCROOT%"
+		}
 	}
 	loc := Location{PhysicalLocation: PhysicalLocation{ArtifactLocation: a, Region: &Region{StartLine: 1}}}
 	if name != "" {
