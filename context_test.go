@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/internal/nodetest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -54,6 +55,7 @@ func TestMain(m *testing.M) {
 	if e2eDir != "" {
 		os.RemoveAll(e2eDir)
 	}
+	nodetest.Report(os.Stderr)
 	os.Exit(code)
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/internal/e2e"
+	"github.com/mcpeffect/mcpeffect/internal/nodetest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -359,26 +360,15 @@ type tsReport struct {
 }
 
 // nodeClient returns the node command and the directory of client.mjs,
-// or skips t where node or the client's packages are missing (unless
-// MCPEFFECT_REQUIRE_NODE says they must be there).
+// having installed the client's packages, or skips t where it cannot
+// (unless MCPEFFECT_REQUIRE_NODE says it must run): see nodetest.
 func nodeClient(t *testing.T) (node, dir string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("runs node")
 	}
-	skip := t.Skip
-	if os.Getenv("MCPEFFECT_REQUIRE_NODE") != "" {
-		skip = t.Fatal
-	}
 	dir = filepath.Join("testdata", "tsclient")
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skip("node is not installed: this test needs it")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
-		skip("run `npm ci` in testdata/tsclient first")
-	}
-	return node, dir
+	return nodetest.Packages(t, dir, "node_modules/@modelcontextprotocol/sdk"), dir
 }
 
 // TestEndToEndTypeScriptClient runs every scenario with the TypeScript

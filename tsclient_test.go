@@ -2,35 +2,24 @@ package mcpeffect_test
 
 import (
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpeffect/mcpeffect/internal/nodetest"
 )
 
 // TestTypeScriptClient checks that the TypeScript SDK's client, as hosts
 // built on it run, shows a refusal as an error that says why, with the
-// challenge and without it. It needs node and the client's packages,
-// which .ci/run installs (npm ci in testdata/tsclient).
+// challenge and without it. It needs node; it installs the client's
+// packages from their lock file.
 func TestTypeScriptClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs node")
 	}
-	// Where node is missing, the test is skipped, unless CI, which
-	// installs it, says it must run.
-	skip := t.Skip
-	if os.Getenv("MCPEFFECT_REQUIRE_NODE") != "" {
-		skip = t.Fatal
-	}
 	dir := filepath.Join("testdata", "tsclient")
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skip("node is not installed: this test needs it")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
-		skip("run `npm ci` in testdata/tsclient first")
-	}
+	node := nodetest.Packages(t, dir, "node_modules/@modelcontextprotocol/sdk")
 	type report struct {
 		Outcome string `json:"outcome"`
 		Name    string `json:"name"`

@@ -46,7 +46,11 @@ import (
 // tool, or else, in the common form ([mcpeffect.EffectByArgument]), the
 // rule's argument alone, set to the outcome's value; and with an
 // argument value that the rule does not declare, whose call counts as the
-// worst case. In the general form ([mcpeffect.EffectByFunc]) Check cannot
+// worst case. Other arguments that the input schema requires are given
+// too, each its const, its first enum value, its default or the zero value
+// of its type; where the schema refuses those (a pattern, a minimum
+// length), give a [Call] for each outcome, with arguments it accepts.
+// In the general form ([mcpeffect.EffectByFunc]) Check cannot
 // make arguments for an outcome: without calls given for the tool, it
 // checks only that a scope that allows none of the outcomes is refused.
 // A call given whose arguments the tool's input schema refuses is
@@ -159,17 +163,99 @@ func planCalls(t testing.TB, r *mcpeffect.Registry, listed map[string]*mcp.Tool,
 			continue
 		}
 		arg := rule.Argument()
+		others := requiredArgs(listed[name].InputSchema, arg)
+		// args returns the arguments that set arg to value, and says
+		// what they are: the value alone, or with the others.
+		args := func(value, alone, with string) (json.RawMessage, string) {
+			m := maps.Clone(others)
+			if m == nil {
+				m = map[string]any{}
+			}
+			m[arg] = value
+			raw, _ := json.Marshal(m)
+			if len(others) == 0 {
+				return raw, fmt.Sprintf("with %s=%q%s", arg, value, alone)
+			}
+			return raw, fmt.Sprintf("with %s=%q%s and the other arguments its schema requires, %s", arg, value, with, shown(string(raw)))
+		}
 		for _, o := range rule.Outcomes() {
 			if covered[name][o.Value] {
 				continue
 			}
-			raw, _ := json.Marshal(map[string]string{arg: o.Value})
-			byTool[name] = append(byTool[name], plannedCall{args: raw, effect: o.Effect, what: fmt.Sprintf("with %s=%q alone", arg, o.Value)})
+			raw, what := args(o.Value, " alone", "")
+			byTool[name] = append(byTool[name], plannedCall{args: raw, effect: o.Effect, what: what})
 		}
-		raw, _ := json.Marshal(map[string]string{arg: undeclaredValue})
-		byTool[name] = append(byTool[name], plannedCall{args: raw, effect: rule.Worst(), what: fmt.Sprintf("with %s=%q, which it does not declare", arg, undeclaredValue), probe: true})
+		raw, what := args(undeclaredValue, ", which it does not declare", ", which it does not declare,")
+		byTool[name] = append(byTool[name], plannedCall{args: raw, effect: rule.Worst(), what: what, probe: true})
 	}
 	return byTool
+}
+
+// requiredArgs returns a value for each property that the input schema
+// requires, but arg: its const, its first enum value, its default, or
+// else the zero value of its type (null where null is allowed). A schema
+// whose constraints those do not meet (a pattern, a minimum length)
+// refuses them: then the calls must be given, with arguments it accepts.
+func requiredArgs(schema any, arg string) map[string]any {
+	data, err := json.Marshal(schema)
+	if err != nil {
+		return nil
+	}
+	var s struct {
+		Required   []string `json:"required"`
+		Properties map[string]struct {
+			Type    any             `json:"type"`
+			Const   json.RawMessage `json:"const"`
+			Enum    []any           `json:"enum"`
+			Default json.RawMessage `json:"default"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(data, &s) != nil {
+		return nil
+	}
+	out := map[string]any{}
+	for _, name := range s.Required {
+		if name == arg {
+			continue
+		}
+		p := s.Properties[name]
+		switch {
+		case len(p.Const) > 0:
+			out[name] = p.Const
+		case len(p.Enum) > 0:
+			out[name] = p.Enum[0]
+		case len(p.Default) > 0:
+			out[name] = p.Default
+		default:
+			types, _ := p.Type.([]any)
+			if t, ok := p.Type.(string); ok {
+				types = []any{t}
+			}
+			if slices.Contains(types, any("null")) {
+				out[name] = nil
+				continue
+			}
+			if len(types) == 0 {
+				out[name] = nil
+				continue
+			}
+			switch types[0] {
+			case "string":
+				out[name] = ""
+			case "integer", "number":
+				out[name] = 0
+			case "boolean":
+				out[name] = false
+			case "array":
+				out[name] = []any{}
+			case "object":
+				out[name] = map[string]any{}
+			default:
+				out[name] = nil
+			}
+		}
+	}
+	return out
 }
 
 // undeclaredValue is the value of a rule's argument that Check sends to

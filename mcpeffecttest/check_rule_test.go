@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/mcpeffecttest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -51,6 +52,7 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			// Check gives the other arguments the schema requires.
 			name: "the common form, with arguments the schema requires",
 			build: func(s *mcp.Server, r *mcpeffect.Registry, ran func()) {
 				mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", podEffects),
@@ -59,10 +61,26 @@ func TestCheckRules(t *testing.T) {
 						return nil, nil, nil
 					})
 			},
+		},
+		{
+			// A schema that the zero values do not satisfy: the calls must
+			// be given, and Check says so.
+			name: "the common form, with arguments the schema constrains",
+			build: func(s *mcp.Server, r *mcpeffect.Registry, ran func()) {
+				schema := &jsonschema.Schema{Type: "object", Required: []string{"action", "name"}, Properties: map[string]*jsonschema.Schema{
+					"action": {Type: "string"},
+					"name":   {Type: "string", MinLength: jsonschema.Ptr(1)},
+				}}
+				mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "pods", InputSchema: schema}, mcpeffect.EffectByArgument("action", podEffects),
+					func(context.Context, *mcp.CallToolRequest, namedPodArgs) (*mcp.CallToolResult, any, error) {
+						ran()
+						return nil, nil, nil
+					})
+			},
 			want: []string{
-				`tool "pods" with action="create" alone, with a read-only scope: go-sdk's schema validation refused the arguments`,
-				`tool "pods" with action="delete" alone, with a read-only scope: go-sdk's schema validation refused`,
-				`tool "pods" with action="delete" alone, with a non-destructive scope: go-sdk's schema validation refused`,
+				`tool "pods" with action="create" and the other arguments its schema requires, {"action":"create","name":""}, with a read-only scope: go-sdk's schema validation refused the arguments`,
+				`give Check a Call of the tool with arguments that its input schema accepts`,
+				`tool "pods" with action="delete" and the other arguments its schema requires, {"action":"delete","name":""}, with a non-destructive scope: go-sdk's schema validation refused`,
 			},
 		},
 		{

@@ -262,6 +262,10 @@ func run(t testing.TB, name string, parallel bool, f func(t testing.TB)) bool {
 	t.Helper()
 	if r, ok := t.(runner); ok {
 		return r.Run(name, func(t *testing.T) {
+			// A failure is reported at the line of the caller of
+			// Verify, through the call of Run: every frame between is a
+			// helper.
+			t.Helper()
 			if parallel {
 				t.Parallel()
 			}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -17,8 +16,8 @@ import (
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
 )
 
-const auditUsage = `usage: mcpeffect audit [-json] [-host NAME,...|all] [-profile NAME,...|all] [-fail-on warning|error] [-timeout d] -- command [args...]
-       mcpeffect audit [-json] [-host NAME,...|all] [-profile NAME,...|all] [-fail-on warning|error] [-timeout d] -url URL [-header "Name: value"]...`
+const auditUsage = `usage: mcpeffect audit [-format text|json|sarif|markdown] [-host NAME,...|all] [-profile NAME,...|all] [-fail-on warning|error] [-timeout d] -- command [args...]
+       mcpeffect audit [-format text|json|sarif|markdown] [-host NAME,...|all] [-profile NAME,...|all] [-fail-on warning|error] [-timeout d] -url URL [-header "Name: value"]...`
 
 func auditCommand() *command {
 	return &command{
@@ -81,7 +80,17 @@ so that its own flags are not read as audit's), which inherits the
 environment and whose standard error is kept, its last lines shown if the
 audit fails; or the Streamable HTTP endpoint given with -url. -timeout
 bounds everything, the server's shutdown included: when the time is up, a
-server run as a command is killed, with the processes it started.
+server run as a command is killed, with the processes it started. What is
+read is bounded too: one message of at most 16 MiB (a line over stdio, an
+HTTP answer whole), 10000 tools, 1000 pages; past a limit, the audit fails
+and names it.
+
+-format says how the report is written: text for people; json, one object
+(-json is the same); sarif, a SARIF 2.1.0 log of the findings for GitHub
+code scanning and other SARIF readers, each result located at the file that
+-location names (the file where the server adds its tools, relative to the
+root of the repository), line 1, and at the tool; markdown, the findings as
+a table, for a pull-request comment or a job summary.
 
 The exit status is 0 when there is no finding at the level of -fail-on or
 worse, 1 when there is, and 2 when the audit could not run.
@@ -95,7 +104,7 @@ Flags:
 
 // auditOptions holds the flags of the audit command.
 type auditOptions struct {
-	json    bool
+	output  outputFlags
 	hosts   profileFlag[audit.HostProfile]
 	dirs    profileFlag[audit.DirectoryProfile]
 	failOn  audit.Level
@@ -107,7 +116,7 @@ type auditOptions struct {
 func auditFlags() (*flag.FlagSet, *auditOptions) {
 	o := &auditOptions{header: headerFlag{}}
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
-	fs.BoolVar(&o.json, "json", false, "write the report as one JSON object")
+	o.output.register(fs, "report")
 	o.hosts.parse, o.dirs.parse = audit.SelectHosts, audit.SelectDirectories
 	fs.Var(&o.hosts, "host", "say what the hosts `NAME,...` (or all) do with each tool")
 	fs.Var(&o.dirs, "profile", "check the tools against the directory rules of `NAME,...` (or all): claude-directory, chatgpt-directory")
@@ -143,11 +152,14 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitError
 	}
 
-	if o.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(report)
-	} else {
+	switch o.output.format {
+	case audit.FormatJSON:
+		err = writeJSON(stdout, report)
+	case audit.FormatSARIF:
+		err = audit.WriteSARIF(stdout, report, o.output.locationOr(target.String()), version())
+	case audit.FormatMarkdown:
+		err = audit.WriteMarkdown(stdout, report)
+	default:
 		err = audit.WriteText(stdout, report, useColor(stdout))
 	}
 	if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,14 +9,15 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
 )
 
-const diffUsage = `usage: mcpeffect diff [-json] [-header "Name: value"]... [-timeout d] OLD NEW
-       mcpeffect diff [-json] [-header "Name: value"]... [-timeout d] OLD -- command [args...]`
+const diffUsage = `usage: mcpeffect diff [-format text|json|sarif|markdown] [-header "Name: value"]... [-timeout d] OLD NEW
+       mcpeffect diff [-format text|json|sarif|markdown] [-header "Name: value"]... [-timeout d] OLD -- command [args...]`
 
 func diffCommand() *command {
 	return &command{
@@ -73,6 +73,13 @@ know are ignored.
 Descriptions are compared only where both sides have them (a manifest has
 none). -timeout bounds the listing of each live side.
 
+-format says how the diff is written: text for people; json, one object
+(-json is the same); sarif, a SARIF 2.1.0 log with a result for each
+change (a widening is an error), located as audit locates its findings
+(-location); markdown, for a pull-request comment: one line for each tool
+that changed, widened tools first, with its effect before and after and
+the kinds of its changes.
+
 The exit status is 0 when no tool may do more than before, 1 when one may
 (narrowing, additions, removals and other changes are reported, and do not
 fail), and 2 when the diff could not run.
@@ -85,7 +92,7 @@ Flags:
 }
 
 type diffOptions struct {
-	json    bool
+	output  outputFlags
 	header  headerFlag
 	timeout time.Duration
 }
@@ -93,7 +100,7 @@ type diffOptions struct {
 func diffFlags() (*flag.FlagSet, *diffOptions) {
 	o := &diffOptions{header: headerFlag{}}
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
-	fs.BoolVar(&o.json, "json", false, "write the diff as one JSON object")
+	o.output.register(fs, "diff")
 	fs.Var(o.header, "header", "add the header `\"Name: value\"` to every HTTP request of a URL side (repeatable)")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "give up listing a live side after this `duration`; 0 waits for ever")
 	return fs, o
@@ -174,11 +181,14 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	d := audit.Diff(snaps[0], snaps[1])
 	var err error
-	if o.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(d)
-	} else {
+	switch o.output.format {
+	case audit.FormatJSON:
+		err = writeJSON(stdout, d)
+	case audit.FormatSARIF:
+		err = audit.WriteDiffSARIF(stdout, d, o.output.locationOr(d.New.Source), version())
+	case audit.FormatMarkdown:
+		err = audit.WriteDiffMarkdown(stdout, d)
+	default:
 		err = audit.WriteDiffText(stdout, d, useColor(stdout))
 	}
 	if err != nil {
@@ -212,6 +222,13 @@ func (o *diffOptions) snapshot(ctx context.Context, side string, command []strin
 		r, err := audit.Review(server, tools, nil)
 		if err != nil {
 			return audit.Snapshot{}, fmt.Errorf("%s: %w", t, err)
+		}
+		for _, f := range r.Findings {
+			if f.Rule == audit.RuleDuplicateName {
+				// Which of the two to compare cannot be known, as a
+				// file that lists a tool twice is refused.
+				return audit.Snapshot{}, fmt.Errorf("%s: tool %s is listed twice: audit it to see both", t, strconv.Quote(f.Tool))
+			}
 		}
 		return audit.SnapshotOf(r, t.String(), "live"), nil
 	}

@@ -13,8 +13,8 @@
 //
 // # Audit
 //
-//	mcpeffect audit [-json] [-host NAME,...|all] [-profile NAME,...|all] [-fail-on warning|error] [-timeout d] -- command [args...]
-//	mcpeffect audit [-json] [-host NAME,...|all] [-profile NAME,...|all] [-fail-on warning|error] [-timeout d] -url URL [-header "Name: value"]...
+//	mcpeffect audit [-format text|json|sarif|markdown] [-host NAME,...|all] [-profile NAME,...|all] [-fail-on warning|error] [-timeout d] -- command [args...]
+//	mcpeffect audit [-format text|json|sarif|markdown] [-host NAME,...|all] [-profile NAME,...|all] [-fail-on warning|error] [-timeout d] -url URL [-header "Name: value"]...
 //
 // Audit connects to an MCP server, lists all its tools, following
 // pagination, and reports for each tool the four hints it declares
@@ -32,6 +32,7 @@
 //	warning  write-name-read-only         a word such as create or update, read-only
 //	error    outcome-wider-than-hints     a published outcome that may do more than the hints say
 //	warning  outcomes-malformed           published outcomes that cannot be read
+//	error    duplicate-name               two tools of the same name
 //
 // Every word of a name is read, words being separated by _ - . (any
 // character that is neither a letter nor a digit) or a change of case:
@@ -83,13 +84,19 @@
 //
 // The report is a table for people, coloured when standard output is a
 // terminal and NO_COLOR is not set; a hint left out is shown in
-// parentheses, with the value assumed. With -json, it is one JSON object
+// parentheses, with the value assumed. -format json (or -json) writes one
+// JSON object
 // with the server's name, version and protocol version, the tools with
 // their title, description, hints as declared (a missing hint is absent)
 // and as assumed, their effect, and the outcomes they publish, the findings, a summary (counts of
 // tools, reads, writes, destructive writes, idempotent writes, open-world
 // tools, errors and warnings), and with -host and -profile what each host
 // does with each tool and what each directory would reject.
+// -format sarif writes the findings as a SARIF 2.1.0 log, for GitHub code
+// scanning and other SARIF readers, each result at the file -location
+// names, and at the tool; -format markdown writes them as a table, for a
+// pull-request comment or a job summary. diff takes the same -format: its
+// Markdown has one line for each tool that changed.
 //
 // -timeout bounds the whole audit, the server's shutdown included: when
 // the time is up, a server run as a command is killed, with the processes
@@ -97,7 +104,14 @@
 // what to do: a server that stopped, with its exit status and the last
 // lines of its standard error; an HTTP answer such as 401 (give a token
 // with -header) or 404 (check the path of -url); an address where nothing
-// listens.
+// listens; a limit passed; an error the server answered, its
+// message quoted; a repeated cursor; a tool entry of the wrong type.
+//
+// What the audit reads is bounded, so that no server can make it hold
+// memory without end: one message of at most 16 MiB (a line over stdio;
+// over HTTP, an answer whole, JSON body or event stream), at most 10000
+// tools, and 1000 pages of them. Past a limit the audit fails with an
+// error that names it.
 //
 // The exit status is 0 when there is no finding at the level of -fail-on
 // (error by default) or worse, 1 when there is, and 2 when the audit could
@@ -105,8 +119,8 @@
 //
 // # Diff
 //
-//	mcpeffect diff [-json] [-header "Name: value"]... [-timeout d] OLD NEW
-//	mcpeffect diff [-json] [-header "Name: value"]... [-timeout d] OLD -- command [args...]
+//	mcpeffect diff [-format text|json|sarif|markdown] [-header "Name: value"]... [-timeout d] OLD NEW
+//	mcpeffect diff [-format text|json|sarif|markdown] [-header "Name: value"]... [-timeout d] OLD -- command [args...]
 //
 // Diff compares the tools of two versions of a server. Each side is a
 // file (the output of audit -json, or the manifest of an mcpeffect

@@ -23,7 +23,9 @@ import (
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/badserver"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/hostile"
 	"github.com/mcpeffect/mcpeffect/internal/e2e"
+	"github.com/mcpeffect/mcpeffect/internal/nodetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -37,12 +39,20 @@ const serverEnv = "MCPEFFECT_TEST_SERVER"
 // pages of 4), "clean" (built with mcpeffect.AddTool), "e2e" (the server
 // of the library's end-to-end tests, whose tools' effects depend on their
 // arguments, with the full scope), "exit" (a server that fails at start)
-// or "hang" (one that never answers: see hang).
+// or "hang" (one that never answers: see hang), or "hostile:ATTACK[:SIZE]"
+// (a server of package hostile). With runEnv set, the test binary runs
+// mcpeffect itself with its arguments, so that a test can measure it as
+// a process of its own.
 func TestMain(m *testing.M) {
+	if os.Getenv(runEnv) != "" {
+		os.Unsetenv(runEnv)
+		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	}
 	switch kind := os.Getenv(serverEnv); kind {
 	case "":
 		code := m.Run()
 		removeBuilds()
+		nodetest.Report(os.Stderr)
 		os.Exit(code)
 	case "bad":
 		s := &badserver.Server{PageSize: 4}
@@ -70,6 +80,17 @@ func TestMain(m *testing.M) {
 	case "hang":
 		hang()
 	default:
+		if spec, ok := strings.CutPrefix(kind, "hostile:"); ok {
+			s, err := hostile.ParseAttack(spec)
+			if err == nil {
+				err = s.ServeStdio(os.Stdin, os.Stdout)
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			os.Exit(0)
+		}
 		fmt.Fprintf(os.Stderr, "%s=%q: unknown server\n", serverEnv, kind)
 		os.Exit(2)
 	}
@@ -248,6 +269,9 @@ func TestAuditBadServer(t *testing.T) {
 				t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
 			for _, rule := range audit.Rules() {
+				if rule == audit.RuleDuplicateName {
+					continue // a rule about the list: TestAuditDuplicateTool
+				}
 				n := 0
 				for _, f := range r.Findings {
 					if f.Rule == rule {

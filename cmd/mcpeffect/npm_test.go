@@ -1,18 +1,17 @@
 package main
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+	"github.com/mcpeffect/mcpeffect/internal/nodetest"
 )
 
 // npmServers is where the MCP reference servers the tests audit are
-// installed, at the exact versions of its package-lock.json: .ci/run runs
-// npm ci there.
+// installed, at the exact versions of its package-lock.json: the tests
+// install them there themselves (see nodetest).
 const npmServers = "testdata/npmservers"
 
 // npmServer returns the arguments that make audit run the reference
@@ -24,19 +23,9 @@ func npmServer(t *testing.T, pkg string, args ...string) []string {
 	if testing.Short() {
 		t.Skip("runs node")
 	}
-	skip := t.Skip
-	if os.Getenv("MCPEFFECT_REQUIRE_NODE") != "" {
-		skip = t.Fatal
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skip("node is not installed: this test needs it")
-	}
-	script := filepath.Join(npmServers, "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
-	if _, err := os.Stat(script); err != nil {
-		skip("run `npm ci` in " + npmServers + " first")
-	}
-	return append([]string{"--", node, script}, args...)
+	script := filepath.Join("node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
+	node := nodetest.Packages(t, npmServers, script)
+	return append([]string{"--", node, filepath.Join(npmServers, script)}, args...)
 }
 
 // TestAuditNPMServers audits the reference servers of the MCP project, as

@@ -112,6 +112,11 @@ const (
 	// read; they are not shown. Hosts do not read them: only the audit
 	// loses them.
 	RuleOutcomesMalformed Rule = "outcomes-malformed"
+	// RuleDuplicateName: the server lists another tool of the same name
+	// before this one. A call names its tool, so it reaches one of them,
+	// and a host cannot know which, nor which hints to go by. The finding
+	// is on each tool after the first of its name.
+	RuleDuplicateName Rule = "duplicate-name"
 )
 
 // Rules returns every rule of the audit itself, in the order a tool's
@@ -129,6 +134,7 @@ func Rules() []Rule {
 		RuleWriteReadOnly,
 		RuleOutcomeWider,
 		RuleOutcomesMalformed,
+		RuleDuplicateName,
 	}
 }
 
@@ -155,6 +161,8 @@ func (r Rule) Summary() string {
 		return "a published outcome that may do more than the hints say"
 	case RuleOutcomesMalformed:
 		return "published outcomes that cannot be read"
+	case RuleDuplicateName:
+		return "two tools of the same name"
 	}
 	if d, ok := directoryRule(r); ok {
 		return d.Summary
@@ -167,7 +175,7 @@ func (r Rule) Summary() string {
 // others.
 func (r Rule) Level() Level {
 	switch r {
-	case RuleNoAnnotations, RuleReadOnlyDestructive, RuleOutcomeWider:
+	case RuleNoAnnotations, RuleReadOnlyDestructive, RuleOutcomeWider, RuleDuplicateName:
 		return Error
 	}
 	if d, ok := directoryRule(r); ok {
@@ -297,6 +305,7 @@ func Review(server Server, tools []Listed, opts *Options) (*Report, error) {
 		opts = &Options{}
 	}
 	r := &Report{Server: server, Tools: []Tool{}, Findings: []Finding{}}
+	first := map[string]Tool{} // the first tool of each name
 	for _, l := range tools {
 		declared, err := host.ParseHints(l.Annotations)
 		if err != nil {
@@ -315,6 +324,12 @@ func Review(server Server, tools []Listed, opts *Options) (*Report, error) {
 		r.Tools = append(r.Tools, t)
 		r.Findings = append(r.Findings, check(t)...)
 		r.Findings = append(r.Findings, checkOutcomes(t, published)...)
+		if f, ok := first[t.Name]; ok {
+			r.Findings = append(r.Findings, Finding{Tool: t.Name, Level: RuleDuplicateName.Level(), Rule: RuleDuplicateName,
+				Message: fmt.Sprintf("another tool of this name is listed before it (%s; this one %s): a call reaches one of them, and hosts cannot know which, nor which hints to go by", f.Effect, t.Effect)})
+		} else {
+			first[t.Name] = t
+		}
 		r.Summary.count(t.Effect)
 	}
 	for _, p := range opts.Directories {

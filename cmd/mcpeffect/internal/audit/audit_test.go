@@ -289,3 +289,30 @@ func TestLevel(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewDuplicateName lists three tools of one name: the second and
+// the third are each an error, naming the effect of the first.
+func TestReviewDuplicateName(t *testing.T) {
+	read := json.RawMessage(`{"readOnlyHint": true, "openWorldHint": false}`)
+	wipe := json.RawMessage(`{"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": false}`)
+	r, err := Review(Server{}, []Listed{{Name: "sync", Annotations: read}, {Name: "other", Annotations: read}, {Name: "sync", Annotations: wipe}, {Name: "sync", Annotations: read}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range r.Findings {
+		if f.Rule == RuleDuplicateName {
+			got = append(got, f.Tool+" "+f.Level.String()+" "+f.Message[:strings.Index(f.Message, ":")])
+		}
+	}
+	want := []string{
+		"sync error another tool of this name is listed before it (read; this one write|destructive|idempotent)",
+		"sync error another tool of this name is listed before it (read; this one read)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if r.Summary.Errors != 2 || r.Summary.Tools != 4 {
+		t.Errorf("summary %+v, want 2 errors among 4 tools", r.Summary)
+	}
+}

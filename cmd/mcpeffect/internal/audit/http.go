@@ -12,7 +12,8 @@ import (
 
 // HTTPTransport returns a transport to the Streamable HTTP endpoint at url
 // whose requests all carry header, such as an Authorization header with a
-// bearer token. A nil header adds nothing.
+// bearer token. A nil header adds nothing. Each answer it reads is bounded
+// by the Message of [DefaultLimits].
 //
 // The connection it makes sends the Mcp-Protocol-Version header itself once
 // the session is initialized, as the MCP specification requires: go-sdk's
@@ -23,12 +24,14 @@ func HTTPTransport(url string, header http.Header) mcp.Transport {
 }
 
 func newHTTPTransport(url string, header http.Header) *httpTransport {
-	return &httpTransport{url: url, rt: &headerRoundTripper{base: http.DefaultTransport, header: header.Clone()}}
+	rt := &headerRoundTripper{base: http.DefaultTransport, header: header.Clone(), limit: DefaultLimits.Message, breach: &breach{}}
+	return &httpTransport{url: url, rt: rt, maxEvent: DefaultLimits.Message}
 }
 
 type httpTransport struct {
-	url string
-	rt  *headerRoundTripper
+	url      string
+	rt       *headerRoundTripper
+	maxEvent int64 // bytes of one event of a stream; 0: go-sdk's default
 }
 
 // protocolVersionHeader is the header of the MCP Streamable HTTP transport
@@ -43,6 +46,7 @@ func (t *httpTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		// An audit only asks and reads the answers: it needs no stream
 		// for messages the server starts.
 		DisableStandaloneSSE: true,
+		MaxEventSize:         int(t.maxEvent),
 	}
 	conn, err := st.Connect(ctx)
 	if err != nil {
@@ -58,6 +62,11 @@ func (t *httpTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 type headerRoundTripper struct {
 	base   http.RoundTripper
 	header http.Header
+
+	// limit bounds the body of every answer, which then fails with a
+	// *LimitError kept in breach; 0 leaves it unbounded.
+	limit  int64
+	breach *breach
 
 	mu      sync.Mutex
 	version string
@@ -101,6 +110,11 @@ func (rt *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, erro
 		req.Header.Set(protocolVersionHeader, version)
 	}
 	resp, err := rt.base.RoundTrip(req)
+	if err == nil && rt.limit > 0 {
+		// go-sdk reads a JSON answer whole before it decodes it, and the
+		// body of a refusal too.
+		limitAnswer(resp, rt.limit, rt.breach)
+	}
 	switch {
 	case err == nil && resp.StatusCode >= 200 && resp.StatusCode <= 299:
 		rt.record(httpFailure{})

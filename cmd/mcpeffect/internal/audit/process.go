@@ -11,8 +11,6 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A serverProcess is an MCP server run as a command, spoken to over its
@@ -94,12 +92,6 @@ func startProcess(args []string) (_ *serverProcess, err error) {
 		close(p.done)
 	}()
 	return p, nil
-}
-
-// transport returns the transport over the server's standard input and
-// output. Closing its connection closes both pipes.
-func (p *serverProcess) transport() mcp.Transport {
-	return &mcp.IOTransport{Reader: p.stdout, Writer: p.stdin}
 }
 
 // The times stop gives a server to exit once its input is closed, and

@@ -13,8 +13,10 @@ import (
 	"time"
 )
 
-// A Target is an MCP server to list the tools of: a command run over
-// stdio, or a Streamable HTTP endpoint.
+// A Target is an MCP server to list the tools of, or to open a session
+// with: a command run over stdio, or a Streamable HTTP endpoint. Every
+// session it opens is bounded, in what it reads by Limits and in time by
+// Timeout, so that no server can hold its client without end.
 type Target struct {
 	// Command is the server's command and its arguments, run over stdio.
 	// The server inherits the environment; its standard error is kept,
@@ -28,6 +30,9 @@ type Target struct {
 	// Timeout bounds everything, the server's shutdown included; 0 waits
 	// for ever.
 	Timeout time.Duration
+	// Limits bound what is read from the server; zero fields take
+	// their values in [DefaultLimits].
+	Limits Limits
 }
 
 // String names the target for people: its command or its URL.
@@ -38,59 +43,23 @@ func (t Target) String() string {
 	return printable(t.URL)
 }
 
-// List connects to the target, lists its tools as [List] does, and ends
-// the session. A server run as a command is then stopped: asked to exit,
-// and killed, with the processes it started, if it does not, or at once
-// when the time is up.
+// List connects to the target, lists its tools as [List] does, within
+// t's limits, and ends the session. A server run as a command is then
+// stopped: asked to exit, and killed, with the processes it started, if
+// it does not, or at once when the time is up.
 //
 // An error is a [*ConnectError], which says what happened and what to do.
 func (t Target) List(ctx context.Context) (Server, []Listed, error) {
-	if t.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, t.Timeout)
-		defer cancel()
-	}
-	if len(t.Command) > 0 {
-		return t.listCommand(ctx)
-	}
-	if t.URL == "" {
-		return Server{}, nil, &ConnectError{What: "no server: give a command or a URL"}
-	}
-	tr := newHTTPTransport(t.URL, t.Header)
-	server, tools, err := List(ctx, tr)
+	s, err := t.Connect(ctx)
 	if err != nil {
-		return server, nil, t.explainHTTP(ctx, err, tr.rt)
+		return Server{}, nil, err
 	}
-	return server, tools, nil
-}
-
-func (t Target) listCommand(ctx context.Context) (Server, []Listed, error) {
-	p, err := startProcess(t.Command)
+	tools, err := s.listTools(ctx)
+	s.Close()
 	if err != nil {
-		return Server{}, nil, describeStart(t.Command[0], err)
+		return s.Server(), nil, s.Explain(ctx, err)
 	}
-	server, tools, err := List(ctx, p.transport())
-	p.stop(ctx)
-	if err == nil {
-		return server, tools, nil
-	}
-	e := &ConnectError{Err: err, Stderr: p.stderrTail(ctx)}
-	exit := p.exit()
-	switch {
-	case exit != "":
-		e.What = fmt.Sprintf("the server stopped (%s) before it %s", exit, stageOf(err).done())
-		if len(e.Stderr) == 0 {
-			e.Hint = "it wrote nothing on its standard error: run it by hand to see why"
-		}
-	case ctx.Err() != nil:
-		e.What, e.Hint = t.timedOut(ctx, err)
-		if len(e.Stderr) > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			e.Hint += "; its standard error may tell"
-		}
-	default:
-		e.What = err.Error()
-	}
-	return server, nil, e
+	return s.Server(), tools, nil
 }
 
 // timedOut explains an error that came of ctx being done.
@@ -105,8 +74,8 @@ func (t Target) timedOut(ctx context.Context, err error) (what, hint string) {
 	return what, "the server may be slow: raise -timeout"
 }
 
-// explainHTTP explains err, the failure to list the tools of the server
-// at t.URL, from what rt saw of the HTTP exchanges.
+// explainHTTP explains err, an error of a session with the server at
+// t.URL, from what rt saw of the HTTP exchanges.
 func (t Target) explainHTTP(ctx context.Context, err error, rt *headerRoundTripper) *ConnectError {
 	e := &ConnectError{Err: err}
 	status, method, path, authenticate, netErr := rt.last()
@@ -152,7 +121,7 @@ func (t Target) explainHTTP(ctx context.Context, err error, rt *headerRoundTripp
 	case status != 0:
 		e.What = fmt.Sprintf("the server answered %d %s to %s %s", status, http.StatusText(status), method, printable(path))
 	default:
-		e.What = err.Error()
+		e.What = printable(err.Error())
 	}
 	return e
 }

@@ -1,6 +1,8 @@
 // Package badserver is a deliberately bad MCP server, for testing the
-// audit: among its tools, each rule of the audit is broken by exactly one
-// tool, and two tools break none. Its tools are in tools.json, sent on the
+// audit: among its tools, each rule of the audit about one tool's hints,
+// name or outcomes is broken by exactly one tool, and two tools break
+// none. (Two tools of the same name, which break a rule about the list,
+// are the hostile package's.) Its tools are in tools.json, sent on the
 // wire exactly as written there.
 //
 // It is written by hand rather than with go-sdk because go-sdk always

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"io"
+	"runtime/debug"
+	"strconv"
+
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+)
+
+// outputFlags are the flags that say how a command writes its result, the
+// same for every command: -format, its alias -json, and -location for
+// SARIF.
+type outputFlags struct {
+	format   audit.Format
+	location string
+}
+
+// register defines the flags on fs; what names what the command writes.
+func (o *outputFlags) register(fs *flag.FlagSet, what string) {
+	o.format = audit.FormatText
+	fs.TextVar(&o.format, "format", audit.FormatText, "write the "+what+" as `text`, json, sarif or markdown")
+	fs.BoolFunc("json", "the same as -format json", func(s string) error {
+		on, err := strconv.ParseBool(s)
+		if err != nil {
+			return err
+		}
+		if on {
+			o.format = audit.FormatJSON
+		} else if o.format == audit.FormatJSON {
+			o.format = audit.FormatText
+		}
+		return nil
+	})
+	fs.StringVar(&o.location, "location", "", "with -format sarif, the `file` its results point at, relative to the repository's root (default: the server's command or URL)")
+}
+
+// locationOr returns -location, or def if it was not given.
+func (o *outputFlags) locationOr(def string) string {
+	if o.location != "" {
+		return o.location
+	}
+	return def
+}
+
+// writeJSON writes v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// version returns the version of mcpeffect, as the Go toolchain stamped
+// it, or "devel".
+func version() string {
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "devel"
+}
