@@ -34,8 +34,7 @@ commit, low for changelogs, issues and third-party readings of binaries.
 	fmt.Fprint(w, `
 Not profiled: Devin (Windsurf), whose changelogs first limited plan mode to
 readOnlyHint true tools and then gave it the normal permission system; Copilot
-CLI, whose current native builds were not read; Claude Code's auto mode,
-behind feature flags.
+CLI, whose current native builds were not read; Cursor's Agent mode.
 
 Directory profiles (audit -profile): the rules by which app directories review
 servers, as far as a tool list shows them. An error is a rule the directory

@@ -102,7 +102,7 @@ func TestAuditNPMServers(t *testing.T) {
 				{"vscode", "manual", "read_graph", audit.Runs, false},
 				{"codex", "auto", "create_entities", audit.Runs, false},
 				{"codex", "auto", "delete_entities", audit.Asks, false},
-				{"codex", "writes", "create_entities", audit.Asks, false},
+				{"codex", "writes", "create_entities", audit.AsksAlways, false},
 				{"goose", "smart", "delete_entities", audit.Asks, false},
 				{"claude-cowork", "team", "delete_entities", audit.AsksAlways, false},
 			},
