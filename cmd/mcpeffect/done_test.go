@@ -245,3 +245,25 @@ func specSummary(t *testing.T) audit.Summary {
 	}
 	return s
 }
+
+// TestAuditDoneREADME holds the root README's audit of Done with several
+// hosts and every directory profile to what the command prints: its hosts
+// and directories sections, quoted whole.
+func TestAuditDoneREADME(t *testing.T) {
+	res := runCommand(t, append([]string{"audit", "-host", "vscode,claude-code,codex", "-profile", "all"}, doneServer(t)...)...)
+	if res.code != exitOK {
+		t.Fatalf("exit code %d, want %d; stderr:\n%s", res.code, exitOK, res.stderr)
+	}
+	i := strings.Index(res.stdout, "Hosts: ")
+	if i < 0 {
+		t.Fatalf("no hosts section in:\n%s", res.stdout)
+	}
+	section := res.stdout[i:]
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "```text\n"+section+"```\n") {
+		t.Errorf("README.md does not quote the audit of Done; it prints:\n%s", section)
+	}
+}
