@@ -183,7 +183,7 @@ var hostProfiles = []HostProfile{
 	// allows it) whatever its hints. Read 2026-12-01; the same held in
 	// 2.1.332, read 2026-11-30.
 	{
-		Host: "claude-code", HostName: "Claude Code", Mode: "default", ModeName: "manual (default) and acceptEdits modes",
+		Host: "claude-code", HostName: "Claude Code", Mode: "default", ModeName: "manual and acceptEdits modes",
 		Decide:       always(Asks),
 		IgnoresHints: true,
 		Instead:      "the allow rules of its settings, permissions.allow",
@@ -289,7 +289,7 @@ var hostProfiles = []HostProfile{
 	// newer source, and runs of codex exec 0.153 to 0.157 reported in
 	// public code). Read 2026-12-01.
 	{
-		Host: "codex", HostName: "Codex", Mode: "never", ModeName: "approval_policy never (codex exec)",
+		Host: "codex", HostName: "Codex", Mode: "never", ModeName: "approval_policy never",
 		Decide: func(h host.Hints) (Outcome, bool) {
 			if codexAutoAsks(h) {
 				return Refused, false
@@ -380,10 +380,10 @@ var hostProfiles = []HostProfile{
 	// google-gemini/gemini-cli @5411f113 policies/yolo.toml L51–56:
 	// toolName "*" → allow (priority 998, mode yolo). Read 2026-12-01.
 	{
-		Host: "gemini-cli", HostName: "Gemini CLI", Mode: "yolo", ModeName: "yolo mode (--yolo)",
+		Host: "gemini-cli", HostName: "Gemini CLI", Mode: "yolo", ModeName: "yolo mode",
 		Decide:       always(Runs),
 		IgnoresHints: true,
-		Instead:      "the mode: every tool is allowed",
+		Instead:      "the mode, set with --yolo: every tool is allowed",
 		Notes:        []string{"rules of a higher tier still win: excluded tools and servers, and admin and user deny rules"},
 		Source:       "google-gemini/gemini-cli packages/core/src/policy/policies/yolo.toml @5411f113",
 		Read:         "2026-12-01",
@@ -402,7 +402,7 @@ var hostProfiles = []HostProfile{
 		Host: "qwen-code", HostName: "Qwen Code", Mode: "plan", ModeName: "plan mode",
 		Decide:       always(Refused),
 		IgnoresHints: true,
-		Instead:      "its permission rules and the server's trust: a tool they allow runs; any other MCP tool is blocked (\"Plan mode blocked a non-read-only tool call.\"), readOnlyHint or not",
+		Instead:      "its permission rules and the server's trust: a tool they allow runs, and any other MCP tool is blocked as \"a non-read-only tool call\", readOnlyHint or not",
 		Notes:        []string{"readOnlyHint true makes the tool's kind Read, which no plan-mode check reads"},
 		Source:       "QwenLM/qwen-code packages/core/src/core/permissionFlow.ts @0f870dd9, packages/core/src/tools/mcp-tool.ts @03977054",
 		Read:         "2026-12-01",

@@ -229,7 +229,7 @@ func TestHostSummary(t *testing.T) {
 		"roo-code/default":    "Roo Code (default, read 2026-12-01): ignores the hints: asks before every tool (instead: auto-approval with alwaysAllowMcp, and the server's alwaysAllow list, by tool name).",
 		"example/default":     "Example (default, read 2026-12-01, medium confidence): ignores the hints; what it does is set by its auto-approve settings, by tool name.",
 		"goose/smart":         "goose (Smart Approve mode, read 2026-11-30): asks before 2 of 5 tools; leaves 1 to a language model's judgement; runs 2 without asking.",
-		"claude-code/default": "Claude Code (manual (default) and acceptEdits modes, read 2026-12-01, medium confidence): ignores the hints: asks before every tool (instead: the allow rules of its settings, permissions.allow).",
+		"claude-code/default": "Claude Code (manual and acceptEdits modes, read 2026-12-01, medium confidence): ignores the hints: asks before every tool (instead: the allow rules of its settings, permissions.allow).",
 	}
 	var got []string
 	for _, h := range r.Hosts {
