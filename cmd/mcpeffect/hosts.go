@@ -13,8 +13,10 @@ func hostsHelp(w io.Writer) {
 	fmt.Fprint(w, `Host profiles (audit -host): what each host does with a tool before a call,
 from the tool's hints, mode by mode. Hosts change: each profile names its
 source and the date it was read. Confidence is high where the code was read,
-medium for official documentation or code quoted by a survey that names its
-commit, low for changelogs, issues and third-party readings of binaries.
+medium for official documentation, code quoted by a survey that names its
+commit, or code read in copies that name no commit of the host's repository,
+low for changelogs, issue and forum threads, third-party readings of binaries,
+and pages whose rule could not be found again.
 
 `)
 	for _, p := range audit.HostProfiles() {
@@ -25,6 +27,8 @@ commit, low for changelogs, issues and third-party readings of binaries.
 		fmt.Fprintf(w, "%s (-host %s), %s%s: read %s, %s confidence\n", p.HostName, p.Host, p.ModeName, def, p.Read, p.Confidence)
 		if p.IgnoresHints {
 			fmt.Fprintf(w, "    ignores the hints; what decides: %s\n", p.Instead)
+		} else {
+			fmt.Fprintf(w, "    rule: %s\n", p.Rule)
 		}
 		for _, n := range p.Notes {
 			fmt.Fprintf(w, "    - %s\n", n)

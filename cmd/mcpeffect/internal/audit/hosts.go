@@ -72,6 +72,9 @@ type HostProfile struct {
 	Mode     string // the mode's short name: "manual"
 	ModeName string // for people: "manual approvals"
 	Default  bool   // the mode a host starts in, unless set otherwise
+	// Rule says in a few words, for people, what Decide does with the
+	// hints; a profile that ignores them says what decides in Instead.
+	Rule string
 
 	// Decide returns what the host does with a call to a tool whose
 	// server declared hints h (a hint left out is nil, and the function
@@ -92,9 +95,11 @@ type HostProfile struct {
 	// Read is the date the source was read, YYYY-MM-DD.
 	Read string
 	// Confidence is "high" where the code was read, "medium" for official
-	// documentation or code quoted by a survey that names its commit,
-	// "low" for issue threads, changelogs and third-party readings of
-	// binaries.
+	// documentation, code quoted by a survey that names its commit, or
+	// code read in copies that name no commit of the host's own
+	// repository, "low" for issue and forum threads, changelogs,
+	// third-party readings of binaries, and pages whose rule could not be
+	// found again.
 	Confidence string
 }
 
@@ -126,6 +131,7 @@ var hostProfiles = []HostProfile{
 	// Read 2026-11-30.
 	{
 		Host: "vscode", HostName: "VS Code", Mode: "manual", ModeName: "manual approvals", Default: true,
+		Rule: "readOnlyHint true runs; any other tool asks; openWorldHint true has the result reviewed",
 		Decide: func(h host.Hints) (Outcome, bool) {
 			// JavaScript truthiness: a missing readOnlyHint asks, a missing
 			// openWorldHint asks for no review.
@@ -206,6 +212,7 @@ var hostProfiles = []HostProfile{
 	// and #12368 (headless: denied). Read 2026-12-01.
 	{
 		Host: "claude-code", HostName: "Claude Code", Mode: "plan", ModeName: "plan mode",
+		Rule: "readOnlyHint true asks; any other tool always asks, whatever rule allows it",
 		Decide: func(h host.Hints) (Outcome, bool) {
 			if isTrue(h.ReadOnly) {
 				return Asks, false
@@ -240,6 +247,7 @@ var hostProfiles = []HostProfile{
 	// the newer copies read 2026-12-01). Read 2026-11-30.
 	{
 		Host: "codex", HostName: "Codex", Mode: "auto", ModeName: "approval_mode auto", Default: true,
+		Rule: "destructiveHint true asks; else readOnlyHint true runs; else destructiveHint or openWorldHint true or missing asks, and the rest runs",
 		Decide: func(h host.Hints) (Outcome, bool) {
 			if codexAutoAsks(h) {
 				return Asks, false
@@ -267,6 +275,7 @@ var hostProfiles = []HostProfile{
 	// to fetch.
 	{
 		Host: "codex", HostName: "Codex", Mode: "writes", ModeName: "approval_mode writes",
+		Rule: "readOnlyHint true runs; any other tool asks, every time",
 		Decide: func(h host.Hints) (Outcome, bool) {
 			if isTrue(h.ReadOnly) {
 				return Runs, false
@@ -290,6 +299,7 @@ var hostProfiles = []HostProfile{
 	// public code). Read 2026-12-01.
 	{
 		Host: "codex", HostName: "Codex", Mode: "never", ModeName: "approval_policy never",
+		Rule: "what approval_mode auto asks about is refused; the rest runs",
 		Decide: func(h host.Hints) (Outcome, bool) {
 			if codexAutoAsks(h) {
 				return Refused, false
@@ -314,6 +324,7 @@ var hostProfiles = []HostProfile{
 	// rests on the survey's quote and the GitHub changelog of 2026-07-29.
 	{
 		Host: "copilot", HostName: "GitHub Copilot", Mode: "code-review", ModeName: "code review",
+		Rule: "readOnlyHint true runs; any other tool is left out",
 		Decide: func(h host.Hints) (Outcome, bool) {
 			if isTrue(h.ReadOnly) {
 				return Runs, false
@@ -363,6 +374,7 @@ var hostProfiles = []HostProfile{
 	// the question is skipped. Read 2026-12-01.
 	{
 		Host: "gemini-cli", HostName: "Gemini CLI", Mode: "plan", ModeName: "plan mode",
+		Rule: "readOnlyHint true asks; any other tool is denied",
 		Decide: func(h host.Hints) (Outcome, bool) {
 			if isTrue(h.ReadOnly) {
 				return Asks, false
@@ -426,6 +438,7 @@ var hostProfiles = []HostProfile{
 	// Read 2026-11-30.
 	{
 		Host: "goose", HostName: "goose", Mode: "smart", ModeName: "Smart Approve mode",
+		Rule: "readOnlyHint true runs; false asks; missing, a language model judges",
 		Decide: func(h host.Hints) (Outcome, bool) {
 			switch {
 			case h.ReadOnly == nil:
@@ -458,6 +471,7 @@ var hostProfiles = []HostProfile{
 	// not work in Ask mode until they declared readOnlyHint true.
 	{
 		Host: "cursor", HostName: "Cursor", Mode: "ask", ModeName: "Ask mode",
+		Rule: "readOnlyHint true asks; any other tool is refused",
 		Decide: func(h host.Hints) (Outcome, bool) {
 			if isTrue(h.ReadOnly) {
 				return Asks, false
@@ -479,6 +493,7 @@ var hostProfiles = []HostProfile{
 	// was found on 2026-12-01.
 	{
 		Host: "cursor", HostName: "Cursor", Mode: "admin-reads", ModeName: "admin allowlist of reads",
+		Rule: "readOnlyHint true and destructiveHint not true runs; any other tool is disabled",
 		Decide: func(h host.Hints) (Outcome, bool) {
 			if isTrue(h.ReadOnly) && !isTrue(h.Destructive) {
 				return Runs, false
@@ -501,6 +516,7 @@ var hostProfiles = []HostProfile{
 	// exemption from the confirmation dialogs, "which are model-driven".
 	{
 		Host: "chatgpt", HostName: "ChatGPT", Mode: "developer", ModeName: "developer mode", Default: true,
+		Rule: "readOnlyHint true is left to a model; any other tool asks",
 		Decide: func(h host.Hints) (Outcome, bool) {
 			if isTrue(h.ReadOnly) {
 				return Judged, false
@@ -525,6 +541,7 @@ var hostProfiles = []HostProfile{
 	// section.
 	{
 		Host: "claude-cowork", HostName: "Claude Cowork", Mode: "team", ModeName: "Team and Enterprise defaults", Default: true,
+		Rule: "readOnlyHint true asks; any other tool asks again in every task",
 		Decide: func(h host.Hints) (Outcome, bool) {
 			if isTrue(h.ReadOnly) {
 				return Asks, false

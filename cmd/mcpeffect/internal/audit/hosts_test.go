@@ -188,6 +188,9 @@ func TestHostProfiles(t *testing.T) {
 		if p.IgnoresHints != (p.Instead != "") {
 			t.Errorf("%s: Instead %q must say what decides exactly when the hints do not", id, p.Instead)
 		}
+		if p.IgnoresHints == (p.Rule != "") {
+			t.Errorf("%s: Rule %q must say what the hints decide exactly when they do", id, p.Rule)
+		}
 	}
 	for h, n := range defaults {
 		if n > 1 {
