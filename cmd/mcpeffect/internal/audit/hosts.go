@@ -208,6 +208,9 @@ var hostProfiles = []HostProfile{
 	// mode plan}. The changelog's "Fixed plan mode not auto-allowing
 	// read-only tool calls" matches no path for MCP tools in this binary:
 	// the check of a readOnlyHint true tool still answers "passthrough".
+	// While auto mode is active, plan mode keeps its classifier (the
+	// binary's test for the classifier counts mode plan with auto mode
+	// active), where a read may run unasked: the fix may concern that.
 	// Issues makeplane/plane-mcp-server#198, anthropics/claude-code#78085
 	// and #12368 (headless: denied). Read 2026-12-01.
 	{
@@ -222,6 +225,7 @@ var hostProfiles = []HostProfile{
 		Notes: []string{
 			"a tool that is not readOnlyHint true gets \"Cannot call <tool> while in plan mode\" as a prompt even where an allow rule matches; a headless run (-p, dontAsk) denies it",
 			"a readOnlyHint true tool is not run on its hint alone: it still needs an allow rule or a click (the changelog's fix of plan mode \"auto-allowing read-only tool calls\" is not seen to reach MCP tools)",
+			"this is plan mode entered from the manual mode: entered from auto mode, plan mode keeps auto mode's classifier, which may run a call without a prompt",
 		},
 		Source:     "npm @anthropic-ai/claude-code-linux-x64@2.1.333 (binary sha256 d8b4eb85b7df544a…), plan-mode gate; makeplane/plane-mcp-server#198; anthropics/claude-code#78085",
 		Read:       "2026-12-01",
