@@ -247,8 +247,9 @@ var hostProfiles = []HostProfile{
 	// openai/codex codex-rs/core/src/mcp_tool_call.rs,
 	// requires_mcp_tool_approval: DH == true → ask; RO == true → no ask;
 	// else DH.unwrap_or(true) || OW.unwrap_or(true), the annotations
-	// object read as Option, so a tool without one asks (@002500f2, and
-	// the newer copies read 2026-12-01). Read 2026-11-30.
+	// object read as Option, so a tool without one asks: annotations None
+	// leaves destructive_hint None, and unwrap_or(true) asks (@002500f2,
+	// read again 2026-12-01, and the newer copies). Read 2026-11-30.
 	{
 		Host: "codex", HostName: "Codex", Mode: "auto", ModeName: "approval_mode auto", Default: true,
 		Rule: "destructiveHint true asks; else readOnlyHint true runs; else destructiveHint or openWorldHint true or missing asks, and the rest runs",
@@ -262,7 +263,7 @@ var hostProfiles = []HostProfile{
 			"a missing destructiveHint or openWorldHint counts as true; destructiveHint true asks even for a read-only tool",
 			"a write that declares destructiveHint false and openWorldHint false runs without asking",
 			"a tool with no annotations object at all asks: requires_mcp_tool_approval takes the object as an Option, and a missing one leaves every hint missing",
-			"\"Allow for this session\" and \"always allow\" are kept in this mode only",
+			"in the newer code read 2026-12-01, \"Allow for this session\" and \"always allow\" are kept in this mode only",
 			"per tool, approval_mode prompt asks every time and approve never asks, whatever the hints",
 		},
 		Source:     "openai/codex codex-rs/core/src/mcp_tool_call.rs @002500f2 (requires_mcp_tool_approval)",
