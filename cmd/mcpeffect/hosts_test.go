@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+	"github.com/mcpeffect/mcpeffect/host"
 )
 
 // profileTable returns the README's table of host profiles, one row a
@@ -23,7 +24,13 @@ func profileTable() string {
 		}
 		rule := p.Rule
 		if p.IgnoresHints {
-			rule = "ignores the hints: " + p.Instead
+			o, _ := p.Decide(host.Hints{})
+			what := map[audit.Outcome]string{
+				audit.Refused: "refuses every tool", audit.AsksAlways: "always asks before every tool",
+				audit.Asks: "asks before every tool", audit.Judged: "leaves every tool to a model",
+				audit.Runs: "runs every tool", audit.Settings: "leaves every tool to its settings",
+			}[o]
+			rule = fmt.Sprintf("ignores the hints: %s; instead, %s", what, p.Instead)
 		}
 		fmt.Fprintf(&b, "| %s (`%s`) | %s | %s | %s | %s | %s |\n",
 			cell(p.HostName), p.Host, cell(mode), cell(rule), cell(p.Source), p.Read, p.Confidence)
