@@ -290,6 +290,7 @@ var hostProfiles = []HostProfile{
 		Notes: []string{
 			"destructiveHint is not read: a read-only tool runs even if it says it is destructive",
 			"an approval for the session or for always is taken as a single one: every call of a tool that is not read-only asks again",
+			"a tool set to approval_mode approve in the configuration runs without asking: that is another mode, not a saved answer",
 		},
 		Source:     "openai/codex codex-rs/core/src/mcp_tool_call.rs (requires_mcp_tool_approval_for_mode, normalize_approval_decision_for_mode); codex-rs/core/src/mcp_tool_call_tests.rs (prompting_modes_do_not_allow_persistent_remember)",
 		Read:       "2026-12-01",
