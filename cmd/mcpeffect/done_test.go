@@ -109,7 +109,12 @@ func TestAuditDoneHosts(t *testing.T) {
 		{"codex", "auto", "create_task", audit.Runs, false},
 		{"codex", "auto", "delete_task", audit.Asks, false},
 		{"codex", "auto", "save_context", audit.Asks, false},
-		{"codex", "writes", "create_task", audit.Asks, false},
+		{"codex", "writes", "create_task", audit.AsksAlways, false},
+		{"codex", "never", "create_task", audit.Runs, false},
+		{"codex", "never", "delete_task", audit.Refused, false},
+		{"claude-code", "auto", "get_task", audit.Judged, false},
+		{"chatgpt", "developer", "get_task", audit.Judged, false},
+		{"qwen-code", "plan", "get_task", audit.Refused, false},
 		{"copilot", "code-review", "create_task", audit.Refused, false},
 		{"gemini-cli", "plan", "get_task", audit.Asks, false},
 		{"cline", "default", "get_task", audit.Asks, false},
@@ -239,4 +244,26 @@ func specSummary(t *testing.T) audit.Summary {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestAuditDoneREADME holds the root README's audit of Done with several
+// hosts and every directory profile to what the command prints: its hosts
+// and directories sections, quoted whole.
+func TestAuditDoneREADME(t *testing.T) {
+	res := runCommand(t, append([]string{"audit", "-host", "vscode,claude-code,codex", "-profile", "all"}, doneServer(t)...)...)
+	if res.code != exitOK {
+		t.Fatalf("exit code %d, want %d; stderr:\n%s", res.code, exitOK, res.stderr)
+	}
+	i := strings.Index(res.stdout, "Hosts: ")
+	if i < 0 {
+		t.Fatalf("no hosts section in:\n%s", res.stdout)
+	}
+	section := res.stdout[i:]
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "```text\n"+section+"```\n") {
+		t.Errorf("README.md does not quote the audit of Done; it prints:\n%s", section)
+	}
 }

@@ -13,8 +13,10 @@ func hostsHelp(w io.Writer) {
 	fmt.Fprint(w, `Host profiles (audit -host): what each host does with a tool before a call,
 from the tool's hints, mode by mode. Hosts change: each profile names its
 source and the date it was read. Confidence is high where the code was read,
-medium for official documentation or code quoted by a survey that names its
-commit, low for changelogs, issues and third-party readings of binaries.
+medium for official documentation, code quoted by a survey that names its
+commit, or code read in copies that name no commit of the host's repository,
+low for changelogs, issue and forum threads, third-party readings of binaries,
+and pages whose rule could not be found again.
 
 `)
 	for _, p := range audit.HostProfiles() {
@@ -25,6 +27,8 @@ commit, low for changelogs, issues and third-party readings of binaries.
 		fmt.Fprintf(w, "%s (-host %s), %s%s: read %s, %s confidence\n", p.HostName, p.Host, p.ModeName, def, p.Read, p.Confidence)
 		if p.IgnoresHints {
 			fmt.Fprintf(w, "    ignores the hints; what decides: %s\n", p.Instead)
+		} else {
+			fmt.Fprintf(w, "    rule: %s\n", p.Rule)
 		}
 		for _, n := range p.Notes {
 			fmt.Fprintf(w, "    - %s\n", n)
@@ -34,8 +38,7 @@ commit, low for changelogs, issues and third-party readings of binaries.
 	fmt.Fprint(w, `
 Not profiled: Devin (Windsurf), whose changelogs first limited plan mode to
 readOnlyHint true tools and then gave it the normal permission system; Copilot
-CLI, whose current native builds were not read; Claude Code's auto mode,
-behind feature flags.
+CLI, whose current native builds were not read; Cursor's Agent mode.
 
 Directory profiles (audit -profile): the rules by which app directories review
 servers, as far as a tool list shows them. An error is a rule the directory

@@ -72,9 +72,11 @@ func TestAuditNPMServers(t *testing.T) {
 			},
 			findings: map[string][]audit.Rule{
 				// A read without destructiveHint: ChatGPT's directory rejects
-				// it, Claude's pages disagree.
-				"read_file":  {"claude-directory/read-destructive-hint", "chatgpt-directory/hints"},
-				"write_file": nil,
+				// it, Claude's pages disagree. Titles are given as the
+				// tool's title only, and Anthropic's checklist asks for
+				// annotations.title.
+				"read_file":  {"claude-directory/annotations-title", "claude-directory/read-destructive-hint", "chatgpt-directory/hints"},
+				"write_file": {"claude-directory/annotations-title"},
 			},
 		},
 		{
@@ -83,7 +85,9 @@ func TestAuditNPMServers(t *testing.T) {
 				t.Setenv("MEMORY_FILE_PATH", filepath.Join(t.TempDir(), "memory.jsonl"))
 				return npmServer(t, "server-memory")
 			},
-			// Every tool declares all four hints, and a title.
+			// Every tool declares all four hints, and a title, though not
+			// in annotations.title, where Anthropic's checklist asks for
+			// it.
 			server:  "memory-server",
 			summary: audit.Summary{Tools: 9, Reads: 3, Writes: 6, Destructive: 3, Idempotent: 3},
 			outcomes: []outcome{
@@ -91,11 +95,15 @@ func TestAuditNPMServers(t *testing.T) {
 				{"vscode", "manual", "read_graph", audit.Runs, false},
 				{"codex", "auto", "create_entities", audit.Runs, false},
 				{"codex", "auto", "delete_entities", audit.Asks, false},
-				{"codex", "writes", "create_entities", audit.Asks, false},
+				{"codex", "writes", "create_entities", audit.AsksAlways, false},
 				{"goose", "smart", "delete_entities", audit.Asks, false},
 				{"claude-cowork", "team", "delete_entities", audit.AsksAlways, false},
 			},
-			findings: map[string][]audit.Rule{"create_entities": nil, "read_graph": nil, "delete_entities": nil},
+			findings: map[string][]audit.Rule{
+				"create_entities": {"claude-directory/annotations-title"},
+				"read_graph":      {"claude-directory/annotations-title"},
+				"delete_entities": {"claude-directory/annotations-title"},
+			},
 		},
 		{
 			name: "everything",
@@ -113,7 +121,7 @@ func TestAuditNPMServers(t *testing.T) {
 				{"chatgpt", "developer", "toggle-simulated-logging", audit.Asks, false},
 				{"copilot", "code-review", "echo", audit.Runs, false},
 			},
-			findings: map[string][]audit.Rule{"echo": nil},
+			findings: map[string][]audit.Rule{"echo": {"claude-directory/annotations-title"}},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -132,6 +132,7 @@ func Rules() []Rule {
 		RuleDeleteNotDestructive,
 		RuleReadNotReadOnly,
 		RuleWriteReadOnly,
+		RuleHintsNeverSet,
 		RuleOutcomeWider,
 		RuleOutcomesMalformed,
 		RuleDuplicateName,
@@ -157,6 +158,8 @@ func (r Rule) Summary() string {
 		return "a word such as get or list and none that writes, not read-only"
 	case RuleWriteReadOnly:
 		return "a word such as create or update, read-only"
+	case RuleHintsNeverSet:
+		return "every tool of the server declaring the worst case on all four hints"
 	case RuleOutcomeWider:
 		return "a published outcome that may do more than the hints say"
 	case RuleOutcomesMalformed:
@@ -306,6 +309,7 @@ func Review(server Server, tools []Listed, opts *Options) (*Report, error) {
 	}
 	r := &Report{Server: server, Tools: []Tool{}, Findings: []Finding{}}
 	first := map[string]Tool{} // the first tool of each name
+	neverSet := hintsNeverSet(tools)
 	for _, l := range tools {
 		declared, err := host.ParseHints(l.Annotations)
 		if err != nil {
@@ -323,6 +327,9 @@ func Review(server Server, tools []Listed, opts *Options) (*Report, error) {
 		t.Argument, t.Outcomes, t.Resolvable, published = readPublished(l.Meta)
 		r.Tools = append(r.Tools, t)
 		r.Findings = append(r.Findings, check(t)...)
+		if neverSet {
+			r.Findings = append(r.Findings, neverSetFinding(t, len(tools)))
+		}
 		r.Findings = append(r.Findings, checkOutcomes(t, published)...)
 		if f, ok := first[t.Name]; ok {
 			r.Findings = append(r.Findings, Finding{Tool: t.Name, Level: RuleDuplicateName.Level(), Rule: RuleDuplicateName,

@@ -44,7 +44,8 @@ type DirectoryRule struct {
 // directoryProfiles is every directory profile. The research behind it,
 // with quotes, is in the project's notes on hosts (hosts.md, section 3,
 // read 2026-11-30); where it quotes a survey, the survey checked the
-// page on 2026-10-02, and the rule carries that date.
+// page on 2026-10-02, and the rule carries that date. The rules from
+// Anthropic's directory checklist were read again on 2026-12-01.
 var directoryProfiles = []DirectoryProfile{
 	{
 		Name:  "claude-directory",
@@ -63,7 +64,27 @@ var directoryProfiles = []DirectoryProfile{
 				Confidence: "medium",
 				check: func(t Tool, _ Listed) string {
 					if strings.TrimSpace(t.Title) == "" {
-						return "no title: every tool needs one (title, or annotations.title)"
+						return "no title: every tool needs one (title, or annotations.title, where Anthropic's checklist asks for it)"
+					}
+					return ""
+				},
+			},
+			// anthropics/claude-plugins-official @340e33ae
+			// plugins/mcp-server-dev/skills/build-mcp-app/references/directory-checklist.md
+			// L9: every tool sets "annotations.title plus the relevant
+			// hints"; L4: "Each item is a hard review criterion". Read
+			// 2026-12-01 (the file unchanged since f4b5494f, 2026-04-28);
+			// not seen on a claude.com page itself. A tool with no title
+			// at all breaks the rule above, and only that one.
+			{
+				Rule: "claude-directory/annotations-title", Level: Error,
+				Summary:    "a title, but not in annotations.title",
+				Source:     "anthropics/claude-plugins-official plugins/mcp-server-dev/skills/build-mcp-app/references/directory-checklist.md @340e33ae",
+				Read:       "2026-12-01",
+				Confidence: "low",
+				check: func(t Tool, l Listed) string {
+					if strings.TrimSpace(t.Title) != "" && strings.TrimSpace(annotationsTitle(l.Annotations)) == "" {
+						return "a title, but no annotations.title: Anthropic's directory checklist asks every tool for annotations.title"
 					}
 					return ""
 				},
@@ -87,6 +108,24 @@ var directoryProfiles = []DirectoryProfile{
 						return missingHints(t, "readOnlyHint")
 					}
 					return missingHints(t, "readOnlyHint", "destructiveHint")
+				},
+			},
+			// The same checklist, L9: "destructiveHint / idempotentHint
+			// for writes". Read 2026-12-01.
+			{
+				Rule: "claude-directory/idempotent-hint", Level: Error,
+				Summary:    "a write without idempotentHint",
+				Source:     "anthropics/claude-plugins-official plugins/mcp-server-dev/skills/build-mcp-app/references/directory-checklist.md @340e33ae",
+				Read:       "2026-12-01",
+				Confidence: "low",
+				check: func(t Tool, _ Listed) string {
+					if isTrue(t.Declared.ReadOnly) {
+						return ""
+					}
+					if t.Declared.Idempotent == nil {
+						return "a write without idempotentHint: Anthropic's directory checklist asks writes for destructiveHint and idempotentHint"
+					}
+					return ""
 				},
 			},
 			// Only the hint page asks a read for destructiveHint as well:
@@ -121,16 +160,16 @@ var directoryProfiles = []DirectoryProfile{
 					return ""
 				},
 			},
-			// anthropics/claude-plugins-official @fd30cee3
-			// plugins/mcp-server-dev/skills/build-mcp-app/references/directory-checklist.md:
-			// tool names "≤ 64 characters, snake/kebab case", "each item
-			// is a hard review criterion". Read 2026-11-30; not seen on a
-			// claude.com page itself.
+			// anthropics/claude-plugins-official @340e33ae
+			// plugins/mcp-server-dev/skills/build-mcp-app/references/directory-checklist.md
+			// L10: tool names "≤ 64 characters, snake/kebab case"; L4:
+			// "Each item is a hard review criterion". Read 2026-12-01; not
+			// seen on a claude.com page itself.
 			{
 				Rule: "claude-directory/name-length", Level: Error,
 				Summary:    "a name longer than 64 characters",
-				Source:     "anthropics/claude-plugins-official plugins/mcp-server-dev/skills/build-mcp-app/references/directory-checklist.md @fd30cee3",
-				Read:       "2026-11-30",
+				Source:     "anthropics/claude-plugins-official plugins/mcp-server-dev/skills/build-mcp-app/references/directory-checklist.md @340e33ae",
+				Read:       "2026-12-01",
 				Confidence: "low",
 				check: func(t Tool, _ Listed) string {
 					if n := utf8.RuneCountInString(t.Name); n > 64 {
@@ -144,8 +183,8 @@ var directoryProfiles = []DirectoryProfile{
 			{
 				Rule: "claude-directory/name-case", Level: Warning,
 				Summary:    "a name not in snake_case or kebab-case",
-				Source:     "anthropics/claude-plugins-official plugins/mcp-server-dev/skills/build-mcp-app/references/directory-checklist.md @fd30cee3",
-				Read:       "2026-11-30",
+				Source:     "anthropics/claude-plugins-official plugins/mcp-server-dev/skills/build-mcp-app/references/directory-checklist.md @340e33ae",
+				Read:       "2026-12-01",
 				Confidence: "low",
 				check: func(t Tool, _ Listed) string {
 					if !snakeOrKebab(t.Name) {
@@ -154,14 +193,14 @@ var directoryProfiles = []DirectoryProfile{
 					return ""
 				},
 			},
-			// The same checklist wants openWorldHint true for a tool that
-			// reaches an external system: a reviewer cannot tell without
-			// it.
+			// The same checklist, L9, wants "openWorldHint: true if the
+			// tool reaches an external system": a reviewer cannot tell
+			// without it.
 			{
 				Rule: "claude-directory/open-world-hint", Level: Warning,
 				Summary:    "openWorldHint not explicit",
-				Source:     "anthropics/claude-plugins-official plugins/mcp-server-dev/skills/build-mcp-app/references/directory-checklist.md @fd30cee3",
-				Read:       "2026-11-30",
+				Source:     "anthropics/claude-plugins-official plugins/mcp-server-dev/skills/build-mcp-app/references/directory-checklist.md @340e33ae",
+				Read:       "2026-12-01",
 				Confidence: "low",
 				check: func(t Tool, _ Listed) string {
 					return missingHints(t, "openWorldHint")

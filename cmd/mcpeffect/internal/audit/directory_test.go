@@ -10,10 +10,13 @@ import (
 
 func TestDirectoryRules(t *testing.T) {
 	const (
-		all   = `{"readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}`
-		read  = `{"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false}`
-		obj   = `{"type": "object"}`
-		title = "A title"
+		// all and read carry a title in their annotations, where
+		// Anthropic's checklist asks for it; untitled has none.
+		all      = `{"title": "A title", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}`
+		read     = `{"title": "A title", "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false}`
+		untitled = `{"readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}`
+		obj      = `{"type": "object"}`
+		title    = "A title"
 	)
 	for _, tc := range []struct {
 		name   string
@@ -23,16 +26,24 @@ func TestDirectoryRules(t *testing.T) {
 	}{
 		{"clean write", Listed{Name: "create_note", Title: title, Annotations: json.RawMessage(all), InputSchema: json.RawMessage(obj)}, nil, nil},
 		{"clean read", Listed{Name: "get-note", Title: title, Annotations: json.RawMessage(read)}, nil, nil},
-		{"title in the annotations", Listed{Name: "create_note", Annotations: json.RawMessage(`{"title": "Create", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}`)}, nil, nil},
-		{"no title", Listed{Name: "create_note", Annotations: json.RawMessage(all)}, []Rule{"claude-directory/title"}, nil},
-		{"blank title", Listed{Name: "create_note", Title: "  ", Annotations: json.RawMessage(all)}, []Rule{"claude-directory/title"}, nil},
-		{"no annotations", Listed{Name: "create_note", Title: title},
-			[]Rule{"claude-directory/hints", "claude-directory/open-world-hint"}, []Rule{"chatgpt-directory/hints"}},
-		{"a write without destructiveHint", Listed{Name: "create_note", Title: title, Annotations: json.RawMessage(`{"readOnlyHint": false, "openWorldHint": false}`)},
+		{"title in the annotations only", Listed{Name: "create_note", Annotations: json.RawMessage(all)}, nil, nil},
+		{"title not in the annotations", Listed{Name: "create_note", Title: title, Annotations: json.RawMessage(untitled)}, []Rule{"claude-directory/annotations-title"}, nil},
+		{"title not in the annotations, none at all", Listed{Name: "create_note", Title: title}, []Rule{"claude-directory/annotations-title", "claude-directory/hints", "claude-directory/idempotent-hint", "claude-directory/open-world-hint"}, []Rule{"chatgpt-directory/hints"}},
+		{"blank title in the annotations", Listed{Name: "create_note", Title: title, Annotations: json.RawMessage(`{"title": " ", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}`)}, []Rule{"claude-directory/annotations-title"}, nil},
+		{"no title", Listed{Name: "create_note", Annotations: json.RawMessage(untitled)}, []Rule{"claude-directory/title"}, nil},
+		{"blank title", Listed{Name: "create_note", Title: "  ", Annotations: json.RawMessage(untitled)}, []Rule{"claude-directory/title"}, nil},
+		{"no annotations", Listed{Name: "create_note"},
+			[]Rule{"claude-directory/title", "claude-directory/hints", "claude-directory/idempotent-hint", "claude-directory/open-world-hint"}, []Rule{"chatgpt-directory/hints"}},
+		{"a write without destructiveHint", Listed{Name: "create_note", Title: title, Annotations: json.RawMessage(`{"title": "A title", "readOnlyHint": false, "idempotentHint": false, "openWorldHint": false}`)},
 			[]Rule{"claude-directory/hints"}, []Rule{"chatgpt-directory/hints"}},
-		{"a read without destructiveHint", Listed{Name: "get_note", Title: title, Annotations: json.RawMessage(`{"readOnlyHint": true, "openWorldHint": false}`)},
+		{"a write without idempotentHint", Listed{Name: "create_note", Title: title, Annotations: json.RawMessage(`{"title": "A title", "readOnlyHint": false, "destructiveHint": false, "openWorldHint": false}`)},
+			[]Rule{"claude-directory/idempotent-hint"}, nil},
+		{"a write without either", Listed{Name: "create_note", Title: title, Annotations: json.RawMessage(`{"title": "A title", "readOnlyHint": false, "openWorldHint": false}`)},
+			[]Rule{"claude-directory/hints", "claude-directory/idempotent-hint"}, []Rule{"chatgpt-directory/hints"}},
+		{"a read without idempotentHint", Listed{Name: "get_note", Title: title, Annotations: json.RawMessage(`{"title": "A title", "readOnlyHint": true, "destructiveHint": false, "openWorldHint": false}`)}, nil, nil},
+		{"a read without destructiveHint", Listed{Name: "get_note", Title: title, Annotations: json.RawMessage(`{"title": "A title", "readOnlyHint": true, "openWorldHint": false}`)},
 			[]Rule{"claude-directory/read-destructive-hint"}, []Rule{"chatgpt-directory/hints"}},
-		{"null hints", Listed{Name: "get_note", Title: title, Annotations: json.RawMessage(`{"readOnlyHint": true, "destructiveHint": null, "openWorldHint": null}`)},
+		{"null hints", Listed{Name: "get_note", Title: title, Annotations: json.RawMessage(`{"title": "A title", "readOnlyHint": true, "destructiveHint": null, "openWorldHint": null}`)},
 			[]Rule{"claude-directory/read-destructive-hint", "claude-directory/open-world-hint"}, []Rule{"chatgpt-directory/hints"}},
 		{"64 characters", Listed{Name: strings.Repeat("a", 64), Title: title, Annotations: json.RawMessage(all)}, nil, nil},
 		{"65 characters", Listed{Name: strings.Repeat("a", 65), Title: title, Annotations: json.RawMessage(all)}, []Rule{"claude-directory/name-length"}, nil},
@@ -58,7 +69,7 @@ func TestDirectoryRules(t *testing.T) {
 			InputSchema: json.RawMessage(`{"type": "object", "properties": {"ops": {"type": "array", "items": {"enum": ["search", "remove"]}}}}`)},
 			[]Rule{"claude-directory/catch-all"}, []Rule{"chatgpt-directory/destructive-mode"}},
 		{"a deletion mode, declared destructive", Listed{Name: "notes", Title: title,
-			Annotations: json.RawMessage(`{"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false}`),
+			Annotations: json.RawMessage(`{"title": "A title", "readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false}`),
 			InputSchema: json.RawMessage(`{"type": "object", "properties": {"action": {"enum": ["create", "delete"]}}}`)}, nil, nil},
 		{"an enum that is not an action", Listed{Name: "list_notes", Title: title, Annotations: json.RawMessage(read),
 			InputSchema: json.RawMessage(`{"type": "object", "properties": {"sort": {"enum": ["created", "updated", "deleted"]}}}`)}, nil, nil},
@@ -133,7 +144,7 @@ func TestDirectorySummary(t *testing.T) {
 	profiles, _ := SelectDirectories("all")
 	r, err := Review(Server{}, []Listed{
 		{Name: "get_note", Annotations: json.RawMessage(`{"readOnlyHint": true}`)},
-		{Name: "create_note", Title: "Create", Annotations: json.RawMessage(`{"readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}`)},
+		{Name: "create_note", Title: "Create", Annotations: json.RawMessage(`{"title": "Create", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}`)},
 	}, &Options{Directories: profiles})
 	if err != nil {
 		t.Fatal(err)

@@ -63,9 +63,17 @@ func TestHostRules(t *testing.T) {
 		{"codex", "auto", `{"readOnlyHint": false, "openWorldHint": false}`, Asks, false},
 		{"codex", "auto", `{"destructiveHint": false, "openWorldHint": false}`, Runs, false},
 		{"codex", "auto", `{"readOnlyHint": false, "destructiveHint": false, "openWorldHint": true}`, Asks, false},
-		// Codex writes: readOnlyHint alone.
+		// Codex writes: readOnlyHint alone, and no approval is remembered.
 		{"codex", "writes", `{"readOnlyHint": true, "destructiveHint": true}`, Runs, false},
-		{"codex", "writes", `{"destructiveHint": false, "openWorldHint": false}`, Asks, false},
+		{"codex", "writes", `{"destructiveHint": false, "openWorldHint": false}`, AsksAlways, false},
+		{"codex", "writes", `{}`, AsksAlways, false},
+		// Codex with approval_policy never: what auto would ask about is
+		// refused, the rest runs.
+		{"codex", "never", `{}`, Refused, false},
+		{"codex", "never", `{"readOnlyHint": true}`, Runs, false},
+		{"codex", "never", `{"readOnlyHint": true, "destructiveHint": true}`, Refused, false},
+		{"codex", "never", `{"readOnlyHint": false, "destructiveHint": false, "openWorldHint": false}`, Runs, false},
+		{"codex", "never", `{"readOnlyHint": false, "destructiveHint": false}`, Refused, false},
 
 		// Copilot code review keeps readOnlyHint true tools only.
 		{"copilot", "code-review", `{"readOnlyHint": true}`, Runs, false},
@@ -74,21 +82,43 @@ func TestHostRules(t *testing.T) {
 
 		// Gemini CLI plan mode: readOnlyHint === true asks, the rest is denied.
 		{"gemini-cli", "plan", `{"readOnlyHint": true}`, Asks, false},
+		{"gemini-cli", "plan", `{"readOnlyHint": true, "destructiveHint": true}`, Asks, false},
 		{"gemini-cli", "plan", `{}`, Refused, false},
+		{"gemini-cli", "plan", `{"readOnlyHint": false}`, Refused, false},
+		// Gemini CLI yolo mode allows everything.
+		{"gemini-cli", "yolo", `{}`, Runs, false},
+		{"gemini-cli", "yolo", `{"readOnlyHint": false, "destructiveHint": true}`, Runs, false},
+
+		// Qwen Code plan mode blocks every MCP tool that would ask, read-only or not.
+		{"qwen-code", "plan", `{"readOnlyHint": true}`, Refused, false},
+		{"qwen-code", "plan", `{}`, Refused, false},
+
+		// Claude Code auto mode: a classifier judges; bypassPermissions runs all.
+		{"claude-code", "auto", `{"readOnlyHint": true}`, Judged, false},
+		{"claude-code", "auto", `{}`, Judged, false},
+		{"claude-code", "bypass", `{"readOnlyHint": false, "destructiveHint": true}`, Runs, false},
+		{"claude-code", "default", `{"readOnlyHint": true}`, Asks, false},
 
 		// goose Smart Approve: Some(true) runs, Some(false) asks, None: a model.
 		{"goose", "smart", `{"readOnlyHint": true}`, Runs, false},
 		{"goose", "smart", `{"readOnlyHint": false}`, Asks, false},
 		{"goose", "smart", `{"destructiveHint": false}`, Judged, false},
 
+		// Cursor's Ask mode refuses any tool without readOnlyHint true.
+		{"cursor", "ask", `{"readOnlyHint": true}`, Asks, false},
+		{"cursor", "ask", `{}`, Refused, false},
+		{"cursor", "ask", `{"readOnlyHint": false, "destructiveHint": false}`, Refused, false},
+
 		// Cursor's reads: readOnlyHint === true and destructiveHint !== true.
 		{"cursor", "admin-reads", `{"readOnlyHint": true}`, Runs, false},
 		{"cursor", "admin-reads", `{"readOnlyHint": true, "destructiveHint": true}`, Refused, false},
 		{"cursor", "admin-reads", `{}`, Refused, false},
 
-		// ChatGPT: a tool without readOnlyHint is a write, which asks.
+		// ChatGPT: a tool without readOnlyHint is a write, which asks; a
+		// model decides whether a read asks.
 		{"chatgpt", "developer", `{}`, Asks, false},
-		{"chatgpt", "developer", `{"readOnlyHint": true}`, Runs, false},
+		{"chatgpt", "developer", `{"readOnlyHint": false}`, Asks, false},
+		{"chatgpt", "developer", `{"readOnlyHint": true}`, Judged, false},
 
 		// Claude Cowork: writes approved again in each task.
 		{"claude-cowork", "team", `{"readOnlyHint": true}`, Asks, false},
@@ -158,6 +188,9 @@ func TestHostProfiles(t *testing.T) {
 		if p.IgnoresHints != (p.Instead != "") {
 			t.Errorf("%s: Instead %q must say what decides exactly when the hints do not", id, p.Instead)
 		}
+		if p.IgnoresHints == (p.Rule != "") {
+			t.Errorf("%s: Rule %q must say what the hints decide exactly when they do", id, p.Rule)
+		}
 	}
 	for h, n := range defaults {
 		if n > 1 {
@@ -178,6 +211,13 @@ func TestHostSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// No profile in the table leaves every tool to its own settings today;
+	// the summary of one that does is held here.
+	profiles = append(profiles, HostProfile{
+		Host: "example", HostName: "Example", Mode: "default", ModeName: "default",
+		Decide: always(Settings), IgnoresHints: true, Instead: "its auto-approve settings, by tool name",
+		Source: "a test", Read: "2026-12-01", Confidence: "medium",
+	})
 	r, err := Review(Server{}, tools, &Options{Hosts: profiles})
 	if err != nil {
 		t.Fatal(err)
@@ -185,11 +225,14 @@ func TestHostSummary(t *testing.T) {
 	want := map[string]string{
 		"vscode/manual":       "VS Code (manual approvals, read 2026-11-30): asks before 3 of 5 tools; runs 2 without asking; reviews the output of 2.",
 		"vscode/allow-all":    "VS Code (Allow all, Autopilot or global auto-approve, read 2026-11-30): ignores the hints: runs every tool without asking (instead: the permission level the person chose).",
-		"claude-code/plan":    "Claude Code (plan mode, read 2026-11-30): always asks before 3 of 5 tools, whatever was approved before; asks before 2.",
+		"claude-code/plan":    "Claude Code (plan mode, read 2026-12-01, medium confidence): always asks before 3 of 5 tools, whatever was approved before; asks before 2.",
+		"claude-code/auto":    "Claude Code (auto mode, read 2026-12-01, medium confidence): ignores the hints: leaves every tool to a language model (instead: its allow and deny rules, then a classifier model that reads each call's tool name and arguments, not its hints).",
+		"claude-code/bypass":  "Claude Code (bypassPermissions mode, read 2026-12-01, medium confidence): ignores the hints: runs every tool without asking (instead: the mode alone, which --dangerously-skip-permissions sets).",
 		"cline/default":       "Cline (default, read 2026-11-30): ignores the hints: asks before every tool (instead: the server's autoApprove list, by tool name).",
-		"roo-code/default":    "Roo Code (default, read 2026-10-02, medium confidence): ignores the hints; what it does is set by its auto-approve settings, by tool name.",
+		"roo-code/default":    "Roo Code (default, read 2026-12-01): ignores the hints: asks before every tool (instead: auto-approval with alwaysAllowMcp, and the server's alwaysAllow list, by tool name).",
+		"example/default":     "Example (default, read 2026-12-01, medium confidence): ignores the hints; what it does is set by its auto-approve settings, by tool name.",
 		"goose/smart":         "goose (Smart Approve mode, read 2026-11-30): asks before 2 of 5 tools; leaves 1 to a language model's judgement; runs 2 without asking.",
-		"claude-code/default": "Claude Code (default and acceptEdits modes, read 2026-11-30, medium confidence): ignores the hints: asks before every tool (instead: the allow rules of its settings, permissions.allow).",
+		"claude-code/default": "Claude Code (manual and acceptEdits modes, read 2026-12-01, medium confidence): ignores the hints: asks before every tool (instead: the allow rules of its settings, permissions.allow).",
 	}
 	var got []string
 	for _, h := range r.Hosts {
@@ -202,7 +245,8 @@ func TestHostSummary(t *testing.T) {
 		}
 	}
 	// The order of the table, whatever the order of the names.
-	wantOrder := []string{"vscode/manual", "vscode/allow-all", "claude-code/default", "claude-code/plan", "goose/auto", "goose/smart", "goose/approve", "cline/default", "roo-code/default"}
+	wantOrder := []string{"vscode/manual", "vscode/allow-all", "claude-code/auto", "claude-code/default", "claude-code/plan", "claude-code/bypass",
+		"goose/auto", "goose/smart", "goose/approve", "cline/default", "roo-code/default", "example/default"}
 	if !slices.Equal(got, wantOrder) {
 		t.Errorf("profiles %v, want %v", got, wantOrder)
 	}
@@ -227,8 +271,8 @@ func TestSelectHosts(t *testing.T) {
 			t.Errorf("SelectHosts(%q) succeeded", bad)
 		}
 	}
-	if p, err := SelectHosts("CODEX"); err != nil || len(p) != 2 {
-		t.Errorf("CODEX: %d profiles, %v; want its 2 modes", len(p), err)
+	if p, err := SelectHosts("CODEX"); err != nil || len(p) != 3 {
+		t.Errorf("CODEX: %d profiles, %v; want its 3 modes", len(p), err)
 	}
 }
 
