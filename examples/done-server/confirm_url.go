@@ -147,7 +147,7 @@ func (d *done) awaitAnswer(ctx context.Context, c store.Confirmation) (store.Con
 		if err != nil {
 			return c, err
 		}
-		if got.Answer != "" || got.Expired(time.Now()) {
+		if got.Answer != "" || got.Expired(d.store.Now()) {
 			return got, nil
 		}
 	}

@@ -43,6 +43,10 @@ type WebSession struct {
 	ExpiresAt string
 }
 
+// Now returns the store's current time, by which sessions, links and
+// confirmations expire.
+func (s *Store) Now() time.Time { return s.now() }
+
 // newWebSecret returns a new secret with prefix, of 256 bits.
 func newWebSecret(prefix string) string {
 	b := make([]byte, secretBytes)

@@ -68,9 +68,6 @@ type Options struct {
 	// SessionTTL is how long a session lasts; zero means
 	// [DefaultSessionTTL].
 	SessionTTL time.Duration
-	// Now returns the current time; nil means time.Now. It must agree with
-	// the store's.
-	Now func() time.Time
 }
 
 // A Handler serves the page. It is safe for concurrent use.
@@ -89,13 +86,10 @@ func New(st *store.Store, logger *slog.Logger, opts *Options) *Handler {
 	if opts == nil {
 		opts = &Options{}
 	}
-	h := &Handler{store: st, logger: logger, sessionTTL: opts.SessionTTL, now: opts.Now, mux: http.NewServeMux(),
+	h := &Handler{store: st, logger: logger, sessionTTL: opts.SessionTTL, now: st.Now, mux: http.NewServeMux(),
 		cross: http.NewCrossOriginProtection()}
 	if h.sessionTTL <= 0 {
 		h.sessionTTL = DefaultSessionTTL
-	}
-	if h.now == nil {
-		h.now = time.Now
 	}
 	// A cross-site request is answered 403 before any handler runs,
 	// whatever it carries: the browser says where it comes from
