@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/web"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestLoginCommand shows done-server login printing a link that signs
+// the person in once, and refusing a name with no person's token.
+func TestLoginCommand(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"token", "create", "-data", dir, "-scope", "full", "-kind", "human", "-name", "alice"}, getenv(nil), &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(t.Context(), []string{"token", "create", "-data", dir, "-scope", "full", "-kind", "agent", "-name", "bot"}, getenv(nil), &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	if err := run(t.Context(), []string{"login", "-data", dir, "-name", "alice", "-url", "http://127.0.0.1:9999/"}, getenv(nil), &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	link := strings.TrimSpace(stdout.String())
+	prefix := "http://127.0.0.1:9999" + web.SignInPath + "?link="
+	if !strings.HasPrefix(link, prefix+store.LinkPrefix) {
+		t.Fatalf("login printed %q, want a link %s...", link, prefix)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"login", "-data", dir, "-name", "bot"}, "no person named"},
+		{[]string{"login", "-data", dir, "-name", "carol"}, "no person named"},
+		{[]string{"login", "-data", dir, "-name", "alice", "-expires", "48h"}, "at most an hour"},
+		{[]string{"login", "-data", dir, "-name", "alice", "-url", "javascript:alert(1)"}, "http or https"},
+	} {
+		if err := run(t.Context(), c.args, getenv(nil), &stdout, &stderr); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want an error saying %q", c.args, err, c.want)
+		}
+	}
+
+	st, _, err := store.Open(t.Context(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	secret := strings.TrimPrefix(link, prefix)
+	if ws, _, err := st.SignIn(t.Context(), secret, web.DefaultSessionTTL); err != nil || ws.Token.Name != "alice" {
+		t.Errorf("signing in with the printed link: %+v, %v", ws, err)
+	}
+	if _, _, err := st.SignIn(t.Context(), secret, web.DefaultSessionTTL); !errors.Is(err, store.ErrBadLink) {
+		t.Errorf("the printed link, again: %v", err)
+	}
+}
+
+// TestApprovalsOnPageOnly serves with -approvals page: a person's
+// approve_task over MCP is refused and names the page, and the request
+// stays pending.
+func TestApprovalsOnPageOnly(t *testing.T) {
+	e := newEnv(t)
+	e.done.pageApprovals = true
+	e.server, e.registry = e.done.newServer()
+	alice := e.connectHTTP(e.mint("alice", store.Human, mcpeffect.Full))
+	task := must[store.Task](t, alice, "create_task", args{"title": "t"})
+	must[store.Task](t, alice, "close_task", args{"task_id": task.ID})
+	approval := must[store.TaskDetail](t, alice, "get_task", args{"task_id": task.ID}).Approval
+	_, err := call[store.Decision](t, alice, "approve_task", args{"task_id": task.ID, "approval_id": approval.ID})
+	if err == nil || !strings.Contains(err.Error(), e.httpURL+web.Prefix+"/approvals/"+approval.ID) {
+		t.Errorf("approve_task with -approvals page: %v, want a refusal naming the page", err)
+	}
+	if got := must[store.TaskDetail](t, alice, "get_task", args{"task_id": task.ID}); got.Status != store.StatusAwaitingApproval {
+		t.Errorf("the task is %s", got.Status)
+	}
+	// reject_task still works over MCP: a refusal finishes no work.
+	must[store.Decision](t, alice, "reject_task", args{"task_id": task.ID, "approval_id": approval.ID, "reason": "not yet"})
+}
+
+// TestURLConfirmNeedsURLElicitation shows that with -confirm url a client
+// that cannot send the person to a page has the calls refused, never run
+// unconfirmed, and its reads untouched.
+func TestURLConfirmNeedsURLElicitation(t *testing.T) {
+	e := newEnv(t)
+	e.done.confirmURL = urlConfirmModes["url"]
+	e.server, e.registry = e.done.newServer()
+	base := e.serveHTTP()
+	secret := e.mint("alice", store.Human, mcpeffect.Full)
+	// A client that answers forms: it could make up an accept, and is not
+	// asked.
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+	})
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{
+		Endpoint: base + mcpPath, HTTPClient: &http.Client{Transport: bearerTransport{secret: secret}}, MaxRetries: -1,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	task := must[store.Task](t, cs, "create_task", args{"title": "keep me"})
+	_, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_task", Arguments: args{"task_id": task.ID}})
+	if n, ok := mcpeffect.AsNotConfirmedError(err); !ok || n.Answer != "unsupported" {
+		t.Fatalf("delete_task from a client without URL elicitation: %v", err)
+	}
+	if got := must[store.TaskDetail](t, cs, "get_task", args{"task_id": task.ID}); got.Title != "keep me" {
+		t.Errorf("the task: %+v", got)
+	}
+}
