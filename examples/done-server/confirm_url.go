@@ -96,6 +96,16 @@ func (d *done) urlConfirm(registry *mcpeffect.Registry, confirm func(mcpeffect.E
 			if err != nil {
 				return nil, err
 			}
+			// Unless the call uses the answer, no answer may come: the
+			// page must not ask the person about a call that is over.
+			used := false
+			defer func() {
+				if !used {
+					if err := d.store.WithdrawConfirmation(context.WithoutCancel(ctx), k.Actor(), c.ID); err != nil {
+						d.logger.ErrorContext(ctx, "withdrawing a confirmation", "id", c.ID, "err", err)
+					}
+				}
+			}()
 			res, err := ss.Elicit(ctx, &mcp.ElicitParams{
 				Mode:          "url",
 				Message:       "Done asks you to confirm a call on its page, where only you can answer: " + web.Visible(question),
@@ -119,6 +129,7 @@ func (d *done) urlConfirm(registry *mcpeffect.Registry, confirm func(mcpeffect.E
 				return nil, refused("cancel", "no answer on the page by "+c.ExpiresAt)
 			}
 			c, err = d.store.UseConfirmation(ctx, k.Actor(), c.ID, binding)
+			used = err == nil || errors.Is(err, store.ErrConfirmationUsed)
 			switch {
 			case errors.Is(err, store.ErrConfirmationUsed):
 				return nil, refused("invalid", "the answer was used by another call")

@@ -116,3 +116,45 @@ func TestURLConfirmNeedsURLElicitation(t *testing.T) {
 		t.Errorf("the task: %+v", got)
 	}
 }
+
+// TestURLConfirmHostDeclines shows a call whose host would not open the
+// page refused, and its question withdrawn from the person's page: no
+// answer there can come after the call is over.
+func TestURLConfirmHostDeclines(t *testing.T) {
+	e := newEnv(t)
+	e.done.confirmURL = urlConfirmModes["url"]
+	e.server, e.registry = e.done.newServer()
+	base := e.serveHTTP()
+	secret := e.mint("alice", store.Human, mcpeffect.Full)
+	alice, err := e.store.Authenticate(t.Context(), secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked string
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked = req.Params.URL
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+	})
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{
+		Endpoint: base + mcpPath, HTTPClient: &http.Client{Transport: bearerTransport{secret: secret}}, MaxRetries: -1,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	task := must[store.Task](t, cs, "create_task", args{"title": "keep me"})
+	_, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_task", Arguments: args{"task_id": task.ID}})
+	if n, ok := mcpeffect.AsNotConfirmedError(err); !ok || n.Answer != "decline" {
+		t.Fatalf("delete_task, the host declining to open the page: %v", err)
+	}
+	id := strings.TrimPrefix(asked, base+web.ConfirmPath)
+	if pending, _ := e.store.PendingConfirmations(t.Context(), alice.Actor()); len(pending) != 0 {
+		t.Errorf("the person is still asked about a refused call: %+v", pending)
+	}
+	if _, err := e.store.AnswerConfirmation(t.Context(), alice.Actor(), id, true); err == nil {
+		t.Error("a refused call's confirmation was answered")
+	}
+}

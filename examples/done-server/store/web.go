@@ -381,6 +381,9 @@ func (s *Store) AnswerConfirmation(ctx context.Context, by Actor, id string, acc
 		if c.Answer != "" {
 			return Confirmation{}, conflictf("this call was %s already, by %s at %s", c.Answer, quote(c.AnsweredBy), c.AnsweredAt)
 		}
+		if c.UsedAt != "" {
+			return Confirmation{}, conflictf("this call is over: it was refused at %s, unanswered", c.UsedAt)
+		}
 		if c.Expired(t.now) {
 			return Confirmation{}, conflictf("this call waited until %s for an answer, and was refused", c.ExpiresAt)
 		}
@@ -434,6 +437,24 @@ func (s *Store) UseConfirmation(ctx context.Context, caller Actor, id string, bi
 	})
 }
 
+// WithdrawConfirmation ends the confirmation id of the call of caller
+// that will not use it: the host would not open the page, the client
+// went away, the deadline passed. It can no longer be answered. Ending
+// one that is used or withdrawn changes nothing.
+func (s *Store) WithdrawConfirmation(ctx context.Context, caller Actor, id string) error {
+	_, err := write(ctx, s, caller, func(t *tx) (struct{}, error) {
+		res, err := t.exec(`UPDATE web_confirmations SET used_at = ? WHERE id = ? AND token_id = ? AND used_at IS NULL`, t.nowText(), id, caller.TokenID)
+		if err != nil {
+			return struct{}{}, err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return struct{}{}, nil
+		}
+		return struct{}{}, t.record("withdraw_confirmation", "confirmation", id, "", nil)
+	})
+	return err
+}
+
 // PendingConfirmations returns the confirmations the person by may
 // answer, not answered and not expired, oldest first, at most
 // [MaxLimit].
@@ -443,6 +464,6 @@ func (s *Store) PendingConfirmations(ctx context.Context, by Actor) ([]Confirmat
 			return []Confirmation{}, nil
 		}
 		return collect(t, scanConfirmation, `SELECT `+confirmationColumns+confirmationFrom+`
-			WHERE c.person IN (?, '') AND c.answer IS NULL AND c.expires_at > ? ORDER BY c.id LIMIT 200`, by.Name, t.nowText())
+			WHERE c.person IN (?, '') AND c.answer IS NULL AND c.used_at IS NULL AND c.expires_at > ? ORDER BY c.id LIMIT 200`, by.Name, t.nowText())
 	})
 }

@@ -194,3 +194,25 @@ func TestConfirmations(t *testing.T) {
 		t.Errorf("bob answers for an agent of the command line: %v", err)
 	}
 }
+
+// TestWithdrawConfirmation shows a confirmation that its call gave up on
+// gone from the person's list, and unanswerable.
+func TestWithdrawConfirmation(t *testing.T) {
+	ctx := t.Context()
+	s, _ := openClocked(t)
+	alice, _, _ := s.MintToken(ctx, NewToken{Name: "alice", Kind: Human, Scope: mcpeffect.Full})
+	n := NewConfirmation{Tool: "delete_task", Binding: []byte("b"), Question: "Delete?", Arguments: []byte(`{}`), TTL: time.Minute}
+	conf, err := s.RequestConfirmation(ctx, alice.Actor(), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WithdrawConfirmation(ctx, alice.Actor(), conf.ID); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := s.PendingConfirmations(ctx, alice.Actor()); len(p) != 0 {
+		t.Errorf("a withdrawn confirmation is pending: %+v", p)
+	}
+	if _, err := s.AnswerConfirmation(ctx, alice.Actor(), conf.ID, true); err == nil {
+		t.Error("a withdrawn confirmation was answered")
+	}
+}

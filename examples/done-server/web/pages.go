@@ -304,7 +304,7 @@ func (h *Handler) confirmation(w http.ResponseWriter, r *http.Request, s *sessio
 		}
 	}
 	h.page(w, r, s, "confirm.html", map[string]any{"Title": "Confirm a call", "C": c,
-		"Open": c.Answer == "" && !c.Expired(h.now()), "Deadline": deadline(c.ExpiresAt)})
+		"Open": c.Answer == "" && c.UsedAt == "" && !c.Expired(h.now()), "Deadline": deadline(c.ExpiresAt)})
 }
 
 func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session) {
