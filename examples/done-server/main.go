@@ -18,7 +18,11 @@
 // through the host, before each such call. The owner is a person, who may approve close requests, and so is
 // whatever host connects that way: an AI host should get an agent token
 // instead. With -http, it serves Streamable HTTP at /mcp, each request
-// carrying its token as a bearer token. done-server -h shows all of this.
+// carrying its token as a bearer token, and the web page for people at
+// /app/ (package web), where a person signs in with a one-time link that
+// done-server login prints. -approvals page makes approve_task refuse over
+// MCP, so that a person approves on the page only; -confirm url asks the
+// person there, by URL elicitation. done-server -h shows all of this.
 package main
 
 import (
