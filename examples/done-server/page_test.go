@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -157,4 +158,98 @@ func TestURLConfirmHostDeclines(t *testing.T) {
 	if _, err := e.store.AnswerConfirmation(t.Context(), alice.Actor(), id, true); err == nil {
 		t.Error("a refused call's confirmation was answered")
 	}
+}
+
+// TestURLConfirmAcrossProcesses shows the page of one process answering
+// a call that waits in another, on the same data: the sign-in link, the
+// session and the confirmation are in the database, not in a process.
+func TestURLConfirmAcrossProcesses(t *testing.T) {
+	a := newEnv(t)
+	a.done.confirmURL = urlConfirmModes["url"]
+	a.server, a.registry = a.done.newServer()
+	baseA := a.serveHTTP()
+	b := openEnv(t, a.dir)
+	baseB := b.serveHTTP()
+
+	secret := a.mint("alice", store.Human, mcpeffect.Full)
+	alice, err := a.store.Authenticate(t.Context(), secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	urls := make(chan string, 1)
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			urls <- req.Params.URL
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+	})
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{
+		Endpoint: baseA + mcpPath, HTTPClient: &http.Client{Transport: bearerTransport{secret: secret}}, MaxRetries: -1,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	task := must[store.Task](t, cs, "create_task", args{"title": "old notes"})
+	called := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_task", Arguments: args{"task_id": task.ID}})
+		called <- err
+	}()
+	page := strings.Replace(<-urls, baseA, baseB, 1)
+
+	// Signed in on b's page, with a link a's store made.
+	link, _, err := a.store.CreateSignInLink(t.Context(), alice.ID, web.DefaultLinkTTL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	signIn, err := hc.PostForm(baseB+web.SignInPath, url.Values{"link": {link}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	signIn.Body.Close()
+	var sessionCookie *http.Cookie
+	for _, c := range signIn.Cookies() {
+		if c.Name == "done_session" && c.Value != "" {
+			sessionCookie = &http.Cookie{Name: c.Name, Value: c.Value}
+		}
+	}
+	if signIn.StatusCode != http.StatusSeeOther || sessionCookie == nil {
+		t.Fatalf("signing in on b: %d, cookies %v", signIn.StatusCode, signIn.Cookies())
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, page, nil)
+	req.AddCookie(sessionCookie)
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := new(bytes.Buffer)
+	body.ReadFrom(resp.Body)
+	resp.Body.Close()
+	csrf := between(body.String(), `name="csrf" value="`, `"`)
+	if resp.StatusCode != http.StatusOK || csrf == "" || !strings.Contains(body.String(), "old notes") {
+		t.Fatalf("b's page of a's confirmation: %d\n%s", resp.StatusCode, body)
+	}
+	if status, body := postForm(t, hc, sessionCookie, baseB, strings.TrimPrefix(page, baseB), url.Values{"csrf": {csrf}, "answer": {"confirm"}}); status != http.StatusSeeOther {
+		t.Fatalf("confirming on b: %d %s", status, body)
+	}
+	if err := <-called; err != nil {
+		t.Fatalf("delete_task on a, confirmed on b: %v", err)
+	}
+	if got := must[trashResult](t, cs, "list_trash", args{}); len(got.Items) != 1 {
+		t.Errorf("the Trash holds %d items, want 1", len(got.Items))
+	}
+}
+
+// between returns what s holds between the first before and the after
+// that follows it, or "".
+func between(s, before, after string) string {
+	_, rest, ok := strings.Cut(s, before)
+	if !ok {
+		return ""
+	}
+	v, _, _ := strings.Cut(rest, after)
+	return v
 }
