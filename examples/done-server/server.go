@@ -146,7 +146,9 @@ func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 // identify finds the caller's token for the handler; writes refuses a
 // write past its token's rate (see [writeLimiter]); and admit makes the
 // call wait its turn. With d.confirm, the tools' wrappers then ask the
-// person before the calls it names (see confirm.go).
+// person before the calls it names (see confirm.go); with d.confirmURL,
+// urlConfirm asks them on the web page, before admit (see
+// confirm_url.go).
 func (d *done) newServer() (*mcp.Server, *mcpeffect.Registry) {
 	server, registry := d.newToolServer()
 	server.AddReceivingMiddleware(d.middleware(registry, registry.Middleware(&mcpeffect.MiddlewareOptions{
@@ -160,12 +162,14 @@ func (d *done) newServer() (*mcp.Server, *mcpeffect.Registry) {
 // middleware returns the receiving middleware of [done.newServer], with
 // check, the registry's middleware, in its place.
 func (d *done) middleware(registry *mcpeffect.Registry, check mcp.Middleware) []mcp.Middleware {
-	mw := []mcp.Middleware{d.recoverPanics, noteToken, check, d.identify}
+	mw := []mcp.Middleware{d.recoverPanics, noteToken, check, d.identify, d.writes.middleware(registry)}
 	if d.confirmURL != nil {
-		// Before admit: a call that waits for a person holds no turn.
+		// After the rate of writes, which bounds the questions a caller
+		// can ask; before admit, so that a call waiting for a person
+		// holds no turn.
 		mw = append(mw, d.urlConfirm(registry, d.confirmURL))
 	}
-	return append(mw, d.writes.middleware(registry), d.admit(registry))
+	return append(mw, d.admit(registry))
 }
 
 // admit returns receiving middleware that lets at most two tool calls a
