@@ -171,6 +171,18 @@ var tables = map[string]tableMap{
 	"calendar_links": {keyOf("calendar_link", "id"), with(
 		fields("id", "secret_hash", "owner", "project_id", "name", "created_at", "created_by", "replaces"),
 		map[string]column{"revoked_at": asState("revoked")})},
+	// The web page's (migration 0016): what signs a person in, their
+	// sessions, and the calls that wait for their answer there. No tool
+	// writes them but through -confirm url, which asks before the call.
+	"web_signin_links": {keyOf("signin_link", "id"), with(
+		fields("id", "secret_hash", "token_id", "created_at", "expires_at"),
+		map[string]column{"used_at": asState("used")})},
+	"web_sessions": {keyOf("web_session", "id"), with(
+		fields("id", "secret_hash", "token_id", "created_at", "expires_at"),
+		map[string]column{"ended_at": asState("ended")})},
+	"web_confirmations": {keyOf("confirmation", "id"), with(
+		fields("id", "token_id", "person", "tool", "binding", "question", "arguments", "created_at", "expires_at", "answer", "answered_by", "answered_at"),
+		map[string]column{"used_at": asState("used")})},
 }
 
 // A doneState captures the state of one Done instance: its database,

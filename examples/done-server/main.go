@@ -5,7 +5,8 @@
 //
 // Usage:
 //
-//	done-server [serve] [-data DIR] [-http ADDR] [-scope SCOPE] [-confirm WHAT]
+//	done-server [serve] [-data DIR] [-http ADDR] [-scope SCOPE] [-confirm WHAT] [-approvals WHERE]
+//	done-server login [-data DIR] [-name NAME] [-url URL]
 //	done-server token create [-data DIR] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]
 //	done-server token list [-data DIR]
 //	done-server token revoke [-data DIR] ID
@@ -17,7 +18,11 @@
 // through the host, before each such call. The owner is a person, who may approve close requests, and so is
 // whatever host connects that way: an AI host should get an agent token
 // instead. With -http, it serves Streamable HTTP at /mcp, each request
-// carrying its token as a bearer token. done-server -h shows all of this.
+// carrying its token as a bearer token, and the web page for people at
+// /app/ (package web), where a person signs in with a one-time link that
+// done-server login prints. -approvals page makes approve_task refuse over
+// MCP, so that a person approves on the page only; -confirm url asks the
+// person there, by URL elicitation. done-server -h shows all of this.
 package main
 
 import (
@@ -27,6 +32,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/signal"
 	"os/user"
@@ -40,6 +46,7 @@ import (
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/web"
 )
 
 func main() {
@@ -70,6 +77,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch cmd {
 	case "serve":
 		return c.serve(ctx, args)
+	case "login":
+		return c.login(ctx, args)
 	case "help":
 		c.usage()
 		return flag.ErrHelp
@@ -91,7 +100,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		return fmt.Errorf("usage: %s token create|list|revoke (%s -h shows every command)", c.prog, c.prog)
 	}
-	return fmt.Errorf("unknown command %q (want serve or token; %s -h shows every command)", cmd, c.prog)
+	return fmt.Errorf("unknown command %q (want serve, login or token; %s -h shows every command)", cmd, c.prog)
 }
 
 // A cli is one run of the command line.
@@ -108,10 +117,13 @@ func (c *cli) usage() {
 	fmt.Fprintf(c.stderr, `Done serves tasks for people and their agents over MCP.
 
 Usage:
-  %[1]s [serve] [-data DIR] [-http ADDR] [-scope SCOPE] [-confirm WHAT]
+  %[1]s [serve] [-data DIR] [-http ADDR] [-scope SCOPE] [-confirm WHAT] [-approvals WHERE]
       serve MCP: by default over stdin and stdout, to one MCP host that
       starts this program (it is not typed into); with -http, over
-      Streamable HTTP at http://ADDR/mcp, each request with a bearer token
+      Streamable HTTP at http://ADDR/mcp, each request with a bearer token,
+      and the web page for people at http://ADDR/app/
+  %[1]s login [-data DIR] [-name NAME] [-url URL]
+      print a one-time link that signs the person NAME in to the web page
   %[1]s token create [-data DIR] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]
       mint a token, and print its secret alone on stdout
   %[1]s token list [-data DIR]
@@ -122,7 +134,12 @@ Usage:
 SCOPE is read-only, non-destructive or full; KIND is human or agent.
 WHAT is off (the default), destructive or writes: Done asks the person,
 through the MCP host (elicitation), before each such call, whatever the
-host does; a host that cannot ask has those calls refused.
+host does; a host that cannot ask has those calls refused. url (or
+url-writes) asks on Done's web page instead, where the host cannot
+answer for the person (serve -http only).
+WHERE is mcp (the default) or page: with page, approve_task refuses over
+MCP, and a person approves on the web page only, out of any host's reach:
+the setup that keeps an AI host, however connected, from approving.
 
 Environment:
   DONE_TOKEN  over stdio, the secret of the token to serve. Without it,
@@ -157,13 +174,21 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	dataDir := fs.String("data", defaultDataDir, "the data `directory`, created if missing")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on this `address` (such as 127.0.0.1:8080) instead of stdio")
 	scopeCap := fs.String("scope", "full", "over stdio, the most the connection may do, whatever its token allows: read-only, non-destructive or full")
-	confirmMode := fs.String("confirm", "off", "ask the person, through the MCP client, before these calls run, whatever the host does: off, destructive or writes (a client that cannot ask has them refused)")
+	confirmMode := fs.String("confirm", "off", "ask the person before these calls run, whatever the host does: off, destructive or writes through the MCP client, url or url-writes on the web page (a client that cannot ask has them refused)")
+	approvals := fs.String("approvals", "mcp", "where a person approves close requests: mcp (approve_task) or page (the web page only; approve_task refuses)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	confirm, ok := confirmModes[*confirmMode]
-	if !ok {
-		return fmt.Errorf("serve: -confirm must be off, destructive or writes (got %q)", *confirmMode)
+	confirmURL, viaPage := urlConfirmModes[*confirmMode]
+	if !ok && !viaPage {
+		return fmt.Errorf("serve: -confirm must be off, destructive, writes, url or url-writes (got %q)", *confirmMode)
+	}
+	if viaPage && *httpAddr == "" {
+		return errors.New("serve: -confirm url needs -http: the person confirms on the web page, which Done serves over HTTP")
+	}
+	if *approvals != "mcp" && *approvals != "page" {
+		return fmt.Errorf("serve: -approvals must be mcp or page (got %q)", *approvals)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
@@ -189,7 +214,8 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	d := newDone(st, logger, config{connectors: []connector.Connector{folder}, confirm: confirm})
+	d := newDone(st, logger, config{connectors: []connector.Connector{folder}, confirm: confirm,
+		confirmURL: confirmURL, pageApprovals: *approvals == "page"})
 
 	data := shellQuote(*dataDir)
 	if *httpAddr != "" {
@@ -199,8 +225,13 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	%s token create -data %s -scope full -kind human -name "$USER"
 
 It prints the token's secret, for the header "Authorization: Bearer <secret>".
+Give an AI host an agent token (-kind agent): it cannot approve. To keep any host,
+however connected, from approving, serve with -approvals page: a person then approves
+on the web page only, at /app/, signed in with a link from:
 
-`, *dataDir, c.prog, data)
+	%s login -data %s -name "$USER"
+
+`, *dataDir, c.prog, data, c.prog, data)
 		}
 		return d.serveHTTP(ctx, *httpAddr)
 	}
@@ -245,13 +276,14 @@ Without DONE_TOKEN, as now, Done serves you as the owner of that directory: %q, 
 with full scope, who may approve the close requests of agents. Whatever host connects this
 way is that person: an AI host in owner mode can approve its own close requests, past the
 approval gate. Keep owner mode for yourself, or cap it with -scope read-only or -scope
-non-destructive.
+non-destructive, or serve with -approvals page: approve_task then refuses over MCP, and
+you approve on the web page of '%s serve -http', out of any host's reach.
 
 To serve over HTTP, where every request needs a token (sent as "Authorization: Bearer <secret>"):
 
 	%s serve -data %s -http 127.0.0.1:8080
 
-`, where, c.prog, data, k.Name, c.prog, data)
+`, where, c.prog, data, k.Name, c.prog, c.prog, data)
 	}
 	c.waiting()
 	return d.serveStdio(ctx, k, stdioCredential{owner: true}, maxScope)
@@ -445,5 +477,46 @@ func (c *cli) revokeToken(ctx context.Context, args []string) error {
 		return fmt.Errorf("token revoke: %w", err)
 	}
 	_, err = fmt.Fprintf(stdout, "token %s of %s %q revoked at %s\n", k.ID, k.Kind, k.Name, k.RevokedAt)
+	return err
+}
+
+func (c *cli) login(ctx context.Context, args []string) error {
+	getenv, stdout, stderr := c.getenv, c.stdout, c.stderr
+	fs := c.flags("login", "login [-data DIR] [-name NAME] [-url URL]: print a one-time link that signs a person in to the web page.")
+	dataDir := fs.String("data", defaultDataDir, "the data `directory`")
+	name := fs.String("name", "", "the person to sign in, who must have a live human token (default: $USER)")
+	base := fs.String("url", "http://127.0.0.1:8080", "the address where done-server serve -http serves")
+	ttl := fs.Duration("expires", web.DefaultLinkTTL, "how long the link may wait to be opened")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("login: unexpected argument %q", fs.Arg(0))
+	}
+	if *ttl <= 0 || *ttl > time.Hour {
+		return fmt.Errorf("login: -expires must be above zero and at most an hour (got %s): a link is for now", *ttl)
+	}
+	u, err := url.Parse(*base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("login: -url must be an http or https address, such as http://127.0.0.1:8080 (got %q)", *base)
+	}
+	if *name == "" {
+		*name = defaultName(store.Human, getenv)
+	}
+	st, _, err := store.Open(ctx, *dataDir, nil)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	k, err := st.PersonToken(ctx, *name)
+	if err != nil {
+		return fmt.Errorf("login: %w\n\t%s token create -data %s -scope full -kind human -name %s", err, c.prog, shellQuote(*dataDir), shellQuote(*name))
+	}
+	secret, expires, err := st.CreateSignInLink(ctx, k.ID, *ttl)
+	if err != nil {
+		return fmt.Errorf("login: %w", err)
+	}
+	fmt.Fprintf(stderr, "a link that signs in %q (token %s, scope %s) once, until %s:\n", k.Name, k.ID, k.Scope, expires.UTC().Format(time.RFC3339))
+	_, err = fmt.Fprintln(stdout, strings.TrimSuffix(u.String(), "/")+web.SignInPath+"?link="+url.QueryEscape(secret))
 	return err
 }

@@ -77,7 +77,7 @@ func TestServeFlags(t *testing.T) {
 	}{
 		{"unknown DONE_TOKEN", []string{"serve", "-data", dir}, map[string]string{"DONE_TOKEN": "done_not-a-token"}, "DONE_TOKEN: the token is unknown"},
 		{"bad scope", []string{"serve", "-data", dir, "-scope", "admin"}, nil, "-scope must be"},
-		{"bad confirm", []string{"serve", "-data", dir, "-confirm", "yes"}, nil, `-confirm must be off, destructive or writes (got "yes")`},
+		{"bad confirm", []string{"serve", "-data", dir, "-confirm", "yes"}, nil, `-confirm must be off, destructive, writes, url or url-writes (got "yes")`},
 		{"confirm in capitals", []string{"serve", "-data", dir, "-confirm", "Destructive"}, nil, "-confirm must be"},
 		{"scope over HTTP", []string{"serve", "-data", dir, "-http", "127.0.0.1:0", "-scope", "read-only"}, nil, "-scope caps a stdio connection"},
 		{"argument", []string{"serve", "-data", dir, "extra"}, nil, "unexpected argument"},

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/web"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -80,6 +81,12 @@ type config struct {
 	// confirm says which calls a person must confirm before they run
 	// (serve -confirm, one of [confirmModes]); nil, none.
 	confirm func(mcpeffect.Effect) bool
+	// confirmURL says which calls a person must confirm on the web page
+	// (serve -confirm url, one of [urlConfirmModes]); nil, none.
+	confirmURL func(mcpeffect.Effect) bool
+	// pageApprovals makes approve_task refuse: a person approves on the
+	// web page only (serve -approvals page).
+	pageApprovals bool
 	// writeRate and writeBurst bound the writes of each token (see
 	// [writeLimiter]); zero stands for the defaults, 20 a second after
 	// 60, and a writeRate of rate.Inf limits nothing: the load test and
@@ -107,6 +114,9 @@ type done struct {
 	validateOutputs bool
 	// confirm is config.confirm.
 	confirm func(mcpeffect.Effect) bool
+	// confirmURL and pageApprovals are config's.
+	confirmURL    func(mcpeffect.Effect) bool
+	pageApprovals bool
 	// writes bounds the rate of each token's writes, over every server
 	// of d.
 	writes *writeLimiter
@@ -116,6 +126,7 @@ type done struct {
 func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 	d := &done{
 		store: st, logger: logger, baseURL: cfg.baseURL, confirm: cfg.confirm,
+		confirmURL: cfg.confirmURL, pageApprovals: cfg.pageApprovals,
 		slots:           make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 		validateOutputs: testing.Testing(),
 		writes:          newWriteLimiter(logger, cfg.writeRate, cfg.writeBurst),
@@ -135,7 +146,9 @@ func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 // identify finds the caller's token for the handler; writes refuses a
 // write past its token's rate (see [writeLimiter]); and admit makes the
 // call wait its turn. With d.confirm, the tools' wrappers then ask the
-// person before the calls it names (see confirm.go).
+// person before the calls it names (see confirm.go); with d.confirmURL,
+// urlConfirm asks them on the web page, before admit (see
+// confirm_url.go).
 func (d *done) newServer() (*mcp.Server, *mcpeffect.Registry) {
 	server, registry := d.newToolServer()
 	server.AddReceivingMiddleware(d.middleware(registry, registry.Middleware(&mcpeffect.MiddlewareOptions{
@@ -149,7 +162,14 @@ func (d *done) newServer() (*mcp.Server, *mcpeffect.Registry) {
 // middleware returns the receiving middleware of [done.newServer], with
 // check, the registry's middleware, in its place.
 func (d *done) middleware(registry *mcpeffect.Registry, check mcp.Middleware) []mcp.Middleware {
-	return []mcp.Middleware{d.recoverPanics, noteToken, check, d.identify, d.writes.middleware(registry), d.admit(registry)}
+	mw := []mcp.Middleware{d.recoverPanics, noteToken, check, d.identify, d.writes.middleware(registry)}
+	if d.confirmURL != nil {
+		// After the rate of writes, which bounds the questions a caller
+		// can ask; before admit, so that a call waiting for a person
+		// holds no turn.
+		mw = append(mw, d.urlConfirm(registry, d.confirmURL))
+	}
+	return append(mw, d.admit(registry))
 }
 
 // admit returns receiving middleware that lets at most two tool calls a
@@ -321,6 +341,9 @@ func (d *done) handlerWith(server *mcp.Server, lim httpLimits, challenge func(ht
 		ResourceName:           "Done",
 	}))
 	mux.Handle("GET "+feedPath+"{file}", d.feedHandler())
+	// The page for people, behind its own sessions (not bearer tokens).
+	mux.Handle(web.Prefix+"/", web.New(d.store, d.logger, nil))
+	mux.Handle(web.Prefix, http.RedirectHandler(web.Prefix+"/", http.StatusSeeOther))
 	h := newSessionLimiter(server, lim).wrap(d.streamableHandler(server, lim.sessionIdle))
 	if challenge != nil {
 		h = challenge(h)

@@ -72,6 +72,7 @@ type toolbox struct {
 // would catch at run time.
 func addTool[In, Out any](t toolbox, name, title, description string, e mcpeffect.Effect, h func(context.Context, In) (Out, error)) {
 	tl := tool[In, Out](name, title, description)
+	toolTitles.Store(name, title)
 	t.outputs[name] = tl.OutputSchema.(*jsonschema.Schema)
 	tl.OutputSchema = nil
 	validate := t.validate

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"net/url"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/refusal"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/web"
 )
 
 // approve_task and reject_task change a task's status, so they need a full
@@ -66,6 +69,17 @@ type approveTaskArgs struct {
 }
 
 func (d *done) approveTask(ctx context.Context, in approveTaskArgs) (store.Decision, error) {
+	if d.pageApprovals {
+		// No MCP host, however it is connected (owner mode, a person's
+		// token), approves: the person does, on the page, out of the
+		// host's reach.
+		where := "the web page of done-server serve -http, at /app/"
+		if d.baseURL != "" {
+			where = d.baseURL + web.Prefix + "/approvals/" + url.PathEscape(in.ApprovalID)
+		}
+		return store.Decision{}, refusal.New(refusal.Forbidden,
+			"this server takes approvals on its web page only, where a person reviews and approves out of any MCP host's reach: %s", where)
+	}
 	return d.store.ApproveTask(ctx, caller(ctx), in.TaskID, in.ApprovalID, in.Note)
 }
 

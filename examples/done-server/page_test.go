@@ -1,0 +1,255 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/web"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestLoginCommand shows done-server login printing a link that signs
+// the person in once, and refusing a name with no person's token.
+func TestLoginCommand(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"token", "create", "-data", dir, "-scope", "full", "-kind", "human", "-name", "alice"}, getenv(nil), &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(t.Context(), []string{"token", "create", "-data", dir, "-scope", "full", "-kind", "agent", "-name", "bot"}, getenv(nil), &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	if err := run(t.Context(), []string{"login", "-data", dir, "-name", "alice", "-url", "http://127.0.0.1:9999/"}, getenv(nil), &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	link := strings.TrimSpace(stdout.String())
+	prefix := "http://127.0.0.1:9999" + web.SignInPath + "?link="
+	if !strings.HasPrefix(link, prefix+store.LinkPrefix) {
+		t.Fatalf("login printed %q, want a link %s...", link, prefix)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"login", "-data", dir, "-name", "bot"}, "no person named"},
+		{[]string{"login", "-data", dir, "-name", "carol"}, "no person named"},
+		{[]string{"login", "-data", dir, "-name", "alice", "-expires", "48h"}, "at most an hour"},
+		{[]string{"login", "-data", dir, "-name", "alice", "-url", "javascript:alert(1)"}, "http or https"},
+	} {
+		if err := run(t.Context(), c.args, getenv(nil), &stdout, &stderr); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want an error saying %q", c.args, err, c.want)
+		}
+	}
+
+	st, _, err := store.Open(t.Context(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	secret := strings.TrimPrefix(link, prefix)
+	if ws, _, err := st.SignIn(t.Context(), secret, web.DefaultSessionTTL); err != nil || ws.Token.Name != "alice" {
+		t.Errorf("signing in with the printed link: %+v, %v", ws, err)
+	}
+	if _, _, err := st.SignIn(t.Context(), secret, web.DefaultSessionTTL); !errors.Is(err, store.ErrBadLink) {
+		t.Errorf("the printed link, again: %v", err)
+	}
+}
+
+// TestApprovalsOnPageOnly serves with -approvals page: a person's
+// approve_task over MCP is refused and names the page, and the request
+// stays pending.
+func TestApprovalsOnPageOnly(t *testing.T) {
+	e := newEnv(t)
+	e.done.pageApprovals = true
+	e.server, e.registry = e.done.newServer()
+	alice := e.connectHTTP(e.mint("alice", store.Human, mcpeffect.Full))
+	task := must[store.Task](t, alice, "create_task", args{"title": "t"})
+	must[store.Task](t, alice, "close_task", args{"task_id": task.ID})
+	approval := must[store.TaskDetail](t, alice, "get_task", args{"task_id": task.ID}).Approval
+	_, err := call[store.Decision](t, alice, "approve_task", args{"task_id": task.ID, "approval_id": approval.ID})
+	if err == nil || !strings.Contains(err.Error(), e.httpURL+web.Prefix+"/approvals/"+approval.ID) {
+		t.Errorf("approve_task with -approvals page: %v, want a refusal naming the page", err)
+	}
+	if got := must[store.TaskDetail](t, alice, "get_task", args{"task_id": task.ID}); got.Status != store.StatusAwaitingApproval {
+		t.Errorf("the task is %s", got.Status)
+	}
+	// reject_task still works over MCP: a refusal finishes no work.
+	must[store.Decision](t, alice, "reject_task", args{"task_id": task.ID, "approval_id": approval.ID, "reason": "not yet"})
+}
+
+// TestURLConfirmNeedsURLElicitation shows that with -confirm url a client
+// that cannot send the person to a page has the calls refused, never run
+// unconfirmed, and its reads untouched.
+func TestURLConfirmNeedsURLElicitation(t *testing.T) {
+	e := newEnv(t)
+	e.done.confirmURL = urlConfirmModes["url"]
+	e.server, e.registry = e.done.newServer()
+	base := e.serveHTTP()
+	secret := e.mint("alice", store.Human, mcpeffect.Full)
+	// A client that answers forms: it could make up an accept, and is not
+	// asked.
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+	})
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{
+		Endpoint: base + mcpPath, HTTPClient: &http.Client{Transport: bearerTransport{secret: secret}}, MaxRetries: -1,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	task := must[store.Task](t, cs, "create_task", args{"title": "keep me"})
+	_, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_task", Arguments: args{"task_id": task.ID}})
+	if n, ok := mcpeffect.AsNotConfirmedError(err); !ok || n.Answer != "unsupported" {
+		t.Fatalf("delete_task from a client without URL elicitation: %v", err)
+	}
+	if got := must[store.TaskDetail](t, cs, "get_task", args{"task_id": task.ID}); got.Title != "keep me" {
+		t.Errorf("the task: %+v", got)
+	}
+}
+
+// TestURLConfirmHostDeclines shows a call whose host would not open the
+// page refused, and its question withdrawn from the person's page: no
+// answer there can come after the call is over.
+func TestURLConfirmHostDeclines(t *testing.T) {
+	e := newEnv(t)
+	e.done.confirmURL = urlConfirmModes["url"]
+	e.server, e.registry = e.done.newServer()
+	base := e.serveHTTP()
+	secret := e.mint("alice", store.Human, mcpeffect.Full)
+	alice, err := e.store.Authenticate(t.Context(), secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked string
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked = req.Params.URL
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+	})
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{
+		Endpoint: base + mcpPath, HTTPClient: &http.Client{Transport: bearerTransport{secret: secret}}, MaxRetries: -1,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	task := must[store.Task](t, cs, "create_task", args{"title": "keep me"})
+	_, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_task", Arguments: args{"task_id": task.ID}})
+	if n, ok := mcpeffect.AsNotConfirmedError(err); !ok || n.Answer != "decline" {
+		t.Fatalf("delete_task, the host declining to open the page: %v", err)
+	}
+	id := strings.TrimPrefix(asked, base+web.ConfirmPath)
+	if pending, _ := e.store.PendingConfirmations(t.Context(), alice.Actor()); len(pending) != 0 {
+		t.Errorf("the person is still asked about a refused call: %+v", pending)
+	}
+	if _, err := e.store.AnswerConfirmation(t.Context(), alice.Actor(), id, true); err == nil {
+		t.Error("a refused call's confirmation was answered")
+	}
+}
+
+// TestURLConfirmAcrossProcesses shows the page of one process answering
+// a call that waits in another, on the same data: the sign-in link, the
+// session and the confirmation are in the database, not in a process.
+func TestURLConfirmAcrossProcesses(t *testing.T) {
+	a := newEnv(t)
+	a.done.confirmURL = urlConfirmModes["url"]
+	a.server, a.registry = a.done.newServer()
+	baseA := a.serveHTTP()
+	b := openEnv(t, a.dir)
+	baseB := b.serveHTTP()
+
+	secret := a.mint("alice", store.Human, mcpeffect.Full)
+	alice, err := a.store.Authenticate(t.Context(), secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	urls := make(chan string, 1)
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			urls <- req.Params.URL
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+	})
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{
+		Endpoint: baseA + mcpPath, HTTPClient: &http.Client{Transport: bearerTransport{secret: secret}}, MaxRetries: -1,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	task := must[store.Task](t, cs, "create_task", args{"title": "old notes"})
+	called := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_task", Arguments: args{"task_id": task.ID}})
+		called <- err
+	}()
+	page := strings.Replace(<-urls, baseA, baseB, 1)
+
+	// Signed in on b's page, with a link a's store made.
+	link, _, err := a.store.CreateSignInLink(t.Context(), alice.ID, web.DefaultLinkTTL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	signIn, err := hc.PostForm(baseB+web.SignInPath, url.Values{"link": {link}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	signIn.Body.Close()
+	var sessionCookie *http.Cookie
+	for _, c := range signIn.Cookies() {
+		if c.Name == "done_session" && c.Value != "" {
+			sessionCookie = &http.Cookie{Name: c.Name, Value: c.Value}
+		}
+	}
+	if signIn.StatusCode != http.StatusSeeOther || sessionCookie == nil {
+		t.Fatalf("signing in on b: %d, cookies %v", signIn.StatusCode, signIn.Cookies())
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, page, nil)
+	req.AddCookie(sessionCookie)
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := new(bytes.Buffer)
+	body.ReadFrom(resp.Body)
+	resp.Body.Close()
+	csrf := between(body.String(), `name="csrf" value="`, `"`)
+	if resp.StatusCode != http.StatusOK || csrf == "" || !strings.Contains(body.String(), "old notes") {
+		t.Fatalf("b's page of a's confirmation: %d\n%s", resp.StatusCode, body)
+	}
+	if status, body := postForm(t, hc, sessionCookie, baseB, strings.TrimPrefix(page, baseB), url.Values{"csrf": {csrf}, "answer": {"confirm"}}); status != http.StatusSeeOther {
+		t.Fatalf("confirming on b: %d %s", status, body)
+	}
+	if err := <-called; err != nil {
+		t.Fatalf("delete_task on a, confirmed on b: %v", err)
+	}
+	if got := must[trashResult](t, cs, "list_trash", args{}); len(got.Items) != 1 {
+		t.Errorf("the Trash holds %d items, want 1", len(got.Items))
+	}
+}
+
+// between returns what s holds between the first before and the after
+// that follows it, or "".
+func between(s, before, after string) string {
+	_, rest, ok := strings.Cut(s, before)
+	if !ok {
+		return ""
+	}
+	v, _, _ := strings.Cut(rest, after)
+	return v
+}

@@ -1,0 +1,335 @@
+package web
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
+)
+
+func (h *Handler) routes() {
+	m := h.mux
+	m.HandleFunc("GET "+Prefix+"/static/style.css", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/css; charset=utf-8")
+		http.ServeFileFS(w, r, files, "static/style.css")
+	})
+	m.HandleFunc("GET "+SignInPath, h.signInForm)
+	m.HandleFunc("POST "+SignInPath, h.signIn)
+	m.HandleFunc("POST "+Prefix+"/signout", h.authed(h.signOut))
+	m.HandleFunc("GET "+Prefix+"/{$}", h.authed(h.home))
+	m.HandleFunc("GET "+Prefix+"/approvals/{id}", h.authed(h.approval))
+	m.HandleFunc("POST "+Prefix+"/approvals/{id}", h.authed(h.decide))
+	m.HandleFunc("GET "+Prefix+"/trash", h.authed(h.trash))
+	m.HandleFunc("POST "+Prefix+"/trash", h.authed(h.restore))
+	m.HandleFunc("GET "+Prefix+"/access", h.authed(h.access))
+	m.HandleFunc("POST "+Prefix+"/access/tokens", h.authed(h.revokeToken))
+	m.HandleFunc("POST "+Prefix+"/access/links", h.authed(h.revokeLink))
+	m.HandleFunc("GET "+ConfirmPath+"{id}", h.authed(h.confirmation))
+	m.HandleFunc("POST "+ConfirmPath+"{id}", h.authed(h.answer))
+	m.HandleFunc(Prefix+"/", h.authed(func(w http.ResponseWriter, r *http.Request, _ *session) {
+		h.fail(w, r, http.StatusNotFound, "There is no such page.")
+	}))
+	m.HandleFunc(Prefix, func(w http.ResponseWriter, r *http.Request) { done(w, r, Prefix+"/") })
+}
+
+// signInForm shows the form that signs in with the link in the address.
+// Opening the link signs no one in by itself: a GET changes nothing, so
+// that what fetches links on its own (a chat's preview, a mail scanner)
+// does not use it up, and the person's click does.
+func (h *Handler) signInForm(w http.ResponseWriter, r *http.Request) {
+	link := r.URL.Query().Get("link")
+	status := http.StatusOK
+	if link == "" {
+		status = http.StatusUnauthorized
+	}
+	h.render(w, r, status, "signin.html", map[string]any{"Title": "Sign in", "Link": link})
+}
+
+func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
+	if err := r.ParseForm(); err != nil {
+		h.fail(w, r, http.StatusBadRequest, "The form could not be read.")
+		return
+	}
+	ws, secret, err := h.store.SignIn(r.Context(), r.PostForm.Get("link"), h.sessionTTL)
+	switch {
+	case errors.Is(err, store.ErrBadLink):
+		h.render(w, r, http.StatusForbidden, "signin.html", map[string]any{"Title": "Sign in",
+			"Refused": "This sign-in link is unknown, used already or expired. A link signs in once, within minutes: ask for a new one (done-server login). A token is not a sign-in link."})
+		return
+	case err != nil:
+		h.refuse(w, r, err)
+		return
+	}
+	h.setCookie(w, r, sessionCookie, secret, h.sessionTTL)
+	h.logger.InfoContext(r.Context(), "web sign-in", "person", ws.Token.Name, "token_id", ws.Token.ID)
+	next := Prefix + "/"
+	if c, err := r.Cookie(nextCookie); err == nil && strings.HasPrefix(c.Value, ConfirmPath) && !strings.ContainsAny(c.Value, "\\?#") {
+		next = c.Value
+		h.setCookie(w, r, nextCookie, "", 0)
+	}
+	done(w, r, next)
+}
+
+func (h *Handler) signOut(w http.ResponseWriter, r *http.Request, s *session) {
+	if err := h.store.SignOut(r.Context(), s.Token.Actor(), s.ID); err != nil {
+		h.refuse(w, r, err)
+		return
+	}
+	h.setCookie(w, r, sessionCookie, "", 0)
+	h.render(w, r, http.StatusOK, "signin.html", map[string]any{"Title": "Signed out", "SignedOut": true})
+}
+
+// mayChange refuses, for the pages' changes, a person whose token may not
+// make them as a tool call: approving, rejecting, restoring and revoking
+// are destructive, so they need a full token, as over MCP.
+func (h *Handler) mayChange(w http.ResponseWriter, r *http.Request, s *session) bool {
+	if s.Token.Scope < mcpeffect.Full {
+		h.fail(w, r, http.StatusForbidden, "Your token's scope is "+s.Token.Scope.String()+": this needs a full one, as the tool does.")
+		return false
+	}
+	return true
+}
+
+func (h *Handler) home(w http.ResponseWriter, r *http.Request, s *session) {
+	ctx := r.Context()
+	approvals, err := h.store.ListPendingApprovals(ctx, store.Page{Cursor: r.URL.Query().Get("cursor")})
+	if err != nil {
+		h.refuse(w, r, err)
+		return
+	}
+	type row struct {
+		store.Approval
+		TaskTitle string
+	}
+	rows := make([]row, 0, len(approvals.Items))
+	for _, a := range approvals.Items {
+		t, err := h.store.GetTask(ctx, a.TaskID)
+		if err != nil {
+			h.refuse(w, r, err)
+			return
+		}
+		rows = append(rows, row{a, t.Title})
+	}
+	confirmations, err := h.store.PendingConfirmations(ctx, s.Token.Actor())
+	if err != nil {
+		h.refuse(w, r, err)
+		return
+	}
+	h.page(w, r, s, "home.html", map[string]any{"Title": "Waiting for you", "Approvals": rows,
+		"Next": approvals.NextCursor, "Confirmations": confirmations})
+}
+
+// A review is what the page of a request shows the person who decides:
+// the request, its task, its steps, the run it was asked from and what
+// that produced, and the activity since the request.
+type review struct {
+	Approval store.ApprovalDetail
+	Task     store.TaskDetail
+	Activity []store.Activity
+	// MoreActivity says that the activity goes on past what is shown.
+	MoreActivity bool
+}
+
+// maxReviewActivity is the most entries of activity a review shows.
+const maxReviewActivity = 200
+
+func (h *Handler) review(r *http.Request, id string) (review, error) {
+	ctx := r.Context()
+	a, err := h.store.GetApproval(ctx, id)
+	if err != nil {
+		return review{}, err
+	}
+	t, err := h.store.GetTask(ctx, a.TaskID)
+	if err != nil {
+		return review{}, err
+	}
+	rv := review{Approval: a, Task: t, Activity: []store.Activity{}}
+	for p := (store.Page{Limit: store.MaxLimit}); ; {
+		l, err := h.store.TaskActivity(ctx, a.TaskID, p)
+		if err != nil {
+			return review{}, err
+		}
+		for _, e := range l.Items {
+			if e.At >= a.RequestedAt && len(rv.Activity) < maxReviewActivity {
+				rv.Activity = append(rv.Activity, e)
+			} else if e.At >= a.RequestedAt {
+				rv.MoreActivity = true
+			}
+		}
+		if l.NextCursor == "" || rv.MoreActivity {
+			break
+		}
+		p.Cursor = l.NextCursor
+	}
+	return rv, nil
+}
+
+// reviewed returns the mark of what rv shows, signed with the session's
+// key: the decision form carries it, and a decision is taken only if the
+// request still shows the same, to this same session. A request decided
+// by its id alone, one the person never opened, or one that changed
+// since (a step ticked, a run's result, the request itself replaced) is
+// refused.
+func (s *session) reviewed(rv review) string {
+	js, _ := json.Marshal(rv)
+	m := hmac.New(sha256.New, s.reviewKey)
+	m.Write(js)
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+func (h *Handler) approval(w http.ResponseWriter, r *http.Request, s *session) {
+	rv, err := h.review(r, r.PathValue("id"))
+	if err != nil {
+		h.refuse(w, r, err)
+		return
+	}
+	h.page(w, r, s, "approval.html", map[string]any{"Title": "Request", "R": rv, "Reviewed": s.reviewed(rv),
+		"Pending": rv.Approval.Status == "pending"})
+}
+
+func (h *Handler) decide(w http.ResponseWriter, r *http.Request, s *session) {
+	if !h.mayChange(w, r, s) {
+		return
+	}
+	id := r.PathValue("id")
+	rv, err := h.review(r, id)
+	if err != nil {
+		h.refuse(w, r, err)
+		return
+	}
+	if !hmac.Equal([]byte(r.PostForm.Get("reviewed")), []byte(s.reviewed(rv))) {
+		h.fail(w, r, http.StatusConflict, "This is not the request you reviewed: it changed since the page showed it, or was never shown to you. Read it again, then decide.")
+		return
+	}
+	by := s.Token.Actor()
+	switch r.PostForm.Get("decision") {
+	case "approve":
+		_, err = h.store.ApproveTask(r.Context(), by, rv.Approval.TaskID, id, r.PostForm.Get("note"))
+	case "reject":
+		_, err = h.store.RejectTask(r.Context(), by, rv.Approval.TaskID, id, r.PostForm.Get("note"))
+	default:
+		h.fail(w, r, http.StatusBadRequest, "Approve or reject.")
+		return
+	}
+	if err != nil {
+		h.refuse(w, r, err)
+		return
+	}
+	done(w, r, Prefix+"/approvals/"+id)
+}
+
+func (h *Handler) trash(w http.ResponseWriter, r *http.Request, s *session) {
+	l, err := h.store.ListTrash(r.Context(), store.Page{Cursor: r.URL.Query().Get("cursor")})
+	if err != nil {
+		h.refuse(w, r, err)
+		return
+	}
+	h.page(w, r, s, "trash.html", map[string]any{"Title": "Trash", "Items": l.Items, "Next": l.NextCursor})
+}
+
+func (h *Handler) restore(w http.ResponseWriter, r *http.Request, s *session) {
+	if !h.mayChange(w, r, s) {
+		return
+	}
+	if _, err := h.store.RestoreFromTrash(r.Context(), s.Token.Actor(), r.PostForm.Get("item_id")); err != nil {
+		h.refuse(w, r, err)
+		return
+	}
+	done(w, r, Prefix+"/trash")
+}
+
+func (h *Handler) access(w http.ResponseWriter, r *http.Request, s *session) {
+	ctx := r.Context()
+	by := s.Token.Actor()
+	tokens, err := h.store.ListTokens(ctx, by, store.Page{Cursor: r.URL.Query().Get("tokens"), Limit: store.MaxLimit})
+	if err != nil {
+		h.refuse(w, r, err)
+		return
+	}
+	links, err := h.store.ListCalendarLinks(ctx, by, store.Page{Cursor: r.URL.Query().Get("links"), Limit: store.MaxLimit})
+	if err != nil {
+		h.refuse(w, r, err)
+		return
+	}
+	h.page(w, r, s, "access.html", map[string]any{"Title": "Tokens and calendar links", "Tokens": tokens.Items,
+		"NextTokens": tokens.NextCursor, "Links": links.Items, "NextLinks": links.NextCursor, "Self": s.Token.ID})
+}
+
+func (h *Handler) revokeToken(w http.ResponseWriter, r *http.Request, s *session) {
+	if !h.mayChange(w, r, s) {
+		return
+	}
+	if _, err := h.store.RevokeToken(r.Context(), s.Token.Actor(), r.PostForm.Get("token_id")); err != nil {
+		h.refuse(w, r, err)
+		return
+	}
+	done(w, r, Prefix+"/access")
+}
+
+func (h *Handler) revokeLink(w http.ResponseWriter, r *http.Request, s *session) {
+	if !h.mayChange(w, r, s) {
+		return
+	}
+	if _, err := h.store.RevokeCalendarLink(r.Context(), s.Token.Actor(), r.PostForm.Get("link_id")); err != nil {
+		h.refuse(w, r, err)
+		return
+	}
+	done(w, r, Prefix+"/access")
+}
+
+// confirmation shows one call waiting for the person's answer, only to
+// the person it waits for.
+func (h *Handler) confirmation(w http.ResponseWriter, r *http.Request, s *session) {
+	c, err := h.store.GetConfirmation(r.Context(), r.PathValue("id"))
+	if err != nil {
+		h.refuse(w, r, err)
+		return
+	}
+	if c.Person != "" && c.Person != s.Token.Name {
+		h.fail(w, r, http.StatusForbidden, "This call waits for another person's answer.")
+		return
+	}
+	var args any
+	if json.Unmarshal([]byte(c.Arguments), &args) == nil {
+		if js, err := json.MarshalIndent(args, "", "  "); err == nil {
+			c.Arguments = string(js)
+		}
+	}
+	h.page(w, r, s, "confirm.html", map[string]any{"Title": "Confirm a call", "C": c,
+		"Open": c.Answer == "" && c.UsedAt == "" && !c.Expired(h.now()), "Deadline": deadline(c.ExpiresAt)})
+}
+
+func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session) {
+	var accept bool
+	switch r.PostForm.Get("answer") {
+	case "confirm":
+		accept = true
+	case "decline":
+	default:
+		h.fail(w, r, http.StatusBadRequest, "Confirm or decline.")
+		return
+	}
+	id := r.PathValue("id")
+	if _, err := h.store.AnswerConfirmation(r.Context(), s.Token.Actor(), id, accept); err != nil {
+		h.refuse(w, r, err)
+		return
+	}
+	done(w, r, ConfirmPath+id)
+}
+
+// deadline writes the stored time at as people read it, in UTC.
+func deadline(at string) string {
+	t, err := time.Parse("2006-01-02T15:04:05.000Z", at)
+	if err != nil {
+		return at
+	}
+	return t.Format("15:04:05 UTC, 2 Jan 2006")
+}
