@@ -39,6 +39,7 @@ func (d *done) confirmOptions(confirm func(mcpeffect.Effect) bool) *mcpeffect.Co
 	return &mcpeffect.ConfirmOptions{
 		For:     func(_ string, e mcpeffect.Effect) bool { return confirm(e) },
 		Message: d.question,
+		Key:     d.confirmKey,
 	}
 }
 

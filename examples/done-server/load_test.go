@@ -553,7 +553,7 @@ func ceilingHandler(d *done, lim httpLimits) http.Handler {
 		return &auth.TokenInfo{UserID: secret}, nil
 	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})
 	mux := http.NewServeMux()
-	mux.Handle(mcpPath, streamDeadlines(lim.write, bearer(newSessionLimiter(server, lim).wrap(d.streamableHandler(server, lim.sessionIdle)))))
+	mux.Handle(mcpPath, streamDeadlines(lim.write, bearer(d.streamableHandler(server, lim))))
 	return recoverHTTP(d.logger, mux)
 }
 

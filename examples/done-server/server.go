@@ -86,6 +86,16 @@ type config struct {
 	// the benchmarks set it, since they measure Done, not the limit.
 	writeRate  rate.Limit
 	writeBurst int
+	// confirmKey signs the request states with which a client of the
+	// 2026-07-28 protocol carries a person's answer (see
+	// [mcpeffect.ConfirmOptions] Key): replicas that serve one store
+	// need the same key, so that any of them verifies what another
+	// asked. Empty, each process makes its own.
+	confirmKey []byte
+	// stateless serves every HTTP request without a session, older
+	// clients' too (see [done.streamableHandler]): for replicas on a
+	// shared store, where the next request may reach another replica.
+	stateless bool
 }
 
 // A done is one Done server: its store, its log, and what its tools and
@@ -107,6 +117,9 @@ type done struct {
 	validateOutputs bool
 	// confirm is config.confirm.
 	confirm func(mcpeffect.Effect) bool
+	// stateless and confirmKey are config's.
+	stateless  bool
+	confirmKey []byte
 	// writes bounds the rate of each token's writes, over every server
 	// of d.
 	writes *writeLimiter
@@ -115,7 +128,7 @@ type done struct {
 // newDone returns the Done server of st, which logs to logger.
 func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 	d := &done{
-		store: st, logger: logger, baseURL: cfg.baseURL, confirm: cfg.confirm,
+		store: st, logger: logger, baseURL: cfg.baseURL, confirm: cfg.confirm, stateless: cfg.stateless, confirmKey: cfg.confirmKey,
 		slots:           make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 		validateOutputs: testing.Testing(),
 		writes:          newWriteLimiter(logger, cfg.writeRate, cfg.writeBurst),
@@ -321,7 +334,7 @@ func (d *done) handlerWith(server *mcp.Server, lim httpLimits, challenge func(ht
 		ResourceName:           "Done",
 	}))
 	mux.Handle("GET "+feedPath+"{file}", d.feedHandler())
-	h := newSessionLimiter(server, lim).wrap(d.streamableHandler(server, lim.sessionIdle))
+	h := d.streamableHandler(server, lim)
 	if challenge != nil {
 		h = challenge(h)
 	}
@@ -381,16 +394,63 @@ func (w *statusWriter) Write(p []byte) (int, error) {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// streamableHandler serves server over Streamable HTTP, closing a session
-// idle for sessionIdle (see [httpLimits]).
-func (d *done) streamableHandler(server *mcp.Server, sessionIdle time.Duration) http.Handler {
-	// The SDK's protection against DNS rebinding (a request to a loopback
-	// address whose Host is another name is refused) is on by default, and
-	// stays on.
+// streamableHandler serves server over Streamable HTTP.
+//
+// The 2026-07-28 protocol has no sessions: each request stands alone, and
+// names its protocol version in the Mcp-Protocol-Version header, which
+// go-sdk requires of it. Such a request goes to a stateless handler, since
+// go-sdk's stateful one refuses it (-32022, protocol version not
+// supported). Older clients open a session with initialize; a stateful
+// handler keeps theirs, bounded by a [sessionLimiter] and closed when idle
+// for lim.sessionIdle, so that the server can send them requests of its
+// own (the elicitation that asks a person to confirm a call).
+//
+// With d.stateless (replicas on a shared store, behind a load balancer
+// that may send each request to another), every request is served
+// statelessly, older clients' too: no replica holds a session that
+// another would need. An older client then cannot be sent a request: a
+// call that needs a person's confirmation is refused with an error that
+// says so (see confirm.go), and everything else works as it does with a
+// session.
+//
+// The SDK's protection against DNS rebinding (a request to a loopback
+// address whose Host is another name is refused) is on by default in
+// both handlers, and stays on.
+func (d *done) streamableHandler(server *mcp.Server, lim httpLimits) http.Handler {
+	stateless := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
+		Logger:    d.logger,
+		Stateless: true,
+	})
+	if d.stateless {
+		return stateless
+	}
+	stateful := newSessionLimiter(server, lim).wrap(d.sessionHandler(server, lim.sessionIdle))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if sessionless(r) {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
+	})
+}
+
+// sessionHandler serves server over Streamable HTTP with sessions, closing
+// a session idle for sessionIdle.
+func (d *done) sessionHandler(server *mcp.Server, sessionIdle time.Duration) http.Handler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Logger:         d.logger,
 		SessionTimeout: sessionIdle,
 	})
+}
+
+// firstSessionlessProtocol is the first MCP protocol version without
+// sessions. Versions are dates, which compare as strings.
+const firstSessionlessProtocol = "2026-07-28"
+
+// sessionless reports whether r is a request of a protocol without
+// sessions, by the version its Mcp-Protocol-Version header names.
+func sessionless(r *http.Request) bool {
+	return r.Header.Get("Mcp-Protocol-Version") >= firstSessionlessProtocol
 }
 
 // bearer returns the HTTP middleware that lets through only requests with
