@@ -1,8 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -175,4 +179,85 @@ func TestConfirmAcrossReplicas(t *testing.T) {
 			t.Errorf("questions %q, want none: nothing can be sent to the client", q)
 		}
 	})
+}
+
+// TestTypeScriptClientOnReplicas runs the TypeScript SDK's client, as
+// hosts built on it do, against stateless replicas behind a balancer
+// without affinity: it speaks a protocol before 2026-07-28, and every
+// request reaches the other replica. Its calls run; the one that needs a
+// person's confirmation is refused, since a stateless server cannot ask
+// that client, with the code and message that say so; nothing is lost.
+func TestTypeScriptClientOnReplicas(t *testing.T) {
+	node, dir := typeScriptClient(t)
+	e := newEnv(t)
+	secret := e.mint("alice", store.Human, mcpeffect.Full)
+	replica := func() http.Handler {
+		d := newDone(e.store, e.logger, config{confirm: confirmModes["destructive"], stateless: true, confirmKey: []byte(strings.Repeat("k", 32))})
+		server, registry := d.newServer()
+		return d.httpHandler(server, registry)
+	}
+	rr := newRoundRobin(replica(), replica())
+	srv := httptest.NewServer(rr)
+	defer srv.Close()
+	task := must[store.Task](t, e.connect(secret), "create_task", args{"title": "ship v2"})
+
+	config, _ := json.Marshal(map[string]any{
+		"url": srv.URL + mcpPath, "token": secret, "elicit": "accept",
+		"ops": []map[string]any{
+			{"op": "call", "name": "get_task", "arguments": args{"task_id": task.ID}},
+			{"op": "call", "name": "comment_on_task", "arguments": args{"task_id": task.ID, "body": "from TypeScript"}},
+			{"op": "call", "name": "delete_task", "arguments": args{"task_id": task.ID}},
+		},
+	})
+	out, err := exec.Command(node, filepath.Join(dir, "client.mjs"), string(config)).Output()
+	if err != nil {
+		t.Fatalf("node client: %v", err)
+	}
+	var reports []struct {
+		Op, Outcome, Message, Text string
+		Code                       any
+		Asked                      []string
+	}
+	if err := json.Unmarshal(out, &reports); err != nil || len(reports) != 3 {
+		t.Fatalf("node client printed %s: %v", out, err)
+	}
+	if r := reports[0]; r.Outcome != "result" || !strings.Contains(r.Text, "ship v2") {
+		t.Errorf("get_task: %+v", r)
+	}
+	if r := reports[1]; r.Outcome != "result" {
+		t.Errorf("comment_on_task: %+v", r)
+	}
+	if r := reports[2]; r.Outcome != "error" || r.Code != float64(mcpeffect.CodeNotConfirmed) || len(r.Asked) != 0 {
+		t.Errorf("delete_task: %+v, want an error of code %d, asked nothing", r, mcpeffect.CodeNotConfirmed)
+	}
+	if got := must[store.TaskDetail](t, e.connect(secret), "get_task", args{"task_id": task.ID}); got.Status != store.StatusOpen {
+		t.Errorf("the task is %s, want it open", got.Status)
+	}
+	if rr.served[0].Load() == 0 || rr.served[1].Load() == 0 {
+		t.Errorf("requests per replica: %d and %d, want both", rr.served[0].Load(), rr.served[1].Load())
+	}
+}
+
+// typeScriptClient returns node and the folder of the TypeScript SDK's
+// client that the tests run (the root module's testdata/tsclient), or
+// skips the test where node or the client's packages are missing; under
+// MCPEFFECT_REQUIRE_NODE, as in CI, which installs them, it fails.
+func typeScriptClient(t *testing.T) (node, dir string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs node")
+	}
+	skip := t.Skip
+	if os.Getenv("MCPEFFECT_REQUIRE_NODE") != "" {
+		skip = t.Fatal
+	}
+	dir = filepath.Join("..", "..", "testdata", "tsclient")
+	node, err := exec.LookPath("node")
+	if err != nil {
+		skip("node is not installed: this test needs it")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
+		skip("run `npm ci` in testdata/tsclient first")
+	}
+	return node, dir
 }
