@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
-	"testing"
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
@@ -112,9 +111,6 @@ type done struct {
 	// slots admits the tool calls that run at once (see [done.admit]); nil
 	// admits them all.
 	slots chan struct{}
-	// validateOutputs checks every result against its tool's output
-	// schema (see addTool): on under go test, off when serving.
-	validateOutputs bool
 	// confirm is config.confirm.
 	confirm func(mcpeffect.Effect) bool
 	// stateless and confirmKey are config's.
@@ -129,9 +125,8 @@ type done struct {
 func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 	d := &done{
 		store: st, logger: logger, baseURL: cfg.baseURL, confirm: cfg.confirm, stateless: cfg.stateless, confirmKey: cfg.confirmKey,
-		slots:           make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
-		validateOutputs: testing.Testing(),
-		writes:          newWriteLimiter(logger, cfg.writeRate, cfg.writeBurst),
+		slots:  make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+		writes: newWriteLimiter(logger, cfg.writeRate, cfg.writeBurst),
 	}
 	for _, c := range cfg.connectors {
 		d.sources = append(d.sources, &source{Connector: c})
