@@ -235,13 +235,14 @@ func (d *done) recoverPanics(next mcp.MethodHandler) mcp.MethodHandler {
 // logTokenKey is the key of the caller's token in a context, for logs.
 type logTokenKey struct{}
 
-// logDenial logs a refused tool call, with the tool, the scope it
-// requires and the one the caller has, and the caller's token when ctx
-// holds it: from [noteToken] or [done.serveStdio] in the MCP server, from
-// the bearer token's [auth.TokenInfo] in the HTTP challenge, which refuses
-// calls before they reach the server.
+// logDenial logs a refused call whole, as the [mcpeffect.DeniedError]
+// logs itself (what was refused, the scope it needs and the one the
+// caller has), with the caller's token when ctx holds it: from
+// [noteToken] or [done.serveStdio] in the MCP server, from the bearer
+// token's [auth.TokenInfo] in the HTTP challenge, which refuses calls
+// before they reach the server.
 func (d *done) logDenial(ctx context.Context, denied *mcpeffect.DeniedError) {
-	attrs := []any{"tool", denied.Tool, "granted", denied.Granted, "required", denied.Required}
+	attrs := []any{"denied", denied}
 	k, ok := ctx.Value(logTokenKey{}).(store.Token)
 	if !ok {
 		k, ok = tokenFromInfo(auth.TokenInfoFromContext(ctx))
