@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	done-server [serve] [-data DIR] [-http ADDR] [-scope SCOPE] [-confirm WHAT]
+//	done-server [serve] [-data DIR] [-http ADDR] [-scope SCOPE] [-confirm WHAT] [-hide-denied]
 //	done-server token create [-data DIR] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]
 //	done-server token list [-data DIR]
 //	done-server token revoke [-data DIR] ID
@@ -108,7 +108,7 @@ func (c *cli) usage() {
 	fmt.Fprintf(c.stderr, `Done serves tasks for people and their agents over MCP.
 
 Usage:
-  %[1]s [serve] [-data DIR] [-http ADDR] [-scope SCOPE] [-confirm WHAT]
+  %[1]s [serve] [-data DIR] [-http ADDR] [-scope SCOPE] [-confirm WHAT] [-hide-denied]
       serve MCP: by default over stdin and stdout, to one MCP host that
       starts this program (it is not typed into); with -http, over
       Streamable HTTP at http://ADDR/mcp, each request with a bearer token
@@ -125,10 +125,15 @@ through the MCP host (elicitation), before each such call, whatever the
 host does; a host that cannot ask has those calls refused.
 
 Environment:
-  DONE_TOKEN  over stdio, the secret of the token to serve. Without it,
-              Done serves the owner of the data directory: a person with
-              full scope, who may approve close requests. Give an AI host
-              an agent token instead.
+  DONE_TOKEN        over stdio, the secret of the token to serve. Without
+                    it, Done serves the owner of the data directory: a
+                    person with full scope, who may approve close requests.
+                    Give an AI host an agent token instead.
+  DONE_CONFIRM_KEY  at least 32 random bytes that sign the confirmations
+                    of -confirm on the 2026-07-28 protocol: the same on
+                    every replica of a shared store, so that any of them
+                    verifies what another asked. Unset, each process makes
+                    its own.
 
 %[1]s COMMAND -h shows the flags of a command.
 `, c.prog)
@@ -158,6 +163,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on this `address` (such as 127.0.0.1:8080) instead of stdio")
 	scopeCap := fs.String("scope", "full", "over stdio, the most the connection may do, whatever its token allows: read-only, non-destructive or full")
 	confirmMode := fs.String("confirm", "off", "ask the person, through the MCP client, before these calls run, whatever the host does: off, destructive or writes (a client that cannot ask has them refused)")
+	hideDenied := fs.Bool("hide-denied", false, "list to each caller only the tools, resources and prompts its token's scope allows (by default all are listed, so that a host can see what a wider scope would allow and ask for it)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -189,7 +195,11 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	d := newDone(st, logger, config{connectors: []connector.Connector{folder}, confirm: confirm})
+	key, err := confirmKey(getenv)
+	if err != nil {
+		return err
+	}
+	d := newDone(st, logger, config{connectors: []connector.Connector{folder}, confirm: confirm, confirmKey: key, hideDenied: *hideDenied})
 
 	data := shellQuote(*dataDir)
 	if *httpAddr != "" {
@@ -255,6 +265,20 @@ To serve over HTTP, where every request needs a token (sent as "Authorization: B
 	}
 	c.waiting()
 	return d.serveStdio(ctx, k, stdioCredential{owner: true}, maxScope)
+}
+
+// confirmKey returns the key of DONE_CONFIRM_KEY, which signs the request
+// states of confirmations (see [config] confirmKey), or nil when it is
+// unset: each process then makes its own.
+func confirmKey(getenv func(string) string) ([]byte, error) {
+	key := getenv("DONE_CONFIRM_KEY")
+	switch {
+	case key == "":
+		return nil, nil
+	case len(key) < 32:
+		return nil, fmt.Errorf("DONE_CONFIRM_KEY has %d bytes; it needs at least 32 random ones (such as the output of: openssl rand -base64 32)", len(key))
+	}
+	return []byte(key), nil
 }
 
 // waiting says, on every start over stdio, what the process waits for:

@@ -91,6 +91,11 @@ type config struct {
 	// need the same key, so that any of them verifies what another
 	// asked. Empty, each process makes its own.
 	confirmKey []byte
+	// hideDenied lists to each caller only the tools, resources and
+	// prompts its scope allows (serve -hide-denied). Off, the default,
+	// everything is listed, so that a host can see what a wider scope
+	// would allow and ask for it.
+	hideDenied bool
 	// stateless serves every HTTP request without a session, older
 	// clients' too (see [done.streamableHandler]): for replicas on a
 	// shared store, where the next request may reach another replica.
@@ -113,9 +118,10 @@ type done struct {
 	slots chan struct{}
 	// confirm is config.confirm.
 	confirm func(mcpeffect.Effect) bool
-	// stateless and confirmKey are config's.
+	// stateless, confirmKey and hideDenied are config's.
 	stateless  bool
 	confirmKey []byte
+	hideDenied bool
 	// writes bounds the rate of each token's writes, over every server
 	// of d.
 	writes *writeLimiter
@@ -124,7 +130,7 @@ type done struct {
 // newDone returns the Done server of st, which logs to logger.
 func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 	d := &done{
-		store: st, logger: logger, baseURL: cfg.baseURL, confirm: cfg.confirm, stateless: cfg.stateless, confirmKey: cfg.confirmKey,
+		store: st, logger: logger, baseURL: cfg.baseURL, confirm: cfg.confirm, stateless: cfg.stateless, confirmKey: cfg.confirmKey, hideDenied: cfg.hideDenied,
 		slots:  make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 		writes: newWriteLimiter(logger, cfg.writeRate, cfg.writeBurst),
 	}
@@ -150,6 +156,7 @@ func (d *done) newServer() (*mcp.Server, *mcpeffect.Registry) {
 		ScopeNames: scopeNames,
 		OnDenied:   d.logDenial,
 		Confirm:    d.confirmOptions(d.confirm),
+		HideDenied: d.hideDenied,
 	}))...)
 	return server, registry
 }
@@ -279,6 +286,7 @@ func (d *done) newToolServer() (*mcp.Server, *mcpeffect.Registry) {
 	})
 	registry := mcpeffect.NewRegistry()
 	d.addTools(server, registry)
+	d.addResources(server, registry)
 	return server, registry
 }
 
