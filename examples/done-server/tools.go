@@ -65,6 +65,7 @@ func addTool[In, Out any](t toolbox, name, title, description string, e mcpeffec
 				var zero Out
 				return nil, zero, err
 			}
+			emptyNils(reflect.ValueOf(&out).Elem())
 			return nil, out, nil
 		})
 }
@@ -83,7 +84,8 @@ func (d *done) check(ctx context.Context, err error) error {
 }
 
 // schemaFor infers the JSON Schema of T as go-sdk would, except that the
-// store's enumerated types list the values they allow. Hosts then show the
+// store's enumerated types list the values they allow, and that a slice
+// is an "array", never null (see nonNullable). Hosts then show the
 // allowed values, and go-sdk refuses any other before a handler runs.
 //
 // A schema depends on its type alone: it is made once, and every server
@@ -99,6 +101,7 @@ func schemaFor[T any]() *jsonschema.Schema {
 	if err != nil {
 		panic(err) // a bug in the types of this package
 	}
+	nonNullable(t, s)
 	s2, _ := schemas.LoadOrStore(t, s)
 	return s2.(*jsonschema.Schema)
 }
