@@ -121,6 +121,12 @@ func (r *Registry) table() map[string]entry {
 	return nil
 }
 
+// lookup returns the entry of the tool called name, or the zero entry,
+// which no scope may call, for a name the registry does not know.
+func (r *Registry) lookup(name string) entry {
+	return r.table()[name]
+}
+
 // Add classifies the tool called name with effect e. Once Add has
 // returned, every lookup sees the tool.
 //
