@@ -230,7 +230,7 @@ func (e *Enforcer) visible(op Operation, s Scope) bool {
 // oc nil, a scope that may make some of the tool's calls is let through,
 // for the wrapper to decide from the arguments as the handler receives
 // them.
-func (e *Enforcer) toolDenial(ent entry, name string, s Scope, sourced bool, oc *callOutcome) *DeniedError {
+func (e *Enforcer) toolDenial(ent *entry, name string, s Scope, sourced bool, oc *callOutcome) *DeniedError {
 	switch {
 	case ent.rule == nil && ent.callers&(1<<s) != 0:
 		return nil

@@ -306,7 +306,7 @@ func (r *Registry) classify(t *mcp.Tool, e Effect, tr *toolRule) *mcp.Tool {
 			panic(err)
 		}
 	} else if err := r.Add(t.Name, e); err != nil {
-		if ent := r.table()[t.Name]; ent.rule != nil || ent.effect != e {
+		if ent := r.lookup(t.Name); ent.rule != nil || ent.effect != e {
 			panic(err)
 		}
 	}
