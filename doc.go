@@ -81,7 +81,7 @@
 // it lacks. The middleware and the challenge come from one [Enforcer],
 // configured once, whose [Enforcer.Decide] is the one decision every way
 // in makes, a server built on another SDK included. Package mcpeffecttest proves in a server's own tests that what
-// it advertises and what it enforces agree, and [Registry.Manifest] lists
+// it advertises and what it enforces agree, and [github.com/mcpeffect/mcpeffect/manifest.Of] lists
 // every tool with its effect for a README or a review.
 //
 // # Effects that depend on the arguments
@@ -104,7 +104,7 @@
 // publishes each outcome in its _meta, under [OutcomesMetaKey], from the
 // rule it enforces, for audits and people to read. Hosts may ask for the
 // hints of one call before making it with the experimental
-// tool-resolution extension, which [ServeToolResolution] serves.
+// tool-resolution extension, which [github.com/mcpeffect/mcpeffect/resolution.Serve] serves.
 //
 // # Confirmation the server insists on
 //

@@ -43,33 +43,45 @@ import (
 // keep doing so: nothing but the server's own enforcement stands behind
 // the claim. (A host that wants the hints of one call before making it
 // can ask a server that serves it with the tool-resolution extension; see
-// [ServeToolResolution].)
+// [github.com/mcpeffect/mcpeffect/resolution.Serve].)
 const OutcomesMetaKey = "io.github.mcpeffect/outcomes"
+
+// A publishedOutcome is one outcome as a tool publishes it under
+// [OutcomesMetaKey]: its value in the common form, its effect in text
+// form and its [Hints].
+type publishedOutcome struct {
+	Value  *string `json:"value,omitempty"`
+	Effect string  `json:"effect"`
+	Hints
+}
 
 // publishedOutcomes returns the value of [OutcomesMetaKey] for rule, as
 // the JSON types that a listing decodes into, so that code reading a
 // tool's _meta in the same process sees what a client would.
 func publishedOutcomes(rule *EffectRule) map[string]any {
-	outcomes := make([]any, 0, len(rule.outcomes))
+	var v struct {
+		Argument string             `json:"argument,omitempty"`
+		Outcomes []publishedOutcome `json:"outcomes"`
+	}
+	v.Argument = rule.arg
+	v.Outcomes = make([]publishedOutcome, 0, len(rule.outcomes))
 	for _, o := range rule.outcomes {
-		a := o.Effect.Annotations()
-		m := map[string]any{
-			"effect":          o.Effect.String(),
-			"readOnlyHint":    a.ReadOnlyHint,
-			"destructiveHint": *a.DestructiveHint,
-			"idempotentHint":  a.IdempotentHint,
-			"openWorldHint":   *a.OpenWorldHint,
-		}
+		p := publishedOutcome{Effect: o.Effect.String(), Hints: o.Effect.Hints()}
 		if rule.arg != "" {
-			m["value"] = o.Value
+			p.Value = &o.Value
 		}
-		outcomes = append(outcomes, m)
+		v.Outcomes = append(v.Outcomes, p)
 	}
-	v := map[string]any{"outcomes": outcomes}
-	if rule.arg != "" {
-		v["argument"] = rule.arg
+	data, err := json.Marshal(v)
+	var decoded map[string]any
+	if err == nil {
+		err = json.Unmarshal(data, &decoded)
 	}
-	return v
+	if err != nil {
+		// Strings and booleans only.
+		panic(err)
+	}
+	return decoded
 }
 
 // withPublishedOutcomes returns the _meta of t as added to the registry,

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/resolution"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -41,16 +42,16 @@ func TestRulePublishesOutcomes(t *testing.T) {
 			`{"value":"","effect":"read",` + hints(mcpeffect.Read) + `},` +
 			`{"value":"delete","effect":"write|destructive",` + hints(mcpeffect.Destructive) + `}]}`,
 	}
-	for _, resolution := range []bool{false, true} {
-		t.Run(fmt.Sprintf("resolution=%t", resolution), func(t *testing.T) {
+	for _, resolves := range []bool{false, true} {
+		t.Run(fmt.Sprintf("resolution=%t", resolves), func(t *testing.T) {
 			s, r, _ := newRuleServer(t, nil)
 			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "plain"}, mcpeffect.Read, resourceHandler)
 			mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "empty"},
 				mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{"": mcpeffect.Read, "delete": mcpeffect.Destructive}), resourceHandler)
 			ctx := context.Background()
 			var cs *mcp.ClientSession
-			if resolution {
-				if err := mcpeffect.ServeToolResolution(s, r); err != nil {
+			if resolves {
+				if err := resolution.Serve(s, r); err != nil {
 					t.Fatal(err)
 				}
 				cs = connectResolving(t, ctx, s, resolvingClient(true, nil), "")
@@ -83,7 +84,7 @@ func TestRulePublishesOutcomes(t *testing.T) {
 				if !jsonEqual(t, got, []byte(w)) {
 					t.Errorf("%s publishes\n%s\nwant\n%s", tool.Name, got, w)
 				}
-				if resolution && tool.Name == "resources" && !mcpeffect.MarkedResolvable(tool) {
+				if resolves && tool.Name == "resources" && !resolution.Marked(tool) {
 					t.Errorf("%s lost the resolution marker: %v", tool.Name, tool.Meta)
 				}
 			}

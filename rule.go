@@ -182,23 +182,9 @@ func worstOf(effects []Effect) Effect {
 }
 
 // within reports whether a call of effect e respects the bound that a
-// tool of worst case w advertises: what hosts were told to assume is never
-// less careful than what the call does. It is the conservative bound of
-// the tool-resolution extension.
+// tool of worst case w advertises (see [Hints.Within]).
 func within(e, w Effect) bool {
-	switch {
-	case !e.Valid() || !w.Valid():
-		return false
-	case w&Read != 0 && e&Read == 0:
-		return false
-	case w&destructiveBit == 0 && e&destructiveBit != 0:
-		return false
-	case w&idempotentBit != 0 && e&Read == 0 && e&idempotentBit == 0:
-		return false
-	case w&OpenWorld == 0 && e&OpenWorld != 0:
-		return false
-	}
-	return true
+	return e.Valid() && w.Valid() && e.Hints().Within(w.Hints())
 }
 
 // Argument returns the name of the argument that selects the outcome, in
@@ -251,7 +237,7 @@ func (r *EffectRule) String() string {
 //
 // A server does not need EffectOf: the wrapper of [AddToolWithRule]
 // computes each call's effect from what the handler receives. The HTTP
-// challenge ([Registry.Challenge]), tool resolution ([ServeToolResolution])
+// challenge ([Enforcer.Challenge]), tool resolution ([github.com/mcpeffect/mcpeffect/resolution.Serve])
 // and package mcpeffecttest use it where they only have the raw
 // arguments; the first two only for a tool whose handler receives the
 // argument as a plain string (not a type with its own JSON decoding, nor

@@ -285,7 +285,7 @@ func (r *Registry) classify(t *mcp.Tool, e Effect, tr *toolRule) *mcp.Tool {
 	if err := validateEntry(t.Name, e); err != nil {
 		panic(err)
 	}
-	want := e.Annotations()
+	want := e.Hints()
 	var title string
 	if t.Annotations != nil {
 		if err := conflict(t.Annotations, want); err != nil {
@@ -311,24 +311,8 @@ func (r *Registry) classify(t *mcp.Tool, e Effect, tr *toolRule) *mcp.Tool {
 		}
 	}
 	tt := *t
-	want.Title = title
-	tt.Annotations = want
+	tt.Annotations = want.Annotations()
+	tt.Annotations.Title = title
 	tt.Meta = meta
 	return &tt
-}
-
-// conflict returns an error naming the first hint that a tool's own
-// annotations set and that differs from what its effect derives.
-func conflict(got, want *mcp.ToolAnnotations) error {
-	switch {
-	case got.ReadOnlyHint && !want.ReadOnlyHint:
-		return fmt.Errorf("its annotations say readOnlyHint: true")
-	case got.IdempotentHint && !want.IdempotentHint:
-		return fmt.Errorf("its annotations say idempotentHint: true")
-	case got.DestructiveHint != nil && *got.DestructiveHint != *want.DestructiveHint:
-		return fmt.Errorf("its annotations say destructiveHint: %t", *got.DestructiveHint)
-	case got.OpenWorldHint != nil && *got.OpenWorldHint != *want.OpenWorldHint:
-		return fmt.Errorf("its annotations say openWorldHint: %t", *got.OpenWorldHint)
-	}
-	return nil
 }

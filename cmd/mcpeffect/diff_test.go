@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+	"github.com/mcpeffect/mcpeffect/manifest"
 )
 
 // writeFile writes data to a file named name in a temporary directory,
@@ -56,7 +57,7 @@ func cleanManifest(t *testing.T) []byte {
 	t.Helper()
 	_, r := cleanServerRegistry(0)
 	var b bytes.Buffer
-	if err := r.Manifest(mcpeffect.ScopeNames{}).WriteJSON(&b); err != nil {
+	if err := manifest.Of(r, mcpeffect.ScopeNames{}).WriteJSON(&b); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -280,11 +281,11 @@ func TestDiffOutcomesCommand(t *testing.T) {
 		return s, r
 	}
 	_, old := server(map[string]mcpeffect.Effect{"get": mcpeffect.Read, "delete": mcpeffect.Destructive})
-	var manifest bytes.Buffer
-	if err := old.Manifest(mcpeffect.ScopeNames{}).WriteJSON(&manifest); err != nil {
+	var saved bytes.Buffer
+	if err := manifest.Of(old, mcpeffect.ScopeNames{}).WriteJSON(&saved); err != nil {
 		t.Fatal(err)
 	}
-	oldFile := writeFile(t, "manifest.json", manifest.Bytes())
+	oldFile := writeFile(t, "manifest.json", saved.Bytes())
 	for _, tc := range []struct {
 		name    string
 		effects map[string]mcpeffect.Effect

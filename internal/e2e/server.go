@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/resolution"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -135,7 +136,7 @@ func NewServer() *Server {
 		},
 	})
 	s.AddReceivingMiddleware(s.Enforcer.Middleware())
-	if err := mcpeffect.ServeToolResolution(s.Server, r); err != nil {
+	if err := resolution.Serve(s.Server, r); err != nil {
 		panic(err)
 	}
 	return s

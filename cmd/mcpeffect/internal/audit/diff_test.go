@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/manifest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -209,11 +210,11 @@ func TestReadSnapshot(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var manifest bytes.Buffer
-	if err := reg.Manifest(mcpeffect.ScopeNames{}).WriteJSON(&manifest); err != nil {
+	var saved bytes.Buffer
+	if err := manifest.Of(reg, mcpeffect.ScopeNames{}).WriteJSON(&saved); err != nil {
 		t.Fatal(err)
 	}
-	m, err := ReadSnapshot(manifest.Bytes(), "manifest.json")
+	m, err := ReadSnapshot(saved.Bytes(), "manifest.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -449,11 +450,11 @@ func TestReadSnapshotOutcomes(t *testing.T) {
 		})
 	s.AddReceivingMiddleware(reg.Middleware(nil))
 
-	var manifest bytes.Buffer
-	if err := reg.Manifest(mcpeffect.ScopeNames{}).WriteJSON(&manifest); err != nil {
+	var saved bytes.Buffer
+	if err := manifest.Of(reg, mcpeffect.ScopeNames{}).WriteJSON(&saved); err != nil {
 		t.Fatal(err)
 	}
-	m, err := ReadSnapshot(manifest.Bytes(), "manifest.json")
+	m, err := ReadSnapshot(saved.Bytes(), "manifest.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/host"
+	"github.com/mcpeffect/mcpeffect/resolution"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -234,7 +235,7 @@ func TestAuditOurOwnServer(t *testing.T) {
 		})
 	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "get_note"}, mcpeffect.Read, noop)
 	s.AddReceivingMiddleware(r.Middleware(nil))
-	if err := mcpeffect.ServeToolResolution(s, r); err != nil {
+	if err := resolution.Serve(s, r); err != nil {
 		t.Fatal(err)
 	}
 
@@ -252,7 +253,7 @@ func TestAuditOurOwnServer(t *testing.T) {
 	// The audit declares the extension, to see the marker, and keeps
 	// go-sdk's default roots, by which some servers choose their tools.
 	caps := mustJSON(t, ss.InitializeParams().Capabilities)
-	if !strings.Contains(caps, `"roots":{"listChanged":true}`) || !strings.Contains(caps, `"extensions":{"`+mcpeffect.ToolResolutionExtension+`":{}}`) {
+	if !strings.Contains(caps, `"roots":{"listChanged":true}`) || !strings.Contains(caps, `"extensions":{"`+resolution.Extension+`":{}}`) {
 		t.Errorf("the audit's capabilities: %s", caps)
 	}
 	report, err := Review(server, tools, nil)
