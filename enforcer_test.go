@@ -224,7 +224,7 @@ func TestDecideOutcomes(t *testing.T) {
 	ctx := context.Background()
 	full := mcpeffect.Caller{Scope: mcpeffect.Full, Scoped: true}
 	call := func(name string) mcpeffect.Operation {
-		return mcpeffect.Operation{Method: mcpeffect.MethodCallTool, Name: name, Arguments: json.RawMessage(`{}`)}
+		return mcpeffect.Operation{Method: "tools/call", Name: name, Arguments: json.RawMessage(`{}`)}
 	}
 	if d := e.Decide(ctx, call("delete_task"), full); !d.Allowed() || !d.Confirm || d.Effect != mcpeffect.Destructive {
 		t.Errorf("full caller, destructive tool: %+v, want allowed once confirmed", d)

@@ -262,7 +262,7 @@ func (info *callInfo) admit(ctx context.Context, req *mcp.CallToolRequest, t *mc
 			}
 		}
 	}
-	if c != nil && c.opts.For(t.Name, e) {
+	if c != nil && c.opts.Ask(t.Name, e) {
 		return c.confirm(ctx, info, req, t, e)
 	}
 	return nil, nil
