@@ -29,8 +29,8 @@ import (
 // caller may do at all is the scope's to decide, which this package
 // enforces whatever the client says.
 //
-// It applies to the tools added with [AddTool], [AddToolHandler],
-// [AddToolWithRule] and [AddToolHandlerWithRule], whose wrappers ask.
+// It applies to the tools added with [AddTool] and [AddToolHandler],
+// whose wrappers ask.
 //
 // On the protocol versions before 2026-07-28, the wrapper sends the
 // client an elicitation request (a form with no fields: the message and

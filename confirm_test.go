@@ -70,7 +70,7 @@ func newConfirmServer(t testing.TB, opts *mcpeffect.ConfirmOptions) (*mcp.Server
 	t.Helper()
 	sn := &seen{args: map[string][]string{}}
 	s, r, c := newTestServer(t, &mcpeffect.MiddlewareOptions{Confirm: opts})
-	mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "resources"}, mcpeffect.EffectByArgument("action", resourceEffects),
+	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "resources"}, mcpeffect.EffectByArgument("action", resourceEffects),
 		func(_ context.Context, _ *mcp.CallToolRequest, in resourceArgs) (*mcp.CallToolResult, any, error) {
 			sn.add("resources", in.Action)
 			return &mcp.CallToolResult{}, nil, nil

@@ -94,7 +94,7 @@
 // at its own effect, computed from the arguments as the handler receives
 // them, and anything uncertain counts as the worst case:
 //
-//	mcpeffect.AddToolWithRule(server, r, &mcp.Tool{Name: "pods"},
+//	mcpeffect.AddTool(server, r, &mcp.Tool{Name: "pods"},
 //		mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{
 //			"get":    mcpeffect.Read,
 //			"delete": mcpeffect.Destructive | mcpeffect.Idempotent,

@@ -77,7 +77,7 @@ func TestEnforcerOneDecision(t *testing.T) {
 	} {
 		mcpeffect.AddTool(s, r, &mcp.Tool{Name: tool.name}, tool.effect, ran)
 	}
-	mcpeffect.AddToolHandlerWithRule(s, r, &mcp.Tool{Name: "tasks", InputSchema: json.RawMessage(`{"type":"object"}`)},
+	mcpeffect.AddToolHandler(s, r, &mcp.Tool{Name: "tasks", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{"get": mcpeffect.Read, "add": mcpeffect.Write, "delete": mcpeffect.Destructive}),
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{}, nil

@@ -10,7 +10,7 @@ import (
 )
 
 // OutcomesMetaKey is the key, in the _meta of a tool, under which a tool
-// added with [AddToolWithRule] or [AddToolHandlerWithRule] publishes its
+// added with [AddTool] or [AddToolHandler] publishes its
 // outcomes in tools/list, so that an audit (mcpeffect audit) and people
 // reading the listing can see what each call may do, not only the worst
 // case that the tool's hints advertise. Its prefix is the reverse-DNS
@@ -93,13 +93,13 @@ func withPublishedOutcomes(t *mcp.Tool, rule *EffectRule) (mcp.Meta, error) {
 	own, has := t.Meta[OutcomesMetaKey]
 	if rule == nil {
 		if has {
-			return nil, fmt.Errorf("mcpeffect: AddTool: tool %q has one effect, but its _meta holds %q, which only AddToolWithRule sets, from the rule it enforces: leave it out", t.Name, OutcomesMetaKey)
+			return nil, fmt.Errorf("mcpeffect: AddTool: tool %q has one effect, but its _meta holds %q, which only a tool with a rule publishes, from the rule it enforces: leave it out", t.Name, OutcomesMetaKey)
 		}
 		return t.Meta, nil
 	}
 	v := publishedOutcomes(rule)
 	if has && !sameJSON(own, v) {
-		return nil, fmt.Errorf("mcpeffect: AddTool: tool %q: its _meta holds %q, which differs from the outcomes of its rule (%s): leave it out, AddToolWithRule sets it", t.Name, OutcomesMetaKey, rule)
+		return nil, fmt.Errorf("mcpeffect: AddTool: tool %q: its _meta holds %q, which differs from the outcomes of its rule (%s): leave it out, AddTool sets it", t.Name, OutcomesMetaKey, rule)
 	}
 	meta := maps.Clone(t.Meta)
 	if meta == nil {

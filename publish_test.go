@@ -46,7 +46,7 @@ func TestRulePublishesOutcomes(t *testing.T) {
 		t.Run(fmt.Sprintf("resolution=%t", resolves), func(t *testing.T) {
 			s, r, _ := newRuleServer(t, nil)
 			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "plain"}, mcpeffect.Read, resourceHandler)
-			mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "empty"},
+			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "empty"},
 				mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{"": mcpeffect.Read, "delete": mcpeffect.Destructive}), resourceHandler)
 			ctx := context.Background()
 			var cs *mcp.ClientSession
@@ -120,7 +120,7 @@ func TestPublishedOutcomesCannotBeWrittenByHand(t *testing.T) {
 		// What a client decodes from the listing of a tool with rule.
 		s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "v1"}, nil)
 		r := mcpeffect.NewRegistry()
-		mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "t"}, rule, resourceHandler)
+		mcpeffect.AddTool(s, r, &mcp.Tool{Name: "t"}, rule, resourceHandler)
 		s.AddReceivingMiddleware(r.Middleware(nil))
 		res, err := connect(t, context.Background(), s).ListTools(context.Background(), nil)
 		if err != nil || len(res.Tools) != 1 {
@@ -141,13 +141,13 @@ func TestPublishedOutcomesCannotBeWrittenByHand(t *testing.T) {
 			mcpeffect.AddToolHandler(s, r, &mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: mcp.Meta{mcpeffect.OutcomesMetaKey: nil}}, mcpeffect.Read, rawHandler)
 		}, "has one effect, but its _meta holds"},
 		{"a rule with other outcomes", func(s *mcp.Server, r *mcpeffect.Registry) {
-			mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "t", Meta: mcp.Meta{mcpeffect.OutcomesMetaKey: claim}}, rule, resourceHandler)
+			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "t", Meta: mcp.Meta{mcpeffect.OutcomesMetaKey: claim}}, rule, resourceHandler)
 		}, "differs from the outcomes of its rule"},
 		{"a low-level rule with other outcomes", func(s *mcp.Server, r *mcpeffect.Registry) {
-			mcpeffect.AddToolHandlerWithRule(s, r, &mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: mcp.Meta{mcpeffect.OutcomesMetaKey: "read"}}, rule, rawHandler)
+			mcpeffect.AddToolHandler(s, r, &mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: mcp.Meta{mcpeffect.OutcomesMetaKey: "read"}}, rule, rawHandler)
 		}, "differs from the outcomes of its rule"},
 		{"a rule with its own outcomes, as listed", func(s *mcp.Server, r *mcpeffect.Registry) {
-			mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "t", Meta: mcp.Meta{mcpeffect.OutcomesMetaKey: listed, "com.example/other": 1}}, rule, resourceHandler)
+			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "t", Meta: mcp.Meta{mcpeffect.OutcomesMetaKey: listed, "com.example/other": 1}}, rule, resourceHandler)
 		}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

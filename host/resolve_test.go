@@ -22,7 +22,7 @@ func podsServer(t *testing.T) (*mcp.Server, *recorder) {
 	t.Helper()
 	s := mcp.NewServer(&mcp.Implementation{Name: "cluster", Version: "1"}, nil)
 	r := mcpeffect.NewRegistry()
-	mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{
+	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{
 		"get":    mcpeffect.Read,
 		"create": mcpeffect.Write,
 		"delete": mcpeffect.Destructive | mcpeffect.Idempotent,

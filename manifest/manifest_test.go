@@ -90,11 +90,11 @@ func TestManifestEmpty(t *testing.T) {
 func ExampleManifest_WriteMarkdown_outcomes() {
 	r := mcpeffect.NewRegistry()
 	s := mcp.NewServer(&mcp.Implementation{Name: "cluster", Version: "v1"}, nil)
-	mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{
+	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{
 		"get":    mcpeffect.Read,
 		"delete": mcpeffect.Destructive | mcpeffect.Idempotent,
 	}), pods)
-	mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "update_issue"}, mcpeffect.EffectByFunc(func(in issueUpdate) mcpeffect.Effect {
+	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "update_issue"}, mcpeffect.EffectByFunc(func(in issueUpdate) mcpeffect.Effect {
 		return mcpeffect.Write
 	}, mcpeffect.Write, mcpeffect.Destructive), func(context.Context, *mcp.CallToolRequest, issueUpdate) (*mcp.CallToolResult, any, error) {
 		return nil, nil, nil
@@ -122,7 +122,7 @@ func ExampleManifest_WriteMarkdown_outcomes() {
 func TestManifestOutcomesJSON(t *testing.T) {
 	r := mcpeffect.NewRegistry()
 	s := mcp.NewServer(&mcp.Implementation{Name: "cluster", Version: "v1"}, nil)
-	mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{
+	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{
 		"get": mcpeffect.Read, "delete": mcpeffect.Destructive,
 	}), pods)
 	mcpeffect.AddPrompt(s, r, &mcp.Prompt{Name: "audit"}, mcpeffect.NonDestructive, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) { return nil, nil })

@@ -58,7 +58,7 @@ type Result struct {
 // that advertises the extension (in the capabilities of initialize and
 // server/discover) and marks, in tools/list, the tools it can resolve,
 // for a client that declares the extension on that request. Those are
-// the tools added with a rule (see [mcpeffect.AddToolWithRule]) whose
+// the tools added with a rule (see [mcpeffect.AddTool]) whose
 // raw arguments give the effect of a call with certainty (see
 // [mcpeffect.EffectRule.EffectOf]): the common form, of a handler that
 // receives its argument as a plain string, and the general form of a

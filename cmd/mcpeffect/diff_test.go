@@ -273,7 +273,7 @@ func TestDiffOutcomesCommand(t *testing.T) {
 	server := func(effects map[string]mcpeffect.Effect) (*mcp.Server, *mcpeffect.Registry) {
 		s := mcp.NewServer(&mcp.Implementation{Name: "pods", Version: "1"}, nil)
 		r := mcpeffect.NewRegistry()
-		mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", effects),
+		mcpeffect.AddTool(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", effects),
 			func(context.Context, *mcp.CallToolRequest, podArgs) (*mcp.CallToolResult, any, error) {
 				return nil, nil, nil
 			})

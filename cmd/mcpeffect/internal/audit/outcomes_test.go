@@ -225,11 +225,11 @@ func TestAuditOurOwnServer(t *testing.T) {
 		}
 		return mcpeffect.Write
 	}, mcpeffect.Write, mcpeffect.Destructive)
-	mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "pods"}, pods,
+	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "pods"}, pods,
 		func(context.Context, *mcp.CallToolRequest, podArgs) (*mcp.CallToolResult, any, error) {
 			return nil, nil, nil
 		})
-	mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "update_issue"}, issue,
+	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "update_issue"}, issue,
 		func(context.Context, *mcp.CallToolRequest, issueArgs) (*mcp.CallToolResult, any, error) {
 			return nil, nil, nil
 		})
@@ -266,7 +266,7 @@ func TestAuditOurOwnServer(t *testing.T) {
 	want := map[string]struct {
 		rule       *mcpeffect.EffectRule
 		resolvable bool
-	}{"pods": {pods, true}, "update_issue": {issue, false}, "get_note": {}}
+	}{"pods": {pods, true}, "update_issue": {issue.EffectRule, false}, "get_note": {}}
 	for _, tool := range report.Tools {
 		w, ok := want[tool.Name]
 		if !ok {
