@@ -74,7 +74,7 @@ type Operation struct {
 	// Arguments are the raw JSON arguments of a tools/call, as the client
 	// sent them. For a tool whose effect depends on its arguments (see
 	// [EffectRule]), the effect of the call is computed from them: in the
-	// common form read strictly (see [EffectRule.EffectOf]), in the
+	// common form read strictly (see [EffectRule.CallEffect]), in the
 	// general form decoded into the function's input type with
 	// encoding/json. Anything uncertain is the worst case.
 	Arguments json.RawMessage
@@ -240,7 +240,7 @@ func (e *Enforcer) toolDenial(ent *entry, name string, s Scope, sourced bool, oc
 	d.Unscoped = !sourced
 	d.DependsOnArguments = ent.rule != nil
 	if oc != nil && ent.some&(1<<s) != 0 {
-		d.Outcome = oc.describe(ent.rule)
+		d.Selected = oc.describe(ent.rule)
 	}
 	return d
 }

@@ -47,7 +47,7 @@ type entry struct {
 	rule  *EffectRule // nil for a tool with one effect
 	// raw reports that the raw arguments of a call give, with
 	// certainty, what the rule computes from the handler's input (see
-	// EffectRule.EffectOf), so that the HTTP challenge and tool
+	// EffectRule.CallEffect), so that the HTTP challenge and tool
 	// resolution may compute the effect of a call; schema is then the
 	// tool's input schema, with which tool resolution validates them.
 	raw    bool

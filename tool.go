@@ -85,7 +85,7 @@ func addTyped[In, Out any](s *mcp.Server, r *Registry, t *mcp.Tool, e Effect, h 
 // with [mcp.Server.AddTool]: the handler unmarshals and validates its own
 // arguments. For a rule, the effect of each call comes from its raw
 // arguments: read strictly in the common form (see
-// [EffectRule.EffectOf]: an argument given twice, or in another case,
+// [EffectRule.CallEffect]: an argument given twice, or in another case,
 // counts as the worst case, since the handler's own decoding might read
 // either), or given to the function of a [FuncRule] over
 // [json.RawMessage].
@@ -188,7 +188,7 @@ func (oc callOutcome) describe(rule *EffectRule) string {
 // It panics if rule cannot be used with In.
 //
 // raw reports whether the raw arguments of a call give what the handler
-// receives (see EffectRule.EffectOf): true only for the common form, with
+// receives (see EffectRule.CallEffect): true only for the common form, with
 // an argument decoded as a plain string.
 func typedRule[In any](rule *EffectRule, t *mcp.Tool) (effectOf func(In) callOutcome, raw bool) {
 	checkRule(rule, t)
@@ -267,7 +267,7 @@ func (info *callInfo) admit(ctx context.Context, req *mcp.CallToolRequest, t *mc
 	c := enf.confirmer
 	if rule != nil {
 		e = rule.worst
-		if c != nil || !info.scope.Allows(e) {
+		if c != nil || !info.scope.Permits(e) {
 			oc := outcome()
 			e = oc.effect
 			if d := enf.toolDenial(enf.r.lookup(t.Name), t.Name, info.scope, info.sourced, &oc); d != nil {

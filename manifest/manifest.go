@@ -81,7 +81,7 @@ type Derived struct {
 func derived(e mcpeffect.Effect, names mcpeffect.ScopeNames) Derived {
 	need := mcpeffect.Full
 	for _, s := range []mcpeffect.Scope{mcpeffect.ReadOnly, mcpeffect.NonDestructive} {
-		if s.Allows(e) {
+		if s.Permits(e) {
 			need = s
 			break
 		}

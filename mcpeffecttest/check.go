@@ -128,10 +128,10 @@ func planCalls(t testing.TB, r *mcpeffect.Registry, listed map[string]*mcp.Tool,
 			t.Errorf("call %d of tool %q: the arguments: %v", i, c.Tool, err)
 			continue
 		}
-		e, certain := rule.EffectOf(raw)
+		e, certain := rule.CallEffect(raw)
 		switch {
 		case c.Effect == 0 && !certain:
-			t.Errorf("call %d of tool %q: its arguments %s do not give the effect with certainty (see EffectRule.EffectOf); give it in Call.Effect", i, c.Tool, shown(string(raw)))
+			t.Errorf("call %d of tool %q: its arguments %s do not give the effect with certainty (see EffectRule.CallEffect); give it in Call.Effect", i, c.Tool, shown(string(raw)))
 			continue
 		case c.Effect == 0:
 		case certain && c.Effect != e:
@@ -197,13 +197,13 @@ func checkRefusals(t testing.TB, server *mcp.Server, r *mcpeffect.Registry, scop
 			checkRefused(t, cs, name, scope, json.RawMessage("{}"), "", false)
 			continue
 		}
-		if !slices.ContainsFunc(rule.Outcomes(), func(o mcpeffect.Outcome) bool { return scope.Allows(o.Effect) }) {
+		if !slices.ContainsFunc(rule.Outcomes(), func(o mcpeffect.Outcome) bool { return scope.Permits(o.Effect) }) {
 			// No outcome allowed: refused whatever the arguments.
 			checkRefused(t, cs, name, scope, json.RawMessage("{}"), "whatever its arguments", false)
 			continue
 		}
 		for _, c := range byTool[name] {
-			if scope.Allows(c.effect) {
+			if scope.Permits(c.effect) {
 				continue
 			}
 			checkRefused(t, cs, name, scope, c.args, c.what, c.probe)
