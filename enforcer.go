@@ -146,6 +146,8 @@ type Decision struct {
 	// [ConfirmOptions] want a person to confirm before it runs (the
 	// "ask" outcome): see [Enforcer.ConfirmQuestion].
 	Confirm bool
+
+	scoped bool // something gave the caller a scope (see Caller.Scoped)
 }
 
 // Allowed reports whether the operation may go on (once confirmed, if
@@ -161,7 +163,7 @@ func (d Decision) Allowed() bool { return d.Denied == nil }
 // nothing for an allowed call of a tool with one effect.
 func (e *Enforcer) Decide(ctx context.Context, op Operation, c Caller) Decision {
 	s, sourced := granted(ctx, c)
-	d := Decision{Scope: s}
+	d := Decision{Scope: s, scoped: sourced}
 	switch op.Method {
 	case "tools/call":
 		ent := e.r.lookup(op.Name)
@@ -191,6 +193,19 @@ func (e *Enforcer) Decide(ctx context.Context, op Operation, c Caller) Decision 
 		e.reportDenied(ctx, d.Denied)
 	}
 	return d
+}
+
+// CallerContext returns a copy of ctx that carries the caller's scope of
+// d, an allowed decision, as the middleware hands it to a handler:
+// [CallerScopeFromContext] reads it, and the handler wrappers of
+// [AddTool] and the others run only with it. An adapter for another SDK
+// passes it to the handler of an operation it let through. For a
+// decision that refused, it returns ctx unchanged.
+func (e *Enforcer) CallerContext(ctx context.Context, d Decision) context.Context {
+	if d.Denied != nil {
+		return ctx
+	}
+	return context.WithValue(ctx, callerScopeKey{}, e.info(d.Scope, d.scoped))
 }
 
 // Visible reports whether a list shown to caller c keeps op's tool,
