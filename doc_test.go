@@ -29,7 +29,7 @@ type tableRow struct {
 func expectedRow(e Effect, classified bool) map[string]string {
 	a, need := NewRegistry().Annotations("unknown"), Scope(0)
 	if classified {
-		a, need = e.Annotations(), e.required()
+		a, need = e.Annotations(), e.Required()
 	}
 	row := map[string]string{
 		"readOnly":    fmt.Sprint(a.ReadOnlyHint),

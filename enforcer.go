@@ -244,12 +244,12 @@ func (e *Enforcer) toolDenial(ent *entry, name string, s Scope, sourced bool, oc
 		return nil
 	case ent.rule != nil && oc == nil && ent.some&(1<<s) != 0:
 		return nil
-	case ent.rule != nil && oc != nil && ent.some&(1<<s) != 0 && s.allows(oc.effect.required()):
+	case ent.rule != nil && oc != nil && ent.some&(1<<s) != 0 && s.allows(oc.effect.Required()):
 		return nil
 	}
 	need := ent.least
 	if oc != nil && ent.some&(1<<s) != 0 {
-		need = oc.effect.required()
+		need = oc.effect.Required()
 	}
 	d := newDeniedError(name, need, ent.effect != 0, s, e.opts.ScopeNames)
 	d.Unscoped = !sourced

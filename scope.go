@@ -39,7 +39,7 @@ func (s Scope) String() string {
 // for one effect, where [Registry.Allowed] asks it of a tool by name. It
 // is false for an invalid effect and for the zero Scope.
 func (s Scope) Permits(e Effect) bool {
-	return e.Valid() && s.allows(e.required())
+	return e.Valid() && s.allows(e.Required())
 }
 
 func (s Scope) allows(need Scope) bool {
