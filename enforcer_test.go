@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -288,5 +289,30 @@ func TestDecideOutcomes(t *testing.T) {
 	}
 	if q := e.ConfirmQuestion(ctx, &mcpeffect.ConfirmCall{Tool: "delete_task", Effect: mcpeffect.Destructive, Arguments: json.RawMessage(`{"id":"\u202e1"}`)}); !strings.Contains(q, `delete_task`) || strings.ContainsRune(q, '\u202e') {
 		t.Errorf("question %q, want the tool named and U+202E escaped", q)
+	}
+}
+
+// TestChallengeConnectionCap: the challenge applies the cap of a scope
+// set on the request's context with WithConnectionScope, as the
+// middleware does, so that a full token on a read-only connection is
+// challenged early, and not only refused later.
+func TestChallengeConnectionCap(t *testing.T) {
+	r := mcpeffect.NewRegistry()
+	r.Add("delete_task", mcpeffect.Destructive)
+	r.Add("get_task", mcpeffect.Read)
+	var reached int
+	next := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached++ })
+	capped := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			h.ServeHTTP(w, req.WithContext(mcpeffect.WithConnectionScope(req.Context(), mcpeffect.ReadOnly)))
+		})
+	}
+	ts := httptest.NewServer(auth.RequireBearerToken(verifyTestToken, nil)(capped(r.Enforcer(nil).Challenge(nil)(next))))
+	defer ts.Close()
+	if resp := postJSON(t, ts.URL, "full-token", callBody(1, "delete_task")); resp.StatusCode != http.StatusForbidden || reached != 0 {
+		t.Errorf("a full token on a read-only connection, destructive call: status %d, reached %d; want 403", resp.StatusCode, reached)
+	}
+	if resp := postJSON(t, ts.URL, "full-token", callBody(2, "get_task")); resp.StatusCode == http.StatusForbidden || reached != 1 {
+		t.Errorf("a read on the same connection: status %d, reached %d; want it passed on", resp.StatusCode, reached)
 	}
 }
