@@ -94,8 +94,7 @@ func TestToolResolution(t *testing.T) {
 					t.Errorf("%s %s: %v", tt.tool, tt.args, err)
 					continue
 				}
-				a := tt.want.Annotations()
-				want := mcpeffect.Hints{ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: *a.DestructiveHint, IdempotentHint: a.IdempotentHint, OpenWorldHint: *a.OpenWorldHint}
+				want := tt.want.Hints()
 				if res.ResultType != "complete" || res.Name != tt.tool || res.Annotations != want {
 					t.Errorf("%s %s: %+v, want %+v", tt.tool, tt.args, res, want)
 				}
