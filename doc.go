@@ -50,8 +50,9 @@
 // maps them to a Scope ("tools:read", "tools:write" and "tools:destructive"
 // by default) and gives the string each tool requires.
 //
-// A Registry is safe for concurrent use, and [Registry.Allowed], which
-// sits on every call, takes no lock and allocates nothing.
+// A Registry is safe for concurrent use. [Registry.Allowed] takes no lock
+// and allocates nothing, at the cost of a lookup in a plain map; the
+// middleware's own check of each call reads the same table.
 //
 // # Servers built with go-sdk
 //
@@ -75,11 +76,13 @@
 // [DeniedError]. A handler that the middleware let through reads its
 // caller's scope with [CallerScopeFromContext].
 //
-// Over Streamable HTTP, [Registry.Challenge] also answers a refused call
+// Over Streamable HTTP, [Enforcer.Challenge] also answers a refused call
 // early with the step-up challenge of the MCP authorization specification
 // (403, error="insufficient_scope"), so that a client can ask for the scope
-// it lacks. Package mcpeffecttest proves in a server's own tests that what
-// it advertises and what it enforces agree, and [Registry.Manifest] lists
+// it lacks. The middleware and the challenge come from one [Enforcer],
+// configured once, whose [Enforcer.Decide] is the one decision every way
+// in makes, a server built on another SDK included. Package mcpeffecttest proves in a server's own tests that what
+// it advertises and what it enforces agree, and [github.com/mcpeffect/mcpeffect/manifest.Of] lists
 // every tool with its effect for a README or a review.
 //
 // # Effects that depend on the arguments
@@ -92,7 +95,7 @@
 // at its own effect, computed from the arguments as the handler receives
 // them, and anything uncertain counts as the worst case:
 //
-//	mcpeffect.AddToolWithRule(server, r, &mcp.Tool{Name: "pods"},
+//	mcpeffect.AddTool(server, r, &mcp.Tool{Name: "pods"},
 //		mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{
 //			"get":    mcpeffect.Read,
 //			"delete": mcpeffect.Destructive | mcpeffect.Idempotent,
@@ -102,7 +105,7 @@
 // publishes each outcome in its _meta, under [OutcomesMetaKey], from the
 // rule it enforces, for audits and people to read. Hosts may ask for the
 // hints of one call before making it with the experimental
-// tool-resolution extension, which [ServeToolResolution] serves.
+// tool-resolution extension, which [github.com/mcpeffect/mcpeffect/resolution.Serve] serves.
 //
 // # Confirmation the server insists on
 //

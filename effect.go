@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // An Effect classifies what calling a tool does to the world. It is a set of
@@ -167,8 +165,12 @@ func ParseEffect(s string) (Effect, error) {
 	return e, nil
 }
 
-// required is the least scope that may call a tool of effect e.
-func (e Effect) required() Scope {
+// Required returns the least scope that may make a call of effect e:
+// [ReadOnly] for a read, [NonDestructive] for a write that is not
+// destructive, [Full] for a destructive one. For an invalid effect (see
+// [Effect.Valid]) the result means nothing: [Scope.Permits] refuses such
+// an effect whatever the scope.
+func (e Effect) Required() Scope {
 	switch {
 	case e&destructiveBit != 0:
 		return Full
@@ -177,32 +179,3 @@ func (e Effect) required() Scope {
 	}
 	return ReadOnly
 }
-
-// Annotations returns the annotations that a tool of effect e advertises,
-// with all four hints explicit, as the effect table of the package
-// documentation gives them. An invalid effect (see [Effect.Valid]) gets
-// the worst case, as for a tool that is not classified at all. Each call
-// returns a new value that the caller may change.
-func (e Effect) Annotations() *mcp.ToolAnnotations {
-	if !e.Valid() {
-		return worstCase()
-	}
-	read := e&Read != 0
-	return &mcp.ToolAnnotations{
-		ReadOnlyHint:    read,
-		DestructiveHint: ptr(e&destructiveBit != 0),
-		IdempotentHint:  read || e&idempotentBit != 0,
-		OpenWorldHint:   ptr(e&OpenWorld != 0),
-	}
-}
-
-func worstCase() *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{
-		ReadOnlyHint:    false,
-		DestructiveHint: ptr(true),
-		IdempotentHint:  false,
-		OpenWorldHint:   ptr(true),
-	}
-}
-
-func ptr[T any](v T) *T { return &v }

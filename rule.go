@@ -30,8 +30,8 @@ import (
 // [EffectByFunc] is the general one: a function of the arguments, with the
 // list of effects it may return.
 //
-// A rule is added to a server with [AddToolWithRule] or
-// [AddToolHandlerWithRule], whose wrapper computes the effect of each call;
+// A rule is added to a server with [AddTool] or
+// [AddToolHandler], whose wrapper computes the effect of each call;
 // a tool whose effect depends on its arguments must be served by that
 // wrapper and no other handler. An EffectRule is immutable and safe for
 // concurrent use; the zero EffectRule has no outcomes and is refused.
@@ -46,9 +46,11 @@ type EffectRule struct {
 	arg     string
 	byValue map[string]Effect
 
-	// The general form: fn is a func(In) Effect, in is In.
-	fn any
-	in reflect.Type
+	// The general form: fn is a func(In) Effect, in is In, and decoded
+	// computes the outcome of raw arguments decoded into In.
+	fn      any
+	in      reflect.Type
+	decoded func(json.RawMessage) (Effect, bool)
 }
 
 // An Outcome is one effect that the calls of a tool with an
@@ -69,7 +71,7 @@ type Outcome struct {
 // all the effects.
 //
 // Values are compared exactly, as the handler would: "GET" is not "get".
-// With [AddToolWithRule], the argument is read from the handler's decoded
+// With [AddTool], the argument is read from the handler's decoded
 // input In: a field of a struct whose JSON name is arg (a string, a
 // pointer to one, or a named string type), or the key arg of a map. A
 // field of a struct cannot tell a missing argument from an empty string;
@@ -96,8 +98,8 @@ func EffectByArgument(arg string, effects map[string]Effect) *EffectRule {
 
 // EffectByFunc returns the rule of a tool whose effect f computes from
 // the arguments of each call, as the tool's handler receives them:
-// In is the input type of the handler given to [AddToolWithRule], or
-// [json.RawMessage], the raw arguments, for [AddToolHandlerWithRule].
+// In is the input type of the handler given to [AddTool], or
+// [json.RawMessage], the raw arguments, for [AddToolHandler].
 // outcomes are all the effects f may return.
 //
 // f must be quick and have no side effects: it runs before the call is
@@ -105,12 +107,21 @@ func EffectByArgument(arg string, effects map[string]Effect) *EffectRule {
 // uncertain. A call for which f returns 0, an effect not among outcomes
 // or an invalid one, or panics, has the worst case of outcomes.
 //
-// Adding the rule panics if f is nil, outcomes is empty or holds an
-// invalid effect, or In is not the handler's input type.
-func EffectByFunc[In any](f func(In) Effect, outcomes ...Effect) *EffectRule {
+// Adding the rule panics if f is nil, or outcomes is empty or holds an
+// invalid effect. The rule is a [FuncRule] of In, which [AddTool]
+// accepts only for a handler whose input is In: a mismatch does not
+// compile.
+func EffectByFunc[In any](f func(In) Effect, outcomes ...Effect) *FuncRule[In] {
 	r := &EffectRule{in: reflect.TypeFor[In]()}
 	if f != nil {
 		r.fn = f
+		r.decoded = func(args json.RawMessage) (Effect, bool) {
+			var in In
+			if len(args) > 0 && json.Unmarshal(args, &in) != nil {
+				return r.worst, false
+			}
+			return r.settleComputed(callSafely(f, in))
+		}
 	}
 	for _, e := range outcomes {
 		if !slices.ContainsFunc(r.outcomes, func(o Outcome) bool { return o.Effect == e }) {
@@ -124,7 +135,26 @@ func EffectByFunc[In any](f func(In) Effect, outcomes ...Effect) *EffectRule {
 		r.err = fmt.Errorf("EffectByFunc: no outcomes")
 	}
 	r.settle()
-	return r
+	return &FuncRule[In]{r}
+}
+
+// A FuncRule is the rule of [EffectByFunc]: an [EffectRule] whose
+// function takes In, the input of the handler of the tool it classifies
+// ([json.RawMessage] for a low-level handler), so that [AddTool] and
+// [AddToolHandler] accept it only for a handler of that input: a rule
+// written for another input does not compile. It has the methods of its
+// EffectRule, which [Registry.Rule] returns once the tool is added.
+type FuncRule[In any] struct {
+	*EffectRule
+}
+
+// rule returns the EffectRule of f, or the zero EffectRule, which is
+// refused, for a nil f.
+func (f *FuncRule[In]) rule() *EffectRule {
+	if f == nil || f.EffectRule == nil {
+		return nil
+	}
+	return f.EffectRule
 }
 
 // settle checks the outcomes and computes their worst case.
@@ -173,23 +203,9 @@ func worstOf(effects []Effect) Effect {
 }
 
 // within reports whether a call of effect e respects the bound that a
-// tool of worst case w advertises: what hosts were told to assume is never
-// less careful than what the call does. It is the conservative bound of
-// the tool-resolution extension.
+// tool of worst case w advertises (see [Hints.Within]).
 func within(e, w Effect) bool {
-	switch {
-	case !e.Valid() || !w.Valid():
-		return false
-	case w&Read != 0 && e&Read == 0:
-		return false
-	case w&destructiveBit == 0 && e&destructiveBit != 0:
-		return false
-	case w&idempotentBit != 0 && e&Read == 0 && e&idempotentBit == 0:
-		return false
-	case w&OpenWorld == 0 && e&OpenWorld != 0:
-		return false
-	}
-	return true
+	return e.Valid() && w.Valid() && e.Hints().Within(w.Hints())
 }
 
 // Argument returns the name of the argument that selects the outcome, in
@@ -229,7 +245,7 @@ func (r *EffectRule) String() string {
 	return b.String()
 }
 
-// EffectOf returns the effect of a call with the raw arguments args, as
+// CallEffect returns the effect of a call with the raw arguments args, as
 // far as they give it with certainty, and whether they do. Otherwise it
 // returns the worst case and false.
 //
@@ -240,15 +256,15 @@ func (r *EffectRule) String() string {
 // general form over another type is never certain here: only the
 // handler's decoded input gives it.
 //
-// A server does not need EffectOf: the wrapper of [AddToolWithRule]
+// A server does not need CallEffect: the wrapper of [AddTool]
 // computes each call's effect from what the handler receives. The HTTP
-// challenge ([Registry.Challenge]), tool resolution ([ServeToolResolution])
+// challenge ([Enforcer.Challenge]), tool resolution ([github.com/mcpeffect/mcpeffect/resolution.Serve])
 // and package mcpeffecttest use it where they only have the raw
 // arguments; the first two only for a tool whose handler receives the
 // argument as a plain string (not a type with its own JSON decoding, nor
 // with the ",string" option), whose raw arguments then give what the
 // handler receives.
-func (r *EffectRule) EffectOf(args json.RawMessage) (Effect, bool) {
+func (r *EffectRule) CallEffect(args json.RawMessage) (Effect, bool) {
 	if r.err != nil {
 		return r.worst, false
 	}
@@ -267,6 +283,31 @@ func (r *EffectRule) EffectOf(args json.RawMessage) (Effect, bool) {
 		return r.settleComputed(callSafely(f, args))
 	}
 	return r.worst, false
+}
+
+// outcomeOfRaw returns the outcome of a call with the raw arguments args,
+// for a server whose handler decodes them itself (see [Operation]
+// Arguments): in the common form read strictly, as CallEffect does; in the
+// general form decoded into the function's input with encoding/json.
+func (r *EffectRule) outcomeOfRaw(args json.RawMessage) callOutcome {
+	if r.err != nil {
+		return callOutcome{effect: r.worst}
+	}
+	if r.arg != "" {
+		e, certain := r.CallEffect(args)
+		oc := callOutcome{effect: e, certain: certain}
+		oc.value, oc.has = selectorValue(args, r.arg)
+		return oc
+	}
+	if !json.Valid(args) && len(args) > 0 || r.decoded == nil {
+		return callOutcome{effect: r.worst}
+	}
+	if _, raw := r.fn.(func(json.RawMessage) Effect); raw {
+		e, certain := r.CallEffect(args)
+		return callOutcome{effect: e, certain: certain}
+	}
+	e, certain := r.decoded(args)
+	return callOutcome{effect: e, certain: certain}
 }
 
 // settleComputed returns e if it is one of r's outcomes, and otherwise the
@@ -290,7 +331,7 @@ func callSafely[In any](f func(In) Effect, in In) (e Effect) {
 }
 
 // selectorValue returns the string value of the member arg of the JSON
-// object args, read strictly (see EffectRule.EffectOf).
+// object args, read strictly (see EffectRule.CallEffect).
 func selectorValue(args json.RawMessage, arg string) (string, bool) {
 	if len(args) == 0 || !json.Valid(args) {
 		return "", false

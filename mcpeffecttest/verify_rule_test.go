@@ -33,7 +33,7 @@ func ruleServer(peek bool) func(testing.TB) mcpeffecttest.Instance[*tasks] {
 		st.byID[st.seed] = &task{title: "Buy milk", status: "open"}
 		r := mcpeffect.NewRegistry()
 		s := mcp.NewServer(&mcp.Implementation{Name: "tasks", Version: "v1"}, nil)
-		mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "manage_task"}, mcpeffect.EffectByArgument("action", manageEffects),
+		mcpeffect.AddTool(s, r, &mcp.Tool{Name: "manage_task"}, mcpeffect.EffectByArgument("action", manageEffects),
 			func(_ context.Context, _ *mcp.CallToolRequest, a manageArgs) (*mcp.CallToolResult, any, error) {
 				st.mu.Lock()
 				defer st.mu.Unlock()
@@ -54,7 +54,7 @@ func ruleServer(peek bool) func(testing.TB) mcpeffecttest.Instance[*tasks] {
 			})
 		// update_task renames when given a title, and adds a note
 		// otherwise: a function of its input decides.
-		mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "update_task"}, mcpeffect.EffectByFunc(func(a taskArgs) mcpeffect.Effect {
+		mcpeffect.AddTool(s, r, &mcp.Tool{Name: "update_task"}, mcpeffect.EffectByFunc(func(a taskArgs) mcpeffect.Effect {
 			if a.Title != "" {
 				return mcpeffect.Destructive | mcpeffect.Idempotent
 			}
@@ -118,7 +118,7 @@ func TestVerifyRules(t *testing.T) {
 		}},
 		{name: "the general form without the effect", examples: append(without("update_task/rename"),
 			mcpeffecttest.Example[*tasks]{Tool: "update_task", Name: "rename", Setup: onSeed(taskArgs{Title: "Buy bread"})}), want: []string{
-			`^tool "update_task", example "rename": the example's arguments .* do not give the effect of the call with certainty \(see EffectRule.EffectOf\): set Example.Effect$`,
+			`^tool "update_task", example "rename": the example's arguments .* do not give the effect of the call with certainty \(see EffectRule.CallEffect\): set Example.Effect$`,
 		}},
 		{name: "an effect the rule contradicts", examples: append(without("manage_task/note"),
 			mcpeffecttest.Example[*tasks]{Tool: "manage_task", Name: "note", Setup: onSeedManage("note", "x"), Effect: mcpeffect.Write}), want: []string{

@@ -72,7 +72,9 @@ type callerKey struct{}
 // revoking it takes effect on the next call there too.
 func (d *done) identify(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method != "tools/call" {
+		switch method {
+		case "tools/call", "resources/read", "prompts/get":
+		default:
 			// Nothing else touches the data, and over HTTP the bearer
 			// token was checked before the request got here.
 			return next(ctx, method, req)

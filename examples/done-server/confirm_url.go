@@ -61,7 +61,7 @@ func (d *done) urlConfirm(registry *mcpeffect.Registry, confirm func(mcpeffect.E
 				return next(ctx, method, req) // unknown tools are refused below
 			}
 			if r, ok := registry.Rule(p.Name); ok {
-				if e, ok = r.EffectOf(p.Arguments); !ok {
+				if e, ok = r.CallEffect(p.Arguments); !ok {
 					e = r.Worst()
 				}
 			}

@@ -39,7 +39,16 @@ func TestRunLifecycle(t *testing.T) {
 	if got := must[store.TaskDetail](t, alice, "get_task", args{"task_id": task.ID}); got.Assignee != "builder" || got.CurrentRun == nil || got.CurrentRun.ID != run.ID {
 		t.Errorf("get_task after start_run: assignee %q, current run %+v", got.Assignee, got.CurrentRun)
 	}
-	mustFail(t, alice, "start_run", args{"task_id": task.ID, "agent": "builder"}, "already has run")
+	// Each start_run queues a new run: the second waits behind the first,
+	// which stays the task's current run.
+	second := must[store.Run](t, alice, "start_run", args{"task_id": task.ID, "agent": "builder", "instructions": "Then the tests."})
+	if second.ID == run.ID || second.Status != store.RunQueued {
+		t.Fatalf("a second start_run: %+v, want a new queued run", second)
+	}
+	if got := must[store.TaskDetail](t, alice, "get_task", args{"task_id": task.ID}); got.CurrentRun == nil || got.CurrentRun.ID != run.ID {
+		t.Errorf("get_task with two runs queued: current run %+v, want the first", got.CurrentRun)
+	}
+	must[store.Run](t, alice, "cancel_run", args{"run_id": second.ID, "reason": "one is enough"})
 	mustFail(t, alice, "start_run", args{"task_id": task.ID, "agent": "alice"}, "is a person, not an agent")
 
 	next := must[nextTaskResult](t, builder, "get_next_task", nil)
@@ -117,10 +126,12 @@ func TestRunLifecycle(t *testing.T) {
 		filter args
 		want   int
 	}{
-		{args{"agent": "builder"}, 1},
+		// The run that succeeded, and the second, cancelled.
+		{args{"agent": "builder"}, 2},
 		{args{"task_id": task.ID, "status": "succeeded"}, 1},
+		{args{"task_id": task.ID, "status": "cancelled"}, 1},
 		{args{"status": "queued"}, 0},
-		{args{"since": "2025-06-02"}, 1},
+		{args{"since": "2025-06-02"}, 2},
 		{args{"until": "2025-06-02"}, 0},
 	} {
 		if page := must[store.RunPage](t, alice, "list_runs", c.filter); len(page.Runs) != c.want {
@@ -152,7 +163,13 @@ func TestRetryAndCancel(t *testing.T) {
 	if failing := must[store.Fleet](t, alice, "fleet_status", nil).FailingRuns; len(failing) != 0 {
 		t.Errorf("failing runs after a retry: %+v, want none", failing)
 	}
-	mustFail(t, alice, "retry_run", args{"run_id": run.ID}, "already has run")
+	// Each retry_run queues another run: the retry of a retry and a
+	// second retry of the same run alike.
+	again := must[store.Run](t, alice, "retry_run", args{"run_id": run.ID})
+	if again.ID == retry.ID || again.RetryOf != run.ID || again.Status != store.RunQueued {
+		t.Errorf("a second retry_run: %+v, want another queued run", again)
+	}
+	must[store.Run](t, alice, "cancel_run", args{"run_id": again.ID, "reason": "one is enough"})
 
 	cancelled := must[store.Run](t, alice, "cancel_run", args{"run_id": retry.ID, "reason": "not now"})
 	if cancelled.Status != store.RunCancelled || cancelled.CancelledBy != "alice" || cancelled.CancelReason != "not now" || cancelled.DurationMS != nil {

@@ -160,15 +160,22 @@ func TestSessionLimits(t *testing.T) {
 	if status, _, body := openSession(t, base, alice); status != http.StatusOK {
 		t.Fatalf("alice after closing one: %d %s", status, body)
 	}
+	// A client of a protocol with sessions, before 2026-07-28.
 	_, err = mcp.NewClient(&mcp.Implementation{Name: "done-test", Version: "1"}, nil).Connect(t.Context(), &mcp.StreamableClientTransport{
 		Endpoint:   base + mcpPath,
 		HTTPClient: &http.Client{Transport: bearerTransport{secret: carol}},
 		MaxRetries: -1,
-	}, nil)
+	}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	// go-sdk's client (v1.8.0) takes 429 and 503 for passing troubles and
 	// shows their status, not the body that curl or another client shows.
 	if err == nil || !strings.Contains(err.Error(), "Service Unavailable") {
 		t.Errorf("go-sdk's client past the limit: %v, want 503", err)
+	}
+	// The 2026-07-28 protocol has no sessions: its requests hold nothing
+	// once answered, and no session limit refuses them.
+	cs := connectProtocol(t, base, carol, "2026-07-28", nil)
+	if _, err := cs.ListTools(t.Context(), nil); err != nil {
+		t.Errorf("a 2026-07-28 client at the sessions' limit: %v", err)
 	}
 }
 
@@ -292,11 +299,16 @@ func TestStreamOutlivesTimeouts(t *testing.T) {
 	lim := defaultHTTPLimits
 	lim.read, lim.write = 300*time.Millisecond, 300*time.Millisecond
 	base := e.serveLimited(lim)
-	cs := e.clientConnect(&mcp.StreamableClientTransport{
+	// A protocol with sessions and their streams: 2026-07-28 has neither.
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "done-test", Version: "1"}, nil).Connect(t.Context(), &mcp.StreamableClientTransport{
 		Endpoint:   base + mcpPath,
 		HTTPClient: &http.Client{Transport: bearerTransport{secret: e.mint("alice", store.Human, mcpeffect.Full)}},
 		MaxRetries: -1,
-	})
+	}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
 	must[whoamiResult](t, cs, "whoami", nil)
 	time.Sleep(4 * lim.read)
 
@@ -402,11 +414,12 @@ func TestSessionLimitConcurrent(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					<-start
+					// A protocol with sessions: 2026-07-28 has none.
 					cs, err := mcp.NewClient(&mcp.Implementation{Name: "done-test", Version: "1"}, nil).Connect(t.Context(), &mcp.StreamableClientTransport{
 						Endpoint:   base + mcpPath,
 						HTTPClient: &http.Client{Transport: rt},
 						MaxRetries: -1,
-					}, nil)
+					}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 					errs[i] = err
 					if err == nil {
 						t.Cleanup(func() { cs.Close() })
@@ -477,7 +490,7 @@ func TestSessionReservations(t *testing.T) {
 	// panicNext makes the next request panic beneath the limiter, as a
 	// bug in go-sdk or a middleware would.
 	var panicNext atomic.Bool
-	inner := e.done.streamableHandler(e.server, lim.sessionIdle)
+	inner := e.done.sessionHandler(e.server, lim.sessionIdle)
 	h := newSessionLimiter(e.server, lim).wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if panicNext.CompareAndSwap(true, false) {
 			panic("a bug beneath the session limiter")

@@ -72,11 +72,10 @@ var candidates = map[loadVariant]struct {
 	"no-stmtcache":  {"every statement compiled at each run", func(o *store.Options) { o.StmtCache = -1 }, nil, nil, false},
 	"no-authcache":  {"every token read from the database at each call", func(o *store.Options) { o.AuthCache = 0 }, nil, nil, false},
 	"no-admit":      {"every tool call run at once", nil, func(d *done) { d.slots = nil }, nil, false},
-	"validate":      {"every result checked against its schema, as the tests do", nil, func(d *done) { d.validateOutputs = true }, nil, false},
 	"no-gc":         {"the collector as Go sets it, GOGC=100 and no memory limit", nil, nil, defaultGC, false},
 	"ceiling-no-gc": {"the ceiling with the collector as Go sets it", nil, nil, defaultGC, true},
 	"before": {"all of the above", func(o *store.Options) { *o = store.Options{Readers: -1, StmtCache: -1} },
-		func(d *done) { d.slots, d.validateOutputs = nil, true }, defaultGC, false},
+		func(d *done) { d.slots = nil }, defaultGC, false},
 }
 
 // defaultGC sets the collector as Go has it by default, until restore.
@@ -392,8 +391,6 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 	base := "http://" + srv.Listener.Addr().String()
 	// The write limit off: the load test measures Done, not the limit.
 	d := newDone(st, logger, config{baseURL: base, connectors: []connector.Connector{folder}, writeRate: rate.Inf})
-	// Results go unchecked, as when Done serves (see addTool).
-	d.validateOutputs = false
 	if c.done != nil {
 		c.done(d)
 	}
@@ -553,7 +550,7 @@ func ceilingHandler(d *done, lim httpLimits) http.Handler {
 		return &auth.TokenInfo{UserID: secret}, nil
 	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})
 	mux := http.NewServeMux()
-	mux.Handle(mcpPath, streamDeadlines(lim.write, bearer(newSessionLimiter(server, lim).wrap(d.streamableHandler(server, lim.sessionIdle)))))
+	mux.Handle(mcpPath, streamDeadlines(lim.write, bearer(d.streamableHandler(server, lim))))
 	return recoverHTTP(d.logger, mux)
 }
 

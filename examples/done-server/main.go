@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	done-server [serve] [-data DIR] [-http ADDR] [-scope SCOPE] [-confirm WHAT] [-approvals WHERE]
+//	done-server [serve] [-data DIR] [-http ADDR] [-scope SCOPE] [-confirm WHAT] [-approvals WHERE] [-hide-denied]
 //	done-server login [-data DIR] [-name NAME] [-url URL]
 //	done-server token create [-data DIR] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]
 //	done-server token list [-data DIR]
@@ -117,7 +117,7 @@ func (c *cli) usage() {
 	fmt.Fprintf(c.stderr, `Done serves tasks for people and their agents over MCP.
 
 Usage:
-  %[1]s [serve] [-data DIR] [-http ADDR] [-scope SCOPE] [-confirm WHAT] [-approvals WHERE]
+  %[1]s [serve] [-data DIR] [-http ADDR] [-scope SCOPE] [-confirm WHAT] [-approvals WHERE] [-hide-denied]
       serve MCP: by default over stdin and stdout, to one MCP host that
       starts this program (it is not typed into); with -http, over
       Streamable HTTP at http://ADDR/mcp, each request with a bearer token,
@@ -142,10 +142,15 @@ MCP, and a person approves on the web page only, out of any host's reach:
 the setup that keeps an AI host, however connected, from approving.
 
 Environment:
-  DONE_TOKEN  over stdio, the secret of the token to serve. Without it,
-              Done serves the owner of the data directory: a person with
-              full scope, who may approve close requests. Give an AI host
-              an agent token instead.
+  DONE_TOKEN        over stdio, the secret of the token to serve. Without
+                    it, Done serves the owner of the data directory: a
+                    person with full scope, who may approve close requests.
+                    Give an AI host an agent token instead.
+  DONE_CONFIRM_KEY  at least 32 random bytes that sign the confirmations
+                    of -confirm on the 2026-07-28 protocol: the same on
+                    every replica of a shared store, so that any of them
+                    verifies what another asked. Unset, each process makes
+                    its own.
 
 %[1]s COMMAND -h shows the flags of a command.
 `, c.prog)
@@ -176,6 +181,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	scopeCap := fs.String("scope", "full", "over stdio, the most the connection may do, whatever its token allows: read-only, non-destructive or full")
 	confirmMode := fs.String("confirm", "off", "ask the person before these calls run, whatever the host does: off, destructive or writes through the MCP client, url or url-writes on the web page (a client that cannot ask has them refused)")
 	approvals := fs.String("approvals", "mcp", "where a person approves close requests: mcp (approve_task) or page (the web page only; approve_task refuses)")
+	hideDenied := fs.Bool("hide-denied", false, "list to each caller only the tools, resources and prompts its token's scope allows (by default all are listed, so that a host can see what a wider scope would allow and ask for it)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -214,8 +220,12 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	key, err := confirmKey(getenv)
+	if err != nil {
+		return err
+	}
 	d := newDone(st, logger, config{connectors: []connector.Connector{folder}, confirm: confirm,
-		confirmURL: confirmURL, pageApprovals: *approvals == "page"})
+		confirmURL: confirmURL, pageApprovals: *approvals == "page", confirmKey: key, hideDenied: *hideDenied})
 
 	data := shellQuote(*dataDir)
 	if *httpAddr != "" {
@@ -287,6 +297,20 @@ To serve over HTTP, where every request needs a token (sent as "Authorization: B
 	}
 	c.waiting()
 	return d.serveStdio(ctx, k, stdioCredential{owner: true}, maxScope)
+}
+
+// confirmKey returns the key of DONE_CONFIRM_KEY, which signs the request
+// states of confirmations (see [config] confirmKey), or nil when it is
+// unset: each process then makes its own.
+func confirmKey(getenv func(string) string) ([]byte, error) {
+	key := getenv("DONE_CONFIRM_KEY")
+	switch {
+	case key == "":
+		return nil, nil
+	case len(key) < 32:
+		return nil, fmt.Errorf("DONE_CONFIRM_KEY has %d bytes; it needs at least 32 random ones (such as the output of: openssl rand -base64 32)", len(key))
+	}
+	return []byte(key), nil
 }
 
 // waiting says, on every start over stdio, what the process waits for:

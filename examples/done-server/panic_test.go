@@ -158,7 +158,7 @@ func TestRefusalsAreLogged(t *testing.T) {
 					line = l
 				}
 			}
-			for _, want := range []string{"tool=delete_task", "granted=read-only", "required=full", "token_id=" + k.TokenID, "token_name=rita", "kind=human"} {
+			for _, want := range []string{"denied.tool=delete_task", "denied.granted=read-only", "denied.required=full", "token_id=" + k.TokenID, "token_name=rita", "kind=human"} {
 				if !strings.Contains(line, want) {
 					t.Errorf("the log of the refusal %q lacks %q", line, want)
 				}

@@ -292,12 +292,10 @@ func TestWritesByScope(t *testing.T) {
 
 // refusedWhenRepeated are the idempotent writes that converge by refusing
 // the same call again, rather than by answering it as the first: what the
-// first made (a run under way, a label of that name, a link rotated)
-// stands in the way of another, and the refusal says so, as this text.
+// first made (a label of that name, a link rotated) stands in the way of
+// another, and the refusal says so, as this text.
 var refusedWhenRepeated = map[string]string{
 	"create_label":         "already exists",
-	"start_run":            "already has run",
-	"retry_run":            "already has run",
 	"rotate_calendar_link": "already rotated into",
 }
 

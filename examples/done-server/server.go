@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
-	"testing"
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
@@ -93,6 +92,21 @@ type config struct {
 	// the benchmarks set it, since they measure Done, not the limit.
 	writeRate  rate.Limit
 	writeBurst int
+	// confirmKey signs the request states with which a client of the
+	// 2026-07-28 protocol carries a person's answer (see
+	// [mcpeffect.ConfirmOptions] Key): replicas that serve one store
+	// need the same key, so that any of them verifies what another
+	// asked. Empty, each process makes its own.
+	confirmKey []byte
+	// hideDenied lists to each caller only the tools, resources and
+	// prompts its scope allows (serve -hide-denied). Off, the default,
+	// everything is listed, so that a host can see what a wider scope
+	// would allow and ask for it.
+	hideDenied bool
+	// stateless serves every HTTP request without a session, older
+	// clients' too (see [done.streamableHandler]): for replicas on a
+	// shared store, where the next request may reach another replica.
+	stateless bool
 }
 
 // A done is one Done server: its store, its log, and what its tools and
@@ -109,14 +123,15 @@ type done struct {
 	// slots admits the tool calls that run at once (see [done.admit]); nil
 	// admits them all.
 	slots chan struct{}
-	// validateOutputs checks every result against its tool's output
-	// schema (see addTool): on under go test, off when serving.
-	validateOutputs bool
 	// confirm is config.confirm.
 	confirm func(mcpeffect.Effect) bool
-	// confirmURL and pageApprovals are config's.
+	// confirmURL, pageApprovals, stateless, confirmKey and hideDenied
+	// are config's.
 	confirmURL    func(mcpeffect.Effect) bool
 	pageApprovals bool
+	stateless     bool
+	confirmKey    []byte
+	hideDenied    bool
 	// writes bounds the rate of each token's writes, over every server
 	// of d.
 	writes *writeLimiter
@@ -127,9 +142,9 @@ func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 	d := &done{
 		store: st, logger: logger, baseURL: cfg.baseURL, confirm: cfg.confirm,
 		confirmURL: cfg.confirmURL, pageApprovals: cfg.pageApprovals,
-		slots:           make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
-		validateOutputs: testing.Testing(),
-		writes:          newWriteLimiter(logger, cfg.writeRate, cfg.writeBurst),
+		stateless: cfg.stateless, confirmKey: cfg.confirmKey, hideDenied: cfg.hideDenied,
+		slots:  make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+		writes: newWriteLimiter(logger, cfg.writeRate, cfg.writeBurst),
 	}
 	for _, c := range cfg.connectors {
 		d.sources = append(d.sources, &source{Connector: c})
@@ -151,12 +166,19 @@ func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 // confirm_url.go).
 func (d *done) newServer() (*mcp.Server, *mcpeffect.Registry) {
 	server, registry := d.newToolServer()
-	server.AddReceivingMiddleware(d.middleware(registry, registry.Middleware(&mcpeffect.MiddlewareOptions{
+	server.AddReceivingMiddleware(d.middleware(registry, d.enforcer(registry).Middleware())...)
+	return server, registry
+}
+
+// enforcer returns the check of registry, configured in this one place
+// for the middleware and the HTTP challenge.
+func (d *done) enforcer(registry *mcpeffect.Registry) *mcpeffect.Enforcer {
+	return registry.Enforcer(&mcpeffect.MiddlewareOptions{
 		ScopeNames: scopeNames,
 		OnDenied:   d.logDenial,
 		Confirm:    d.confirmOptions(d.confirm),
-	}))...)
-	return server, registry
+		HideDenied: d.hideDenied,
+	})
 }
 
 // middleware returns the receiving middleware of [done.newServer], with
@@ -247,13 +269,14 @@ func (d *done) recoverPanics(next mcp.MethodHandler) mcp.MethodHandler {
 // logTokenKey is the key of the caller's token in a context, for logs.
 type logTokenKey struct{}
 
-// logDenial logs a refused tool call, with the tool, the scope it
-// requires and the one the caller has, and the caller's token when ctx
-// holds it: from [noteToken] or [done.serveStdio] in the MCP server, from
-// the bearer token's [auth.TokenInfo] in the HTTP challenge, which refuses
-// calls before they reach the server.
+// logDenial logs a refused call whole, as the [mcpeffect.DeniedError]
+// logs itself (what was refused, the scope it needs and the one the
+// caller has), with the caller's token when ctx holds it: from
+// [noteToken] or [done.serveStdio] in the MCP server, from the bearer
+// token's [auth.TokenInfo] in the HTTP challenge, which refuses calls
+// before they reach the server.
 func (d *done) logDenial(ctx context.Context, denied *mcpeffect.DeniedError) {
-	attrs := []any{"tool", denied.Tool, "granted", denied.Granted, "required", denied.Required}
+	attrs := []any{"denied", denied}
 	k, ok := ctx.Value(logTokenKey{}).(store.Token)
 	if !ok {
 		k, ok = tokenFromInfo(auth.TokenInfoFromContext(ctx))
@@ -290,6 +313,7 @@ func (d *done) newToolServer() (*mcp.Server, *mcpeffect.Registry) {
 	})
 	registry := mcpeffect.NewRegistry()
 	d.addTools(server, registry)
+	d.addResources(server, registry)
 	return server, registry
 }
 
@@ -323,10 +347,8 @@ func (d *done) httpHandler(server *mcp.Server, registry *mcpeffect.Registry) htt
 
 // limitedHTTPHandler is [done.httpHandler] with the limits lim.
 func (d *done) limitedHTTPHandler(server *mcp.Server, registry *mcpeffect.Registry, lim httpLimits) http.Handler {
-	return d.handlerWith(server, lim, registry.Challenge(&mcpeffect.ChallengeOptions{
+	return d.handlerWith(server, lim, d.enforcer(registry).Challenge(&mcpeffect.ChallengeOptions{
 		ResourceMetadataURL: d.baseURL + metadataPath,
-		ScopeNames:          scopeNames,
-		OnDenied:            d.logDenial,
 	}))
 }
 
@@ -344,7 +366,7 @@ func (d *done) handlerWith(server *mcp.Server, lim httpLimits, challenge func(ht
 	// The page for people, behind its own sessions (not bearer tokens).
 	mux.Handle(web.Prefix+"/", web.New(d.store, d.logger, nil))
 	mux.Handle(web.Prefix, http.RedirectHandler(web.Prefix+"/", http.StatusSeeOther))
-	h := newSessionLimiter(server, lim).wrap(d.streamableHandler(server, lim.sessionIdle))
+	h := d.streamableHandler(server, lim)
 	if challenge != nil {
 		h = challenge(h)
 	}
@@ -404,16 +426,63 @@ func (w *statusWriter) Write(p []byte) (int, error) {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// streamableHandler serves server over Streamable HTTP, closing a session
-// idle for sessionIdle (see [httpLimits]).
-func (d *done) streamableHandler(server *mcp.Server, sessionIdle time.Duration) http.Handler {
-	// The SDK's protection against DNS rebinding (a request to a loopback
-	// address whose Host is another name is refused) is on by default, and
-	// stays on.
+// streamableHandler serves server over Streamable HTTP.
+//
+// The 2026-07-28 protocol has no sessions: each request stands alone, and
+// names its protocol version in the Mcp-Protocol-Version header, which
+// go-sdk requires of it. Such a request goes to a stateless handler, since
+// go-sdk's stateful one refuses it (-32022, protocol version not
+// supported). Older clients open a session with initialize; a stateful
+// handler keeps theirs, bounded by a [sessionLimiter] and closed when idle
+// for lim.sessionIdle, so that the server can send them requests of its
+// own (the elicitation that asks a person to confirm a call).
+//
+// With d.stateless (replicas on a shared store, behind a load balancer
+// that may send each request to another), every request is served
+// statelessly, older clients' too: no replica holds a session that
+// another would need. An older client then cannot be sent a request: a
+// call that needs a person's confirmation is refused with an error that
+// says so (see confirm.go), and everything else works as it does with a
+// session.
+//
+// The SDK's protection against DNS rebinding (a request to a loopback
+// address whose Host is another name is refused) is on by default in
+// both handlers, and stays on.
+func (d *done) streamableHandler(server *mcp.Server, lim httpLimits) http.Handler {
+	stateless := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
+		Logger:    d.logger,
+		Stateless: true,
+	})
+	if d.stateless {
+		return stateless
+	}
+	stateful := newSessionLimiter(server, lim).wrap(d.sessionHandler(server, lim.sessionIdle))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if sessionless(r) {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
+	})
+}
+
+// sessionHandler serves server over Streamable HTTP with sessions, closing
+// a session idle for sessionIdle.
+func (d *done) sessionHandler(server *mcp.Server, sessionIdle time.Duration) http.Handler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Logger:         d.logger,
 		SessionTimeout: sessionIdle,
 	})
+}
+
+// firstSessionlessProtocol is the first MCP protocol version without
+// sessions. Versions are dates, which compare as strings.
+const firstSessionlessProtocol = "2026-07-28"
+
+// sessionless reports whether r is a request of a protocol without
+// sessions, by the version its Mcp-Protocol-Version header names.
+func sessionless(r *http.Request) bool {
+	return r.Header.Get("Mcp-Protocol-Version") >= firstSessionlessProtocol
 }
 
 // bearer returns the HTTP middleware that lets through only requests with

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"reflect"
 	"sync"
 
@@ -18,7 +16,7 @@ import (
 // addTools adds every tool of Done to server, classifying each in
 // registry.
 func (d *done) addTools(server *mcp.Server, registry *mcpeffect.Registry) {
-	t := toolbox{server: server, registry: registry, check: d.check, outputs: map[string]*jsonschema.Schema{}, validate: d.validateOutputs}
+	t := toolbox{server: server, registry: registry, check: d.check}
 	d.addTaskTools(t)
 	d.addStepTools(t)
 	d.addCommentTools(t)
@@ -31,7 +29,6 @@ func (d *done) addTools(server *mcp.Server, registry *mcpeffect.Registry) {
 	d.addDigestTools(t)
 	d.addCalendarTools(t)
 	d.addConnectorTools(t)
-	server.AddReceivingMiddleware(listOutputSchemas(t.outputs))
 }
 
 // A toolbox is where [addTool] adds tools: a server, the registry that
@@ -40,11 +37,6 @@ type toolbox struct {
 	server   *mcp.Server
 	registry *mcpeffect.Registry
 	check    func(context.Context, error) error
-	// outputs holds the output schema of each tool, which tools/list shows
-	// (see listOutputSchemas); validate says whether each result is
-	// checked against it before it is sent.
-	outputs  map[string]*jsonschema.Schema
-	validate bool
 }
 
 // addTool adds the tool name to t's server with [mcpeffect.AddTool],
@@ -59,90 +51,24 @@ type toolbox struct {
 // progress token) is added with [mcpeffect.AddTool] directly, its handler
 // returning its error through check.
 //
-// The tool is added to go-sdk without its output schema, which tools/list
-// shows all the same (listOutputSchemas): given one, go-sdk checks every
-// result against it, encoding it, decoding it, validating it and encoding
-// it again, about a sixth of Done's CPU under load (see the README's
-// performance section). A result is a value of Out, whose schema is
-// inferred from Out: what could break the schema is a value the types
-// allow and the schema does not, such as a status outside its
-// enumeration. Under go test (done.validateOutputs), every result is
-// checked before it is sent, and a result that breaks its schema fails
-// the call, so that the tests, which call every tool, catch what go-sdk
-// would catch at run time.
+// go-sdk checks every result against the tool's output schema before it
+// is sent, and a result that breaks it (a status outside its enumeration,
+// say) fails the call: what the schema promises a client holds at run
+// time, not only in the tests. The check costs a tenth of Done's calls a
+// second under load (see the README's performance section): worth it in
+// a server people copy.
 func addTool[In, Out any](t toolbox, name, title, description string, e mcpeffect.Effect, h func(context.Context, In) (Out, error)) {
-	tl := tool[In, Out](name, title, description)
 	toolTitles.Store(name, title)
-	t.outputs[name] = tl.OutputSchema.(*jsonschema.Schema)
-	tl.OutputSchema = nil
-	validate := t.validate
-	mcpeffect.AddTool(t.server, t.registry, tl, e,
-		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+	mcpeffect.AddTool(t.server, t.registry, tool[In, Out](name, title, description), e,
+		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 			out, err := h(ctx, in)
 			if err = t.check(ctx, err); err != nil {
-				return nil, nil, err
+				var zero Out
+				return nil, zero, err
 			}
-			if validate {
-				if err := validateOutput(out); err != nil {
-					return nil, nil, fmt.Errorf("done: tool %q: its result breaks its output schema: %w", name, err)
-				}
-			}
+			emptyNils(reflect.ValueOf(&out).Elem())
 			return nil, out, nil
 		})
-}
-
-// validateOutput checks out against the output schema of its type, as
-// go-sdk would: on its JSON.
-func validateOutput[Out any](out Out) error {
-	t := reflect.TypeFor[Out]()
-	r, ok := resolvedOutputs.Load(t)
-	if !ok {
-		resolved, err := schemaFor[Out]().Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
-		if err != nil {
-			return err
-		}
-		r, _ = resolvedOutputs.LoadOrStore(t, resolved)
-	}
-	js, err := json.Marshal(out)
-	if err != nil {
-		return err
-	}
-	var v any
-	if err := json.Unmarshal(js, &v); err != nil {
-		return err
-	}
-	return r.(*jsonschema.Resolved).Validate(v)
-}
-
-// resolvedOutputs holds the resolved output schema of each type that
-// validateOutput checked.
-var resolvedOutputs sync.Map // reflect.Type -> *jsonschema.Resolved
-
-// listOutputSchemas returns receiving middleware that shows, in the
-// answer to tools/list, the output schema of each tool that addTool added
-// without one (see addTool). It copies the tools it changes: go-sdk's own
-// stay as they are.
-func listOutputSchemas(schemas map[string]*jsonschema.Schema) mcp.Middleware {
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			res, err := next(ctx, method, req)
-			list, ok := res.(*mcp.ListToolsResult)
-			if method != "tools/list" || err != nil || !ok {
-				return res, err
-			}
-			shown := *list
-			shown.Tools = make([]*mcp.Tool, len(list.Tools))
-			for i, tool := range list.Tools {
-				if s, ok := schemas[tool.Name]; ok && tool.OutputSchema == nil {
-					t := *tool
-					t.OutputSchema = s
-					tool = &t
-				}
-				shown.Tools[i] = tool
-			}
-			return &shown, nil
-		}
-	}
 }
 
 // check turns an error of the store or of a connector into the error a
@@ -159,7 +85,8 @@ func (d *done) check(ctx context.Context, err error) error {
 }
 
 // schemaFor infers the JSON Schema of T as go-sdk would, except that the
-// store's enumerated types list the values they allow. Hosts then show the
+// store's enumerated types list the values they allow, and that a slice
+// is an "array", never null (see nonNullable). Hosts then show the
 // allowed values, and go-sdk refuses any other before a handler runs.
 //
 // A schema depends on its type alone: it is made once, and every server
@@ -175,6 +102,7 @@ func schemaFor[T any]() *jsonschema.Schema {
 	if err != nil {
 		panic(err) // a bug in the types of this package
 	}
+	nonNullable(t, s)
 	s2, _ := schemas.LoadOrStore(t, s)
 	return s2.(*jsonschema.Schema)
 }

@@ -37,11 +37,11 @@ func (d *done) addFleetTools(t toolbox) {
 		mcpeffect.Read, d.listRunArtifacts)
 
 	addTool(t, "start_run", "Start run",
-		"Queue a run of an agent on an open task, with instructions. A task has one run under way at most: while it is queued or running, starting another is refused. An unassigned task is assigned to the agent. The agent finds it with get_next_task and starts it with claim_task.",
-		mcpeffect.Idempotent, d.startRun)
+		"Queue a run of an agent on an open task, with instructions. Each call queues a new run: a task may have several queued, which its agent works one at a time. An unassigned task is assigned to the agent. The agent finds the next with get_next_task and starts it with claim_task.",
+		mcpeffect.Write, d.startRun)
 	addTool(t, "retry_run", "Retry run",
-		"Queue a new run with the task, agent and instructions of a failed or cancelled one; refused while the task has a run under way, such as the retry itself.",
-		mcpeffect.Idempotent, d.retryRun)
+		"Queue a new run with the task, agent and instructions of a failed or cancelled one. Each call queues another, as start_run does.",
+		mcpeffect.Write, d.retryRun)
 	addTool(t, "cancel_run", "Cancel run",
 		"Stop a queued or running run; what its agent did so far may be lost. No-op if the run is already over.",
 		mcpeffect.Destructive|mcpeffect.Idempotent, d.cancelRun)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/resolution"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -65,6 +66,9 @@ var PodEffects = map[string]mcpeffect.Effect{
 type Server struct {
 	*mcp.Server
 	Registry *mcpeffect.Registry
+	// Enforcer is the one configuration of its middleware and its
+	// challenge.
+	Enforcer *mcpeffect.Enforcer
 
 	mu  sync.Mutex
 	ran []string
@@ -78,12 +82,12 @@ func NewServer() *Server {
 		Registry: mcpeffect.NewRegistry(),
 	}
 	r := s.Registry
-	mcpeffect.AddToolWithRule(s.Server, r, &mcp.Tool{Name: "pods", Description: "Get, list, create or delete pods."},
+	mcpeffect.AddTool(s.Server, r, &mcp.Tool{Name: "pods", Description: "Get, list, create or delete pods."},
 		mcpeffect.EffectByArgument("action", PodEffects),
 		func(_ context.Context, _ *mcp.CallToolRequest, in PodArgs) (*mcp.CallToolResult, any, error) {
 			return s.done("pods " + in.Action)
 		})
-	mcpeffect.AddToolWithRule(s.Server, r, &mcp.Tool{Name: "update_issue", Description: "Comment on an issue, or change its state."},
+	mcpeffect.AddTool(s.Server, r, &mcp.Tool{Name: "update_issue", Description: "Comment on an issue, or change its state."},
 		mcpeffect.EffectByFunc(func(in IssueArgs) mcpeffect.Effect {
 			if in.State != "" {
 				return mcpeffect.Destructive | mcpeffect.Idempotent
@@ -124,14 +128,15 @@ func NewServer() *Server {
 	mcpeffect.AddPrompt(s.Server, r, &mcp.Prompt{Name: "summarize"}, mcpeffect.ReadOnly, get("summarize"))
 	mcpeffect.AddPrompt(s.Server, r, &mcp.Prompt{Name: "audit"}, mcpeffect.Full, get("audit"))
 
-	s.AddReceivingMiddleware(r.Middleware(&mcpeffect.MiddlewareOptions{
+	s.Enforcer = r.Enforcer(&mcpeffect.MiddlewareOptions{
 		Confirm: &mcpeffect.ConfirmOptions{
 			Message: func(_ context.Context, c *mcpeffect.ConfirmCall) string {
 				return fmt.Sprintf("Run %s (%s) with %s?", c.Tool, c.Effect, c.Arguments)
 			},
 		},
-	}))
-	if err := mcpeffect.ServeToolResolution(s.Server, r); err != nil {
+	})
+	s.AddReceivingMiddleware(s.Enforcer.Middleware())
+	if err := resolution.Serve(s.Server, r); err != nil {
 		panic(err)
 	}
 	return s
@@ -154,6 +159,6 @@ func (s *Server) done(what string) (*mcp.CallToolResult, any, error) {
 // the challenges name.
 func (s *Server) HTTPHandler(stateless bool, metadataURL string) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.Server }, &mcp.StreamableHTTPOptions{Stateless: stateless})
-	challenge := s.Registry.Challenge(&mcpeffect.ChallengeOptions{ResourceMetadataURL: metadataURL})
+	challenge := s.Enforcer.Challenge(&mcpeffect.ChallengeOptions{ResourceMetadataURL: metadataURL})
 	return auth.RequireBearerToken(Verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: metadataURL})(challenge(h))
 }

@@ -61,9 +61,11 @@ func main() {
 	server := mcp.NewServer(&mcp.Implementation{Name: "tasks", Version: "v1"}, nil)
 	mcpeffect.AddTool(server, r, &mcp.Tool{Name: "get_task", Description: "Get a task."}, mcpeffect.Read, getTask)
 	mcpeffect.AddTool(server, r, &mcp.Tool{Name: "delete_task", Description: "Delete a task."}, mcpeffect.Destructive|mcpeffect.Idempotent, deleteTask)
-	// The check that counts: the scope of each call's token, as
+	// One configuration for the check that counts and the early answer
+	// over HTTP: here the defaults, the scope of each call's token as
 	// auth.RequireBearerToken puts it in the request.
-	server.AddReceivingMiddleware(r.Middleware(nil))
+	enforcer := r.Enforcer(nil)
+	server.AddReceivingMiddleware(enforcer.Middleware())
 
 	mux := http.NewServeMux()
 	// What a client reads to learn which scopes exist (RFC 9728).
@@ -76,7 +78,7 @@ func main() {
 	// allow gets 403 and the scope it needs (the step-up challenge), so
 	// that a client can ask for it.
 	bearer := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: metadata})
-	challenge := r.Challenge(&mcpeffect.ChallengeOptions{ResourceMetadataURL: metadata})
+	challenge := enforcer.Challenge(&mcpeffect.ChallengeOptions{ResourceMetadataURL: metadata})
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
 	mux.Handle("/mcp", bearer(challenge(handler)))
 

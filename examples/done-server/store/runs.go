@@ -123,9 +123,12 @@ func (t *tx) run(field, id string) (Run, error) {
 	return r, err
 }
 
-// activeRun returns the run of a task that is queued or running, if any.
+// activeRun returns the current run of a task, if it has a run queued or
+// running: the running one, or else the next queued, the oldest. A task
+// may have several queued; all are for its assignee (see queueRun).
 func (t *tx) activeRun(taskID string) (Run, bool, error) {
-	r, err := scanRun(t.queryRow(`SELECT `+runColumns+runFrom+` WHERE r.task_id = ? AND r.status IN ('queued', 'running')`, taskID))
+	r, err := scanRun(t.queryRow(`SELECT `+runColumns+runFrom+` WHERE r.task_id = ? AND r.status IN ('queued', 'running')
+		ORDER BY r.status = 'running' DESC, r.queued_at, r.id LIMIT 1`, taskID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, false, nil
 	}
@@ -212,9 +215,10 @@ func pausedError(name string, p *Pause) error {
 // instructions as its inputs. Without agent, the run is for the task's
 // assignee if that is an agent, or else for the caller if it is one. An
 // unassigned task is assigned to the agent, so that no one else takes it;
-// a task assigned to someone else is refused, and so is a paused agent. A task has at most one run
-// under way. The agent finds the run with get_next_task, and starts it by
-// claiming the task.
+// a task assigned to someone else is refused, and so is a paused agent.
+// Each call queues a new run: a task may have several queued, which its
+// agent works one at a time. The agent finds the next with get_next_task,
+// and starts it by claiming the task.
 func (s *Store) StartRun(ctx context.Context, by Actor, taskID, agent, instructions string) (Run, error) {
 	return write(ctx, s, by, func(t *tx) (Run, error) {
 		r, err := t.writableTask("task_id", taskID)
@@ -256,15 +260,8 @@ func (t *tx) queueRun(r taskRecord, agent, instructions, retryOf, action string)
 	if r.Assignee != "" && r.Assignee != agent {
 		return Run{}, conflictf("task %q is assigned to %s, so a run on it can only be theirs: assign_task it to %s first", r.ID, quote(r.Assignee), quote(agent))
 	}
-	active, ok, err := t.activeRun(r.ID)
-	if err != nil {
-		return Run{}, err
-	}
-	if ok {
-		return Run{}, conflictf("task %q already has run %q, %s for %s: cancel_run it first", r.ID, active.ID, active.Status, quote(active.Agent))
-	}
 	id := newID()
-	_, err = t.exec(`INSERT INTO runs (id, task_id, agent, status, instructions, retry_of, queued_at, queued_by) VALUES (?, ?, ?, 'queued', ?, ?, ?, ?)`,
+	_, err := t.exec(`INSERT INTO runs (id, task_id, agent, status, instructions, retry_of, queued_at, queued_by) VALUES (?, ?, ?, 'queued', ?, ?, ?, ?)`,
 		id, r.ID, agent, instructions, nullable(retryOf), t.nowText(), t.by.Name)
 	if err != nil {
 		return Run{}, err
@@ -289,7 +286,8 @@ func (t *tx) queueRun(r taskRecord, agent, instructions, retryOf, action string)
 }
 
 // RetryRun queues a new run with the task, agent and instructions of a
-// failed or cancelled one, unless the agent is paused.
+// failed or cancelled one, unless the agent is paused. Each call queues
+// another, as StartRun does.
 func (s *Store) RetryRun(ctx context.Context, by Actor, runID string) (Run, error) {
 	return write(ctx, s, by, func(t *tx) (Run, error) {
 		old, err := t.run("run_id", runID)

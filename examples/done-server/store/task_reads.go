@@ -320,7 +320,7 @@ func (s *Store) NextTask(ctx context.Context, by Actor) (Next, error) {
 				WHERE td.task_id = t.id AND d.status <> 'done' AND d.trash_id IS NULL)
 			ORDER BY COALESCE(r.status = 'running', 0) DESC, r.id IS NOT NULL DESC, t.assignee = ?1 DESC,
 				CASE t.priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 WHEN 'normal' THEN 2 ELSE 3 END,
-				t.due = '', t.due, t.id
+				t.due = '', t.due, t.id, r.queued_at, r.id
 			LIMIT 1`, by.Name), &runID))
 		if errors.Is(err, sql.ErrNoRows) {
 			return Next{}, nil

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// jsonschema-go infers the schema of a Go slice as {"type": ["null",
+// "array"]}, since a nil slice marshals as null, and of a pointer as its
+// element's with "null" added. Many clients read "type" only as one
+// string, and the MCP Inspector warns about every such schema. So Done
+// says "array" (and, for a pointer, its element's type), and keeps that
+// promise: addTool gives each nil slice and map of a result as empty
+// (see emptyNils) before go-sdk checks the result against the schema, and
+// a pointer that may be nil is left out of the JSON (omitempty). Only a
+// pointer field without omitempty, which marshals as null, keeps "null".
+
+// nonNullable rewrites s, the schema that jsonschema-go inferred for t, as
+// said above.
+func nonNullable(t reflect.Type, s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	dropNull(s)
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		nonNullable(t.Elem(), s.Items)
+	case reflect.Map:
+		nonNullable(t.Elem(), s.AdditionalProperties)
+	case reflect.Struct:
+		for _, f := range reflect.VisibleFields(t) {
+			name, omitempty, ok := jsonField(f)
+			if !ok {
+				continue
+			}
+			p := s.Properties[name]
+			if p == nil {
+				continue
+			}
+			if f.Type.Kind() == reflect.Pointer && !omitempty {
+				// A nil pointer marshals as null: the schema must allow it.
+				nonNullable(f.Type.Elem(), p)
+				if p.Type != "" {
+					p.Types, p.Type = []string{"null", p.Type}, ""
+				}
+				continue
+			}
+			nonNullable(f.Type, p)
+		}
+	}
+}
+
+// dropNull removes "null" from the types of s, leaving one type as a
+// plain string.
+func dropNull(s *jsonschema.Schema) {
+	if !slices.Contains(s.Types, "null") {
+		return
+	}
+	types := slices.DeleteFunc(slices.Clone(s.Types), func(t string) bool { return t == "null" })
+	if len(types) == 1 {
+		s.Type, s.Types = types[0], nil
+		return
+	}
+	s.Types = types
+}
+
+// jsonField returns the JSON name of f as encoding/json marshals it, and
+// whether it has omitempty; ok is false for a field that is not
+// marshalled, or an embedded struct whose fields are promoted (and come
+// as fields of their own in reflect.VisibleFields).
+func jsonField(f reflect.StructField) (name string, omitempty, ok bool) {
+	if !f.IsExported() {
+		return "", false, false
+	}
+	tag := f.Tag.Get("json")
+	if tag == "-" {
+		return "", false, false
+	}
+	name, opts, _ := strings.Cut(tag, ",")
+	if f.Anonymous && name == "" {
+		return "", false, false
+	}
+	if name == "" {
+		name = f.Name
+	}
+	return name, slices.Contains(strings.Split(opts, ","), "omitempty"), true
+}
+
+// emptyNils makes each nil slice and map reachable from v, settable,
+// empty, so that it marshals as [] or {}, as the schemas of nonNullable
+// say. Pointers are followed; interfaces and the values of maps are not
+// (Done's results hold no slice there).
+func emptyNils(v reflect.Value) {
+	if !holdsNils(v.Type()) {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			emptyNils(v.Elem())
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if f := v.Field(i); f.CanSet() {
+				emptyNils(f)
+			}
+		}
+	case reflect.Slice:
+		if v.IsNil() {
+			v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+			return
+		}
+		for i := range v.Len() {
+			emptyNils(v.Index(i))
+		}
+	case reflect.Array:
+		for i := range v.Len() {
+			emptyNils(v.Index(i))
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			v.Set(reflect.MakeMap(v.Type()))
+		}
+	}
+}
+
+// holdsNils reports whether a value of t may hold a slice or a map that
+// emptyNils would fill, remembered for each type: most results hold
+// some, but their many small parts (times, ids) need no walk.
+func holdsNils(t reflect.Type) bool {
+	if h, ok := nilHolders.Load(t); ok {
+		return h.(bool)
+	}
+	h := holdsNilsOf(t, map[reflect.Type]bool{})
+	nilHolders.Store(t, h)
+	return h
+}
+
+var nilHolders sync.Map // reflect.Type -> bool
+
+func holdsNilsOf(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Slice, reflect.Map:
+		return true
+	case reflect.Pointer, reflect.Array:
+		return holdsNilsOf(t.Elem(), seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if f := t.Field(i); f.IsExported() && holdsNilsOf(f.Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
