@@ -10,11 +10,13 @@ import (
 // An Enforcer is the one decision of a [Registry], configured once: the
 // scope names, where the caller's scope comes from, the refusal hook and
 // confirmation, all from one [MiddlewareOptions]. Every way in is a thin
-// adapter over its [Enforcer.Decide]: the receiving middleware
-// ([Enforcer.Middleware]), the handler wrappers of [AddTool] and the
-// others, the HTTP step-up challenge ([Enforcer.Challenge]), and an
-// adapter for another SDK. So two of them cannot disagree on what a
-// caller may do.
+// adapter over one decision, of which [Enforcer.Decide] is the exported
+// form: the receiving middleware ([Enforcer.Middleware]), the handler
+// wrappers of [AddTool] and the others, the HTTP step-up challenge
+// ([Enforcer.Challenge]), and an adapter for another SDK. Each finds the
+// caller's scope and the operation its own way, and then refuses with the
+// same functions, which build every [DeniedError]; so two of them cannot
+// disagree on what a caller may do.
 //
 // Make one with [Registry.Enforcer] and pass it where it is needed;
 // [Registry.Middleware] is the shortcut for a server that needs only the

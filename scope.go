@@ -147,7 +147,7 @@ func (n ScopeNames) Scope(scopes []string) Scope {
 
 // Validate returns an error if a name is not a valid OAuth scope token
 // (RFC 6749, section 3.3: printable ASCII without space, " or \) or if two
-// levels share a name. [Registry.Middleware] and [Registry.Challenge] panic
+// levels share a name. [Registry.Enforcer] and [Registry.Middleware] panic
 // on names it refuses.
 func (n ScopeNames) Validate() error {
 	names := n.Strings()
