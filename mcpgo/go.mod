@@ -1,0 +1,5 @@
+module github.com/mcpeffect/mcpeffect/mcpgo
+
+go 1.25.5
+
+replace github.com/mcpeffect/mcpeffect => ..
