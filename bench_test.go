@@ -177,12 +177,11 @@ func BenchmarkAdd10000(b *testing.B) {
 	})
 }
 
-// BenchmarkAddOneByOne1000 classifies 1,000 tools with one Add each, as
-// AddTool does. Each Add copies the table, so the time grows with the
-// square of the number of tools: this shows what it costs where AddAll
-// is not used.
-func BenchmarkAddOneByOne1000(b *testing.B) {
-	_, names := manyTools(1000)
+// BenchmarkAddOneByOne10000 classifies 10,000 tools with one Add each, as
+// AddTool adds them, against the baseline of inserting them into a plain
+// map one by one.
+func BenchmarkAddOneByOne10000(b *testing.B) {
+	_, names := manyTools(10000)
 	b.Run("baseline=map", fillMap(names))
 	b.Run("registry=Add", func(b *testing.B) {
 		b.ReportAllocs()
@@ -195,6 +194,41 @@ func BenchmarkAddOneByOne1000(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkDecisionPaired measures the path a tools/call takes through the
+// middleware, its lookup of the tool and the decision
+// (Enforcer.toolDenial), against a plain map[string]uint8 lookup and a bit
+// test, alternating blocks as BenchmarkAllowedPaired does.
+func BenchmarkDecisionPaired(b *testing.B) {
+	r, plain := allowedFixture(b)
+	e := r.Enforcer(nil)
+	b.ReportAllocs()
+	var spent [2]time.Duration
+	n := 0
+	for round := 0; b.Loop(); round++ {
+		for k := range 2 {
+			which := (k + round) % 2
+			start := time.Now()
+			if which == 0 {
+				for i := range pairedBlockSize {
+					if plain[benchNames[i%len(benchNames)]]&uint8(Read) != 0 {
+						n++
+					}
+				}
+			} else {
+				for i := range pairedBlockSize {
+					name := benchNames[i%len(benchNames)]
+					if e.toolDenial(r.lookup(name), name, Full, true, nil) == nil {
+						n++
+					}
+				}
+			}
+			spent[which] += time.Since(start)
+		}
+	}
+	sink.Store(n > 0)
+	reportPaired(b, spent)
 }
 
 // fillMap is the baseline of the benchmarks of Add: inserting names into a

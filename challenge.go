@@ -2,7 +2,6 @@ package mcpeffect
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,41 +12,26 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// ChallengeOptions configure [Registry.Challenge]. A nil *ChallengeOptions
-// is the zero value.
+// ChallengeOptions configure what is HTTP's own in [Enforcer.Challenge]:
+// everything else (the scope names, where the caller's scope comes from,
+// the refusal hook) is the [Enforcer]'s, shared with its middleware. A nil
+// *ChallengeOptions is the zero value.
 type ChallengeOptions struct {
 	// ResourceMetadataURL is the URL of the server's OAuth 2.0 protected
 	// resource metadata (RFC 9728), sent as resource_metadata so that the
 	// client knows where to ask for a wider scope. If empty, it is left out.
 	ResourceMetadataURL string
 
-	// ScopeNames maps token scope strings to a Scope, as in
-	// [MiddlewareOptions]; use the same names in both.
-	ScopeNames ScopeNames
-
-	// Scope returns the scope of the caller of an HTTP request and the
-	// scope strings its token holds. If nil, both come from the
-	// [auth.TokenInfo] that [auth.RequireBearerToken] put in the request's
-	// context. If it reports false, the request goes on unchallenged.
-	Scope func(*http.Request) (s Scope, scopes []string, ok bool)
-
 	// MaxBodyBytes is the most of a request body that is read to look for
 	// tools/call requests; a longer body goes on unchallenged. Zero means
 	// 1 MiB.
 	MaxBodyBytes int64
-
-	// OnDenied, if non-nil, is called with each tools/call, resources/read
-	// or prompts/get that the challenge refuses, before the challenge is
-	// sent, as [MiddlewareOptions.OnDenied] is: a request refused here
-	// never reaches the middleware. ctx is the request's
-	// context, which holds the caller's [auth.TokenInfo]. It must not
-	// block.
-	OnDenied func(ctx context.Context, d *DeniedError)
 }
 
-// DefaultMaxBodyBytes is the limit on the body read by [Registry.Challenge]
+// DefaultMaxBodyBytes is the limit on the body read by [Enforcer.Challenge]
 // when [ChallengeOptions.MaxBodyBytes] is zero.
 const DefaultMaxBodyBytes = 1 << 20
 
@@ -62,19 +46,29 @@ const DefaultMaxBodyBytes = 1 << 20
 // so that the client can ask its authorization server for them and try
 // again.
 // The body is a JSON-RPC error response of code [CodeDenied], as
-// [Registry.Middleware] sends, for clients that do not step up.
+// [Enforcer.Middleware] sends, for clients that do not step up.
+//
+// It decides as the middleware does, with e's configuration: the caller's
+// scope from [MiddlewareOptions] Scope, or else from the scope strings of
+// the [auth.TokenInfo] that [auth.RequireBearerToken] put in the request's
+// context, mapped by ScopeNames, and capped by a scope set on the
+// request's context with [WithConnectionScope]; a refusal goes to
+// OnDenied before the challenge is sent (a request refused here never
+// reaches the middleware). A request to which nothing gives a scope (no
+// token, no Scope function) goes on, for the middleware to explain.
 //
 // Place it inside [auth.RequireBearerToken], around the handler from
 // [mcp.NewStreamableHTTPHandler]. It is an early answer only, never the
-// only check: install [Registry.Middleware] on the server too. It reads
+// only check: install e's middleware on the server too. It reads
 // bodies up to MaxBodyBytes and restores them for the next handler.
 // Anything it cannot read with certainty (a body too long or not JSON,
-// duplicated keys, a request without a token, a tool the registry does
-// not classify) goes on untouched, to be decided by the middleware. So
-// does a call of a tool whose effect depends on its arguments (see
-// [EffectRule]) unless the raw arguments give that effect with certainty
-// (see [EffectRule.EffectOf]): the common form, read strictly, of a
-// handler that receives its argument as a plain string.
+// duplicated keys, a tool the registry does not classify) goes on
+// untouched, to be decided by the middleware. So does a call of a tool
+// whose effect depends on its arguments (see [EffectRule]) that the
+// caller's scope allows with some arguments, unless the raw arguments
+// give that effect with certainty (see [EffectRule.EffectOf]): the common
+// form, read strictly, of a handler that receives its argument as a plain
+// string.
 //
 // A JSON-RPC batch goes on untouched too, and the middleware answers each
 // of its calls: only the 2025-03-26 protocol had batches (2025-06-18
@@ -83,28 +77,14 @@ const DefaultMaxBodyBytes = 1 << 20
 // does not step up; a 403 for the whole batch would only refuse its
 // allowed calls with the one that is not.
 //
-// Challenge panics if opts.ScopeNames is not valid (see [ScopeNames.Validate]).
-//
 // [mcp.NewStreamableHTTPHandler]: https://pkg.go.dev/github.com/modelcontextprotocol/go-sdk/mcp#NewStreamableHTTPHandler
-func (r *Registry) Challenge(opts *ChallengeOptions) func(http.Handler) http.Handler {
+func (e *Enforcer) Challenge(opts *ChallengeOptions) func(http.Handler) http.Handler {
 	var o ChallengeOptions
 	if opts != nil {
 		o = *opts
 	}
-	if err := o.ScopeNames.Validate(); err != nil {
-		panic(err)
-	}
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if o.Scope == nil {
-		o.Scope = func(req *http.Request) (Scope, []string, bool) {
-			ti := auth.TokenInfoFromContext(req.Context())
-			if ti == nil {
-				return 0, nil, false
-			}
-			return o.ScopeNames.Scope(ti.Scopes), ti.Scopes, true
-		}
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -112,8 +92,8 @@ func (r *Registry) Challenge(opts *ChallengeOptions) func(http.Handler) http.Han
 				next.ServeHTTP(w, req)
 				return
 			}
-			granted, scopes, ok := o.Scope(req)
-			if !ok {
+			ti := auth.TokenInfoFromContext(req.Context())
+			if ti == nil && e.opts.Scope == nil {
 				next.ServeHTTP(w, req)
 				return
 			}
@@ -127,17 +107,37 @@ func (r *Registry) Challenge(opts *ChallengeOptions) func(http.Handler) http.Han
 				next.ServeHTTP(w, req)
 				return
 			}
-			d := r.challenged(c, granted, o.ScopeNames)
+			ctx := req.Context()
+			s, sourced := granted(ctx, e.RequestCaller(ctx, c.request(&mcp.RequestExtra{TokenInfo: ti, Header: req.Header})))
+			if !sourced {
+				next.ServeHTTP(w, req)
+				return
+			}
+			d := e.challenged(c, s)
 			if d == nil {
 				next.ServeHTTP(w, req)
 				return
 			}
-			if o.OnDenied != nil {
-				o.OnDenied(req.Context(), d)
+			e.reportDenied(ctx, d)
+			var scopes []string
+			if ti != nil {
+				scopes = ti.Scopes
 			}
 			writeChallenge(w, o.ResourceMetadataURL, scopes, d, c.id)
 		})
 	}
+}
+
+// request returns the go-sdk request that c is, as the middleware would
+// see it without its session, for the Scope function of the options.
+func (c call) request(extra *mcp.RequestExtra) mcp.Request {
+	switch c.method {
+	case "resources/read":
+		return &mcp.ReadResourceRequest{Params: &mcp.ReadResourceParams{URI: c.uri}, Extra: extra}
+	case "prompts/get":
+		return &mcp.GetPromptRequest{Params: &mcp.GetPromptParams{Name: c.name}, Extra: extra}
+	}
+	return &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: c.name, Arguments: c.args}, Extra: extra}
 }
 
 // mayChallenge reports whether body may hold a request that Challenge
@@ -148,63 +148,42 @@ func mayChallenge(body []byte) bool {
 		bytes.Contains(body, []byte("prompts/get"))
 }
 
-// challenged returns the refusal of c by a caller of scope granted, if it
-// is certain from the request alone, or nil to pass it on to the
-// middleware.
-func (r *Registry) challenged(c call, granted Scope, names ScopeNames) *DeniedError {
-	var need Scope
+// challenged returns the refusal of c by a caller of scope s, if it is
+// certain from the request alone, or nil to pass it on to the
+// middleware. It is [Enforcer.Decide]'s decision where the request gives
+// all it needs, and no decision where it does not.
+func (e *Enforcer) challenged(c call, s Scope) *DeniedError {
 	switch c.method {
 	case "tools/call":
-		ent, classified := r.table()[c.name]
+		ent := e.r.lookup(c.name)
 		// A tool the registry does not know is left to the middleware: no
 		// wider scope would let it through.
-		if !classified || granted.allows(ent.effect.required()) {
+		if ent.effect == 0 {
 			return nil
 		}
-		need = ent.effect.required()
-		if ent.rule == nil {
-			return newDeniedError(c.name, need, true, granted, names)
+		if ent.rule == nil || ent.some&(1<<s) == 0 {
+			return e.toolDenial(ent, c.name, s, true, nil)
 		}
-		// A call whose effect depends on its arguments is answered early
-		// only when its raw arguments give that effect with certainty;
-		// otherwise the handler's wrapper decides, from what the handler
-		// receives.
+		// A call whose effect depends on its arguments, by a caller that
+		// may make some of its calls, is answered early only when its raw
+		// arguments give that effect with certainty; otherwise the
+		// handler's wrapper decides, from what the handler receives.
+		// The argument read strictly, once, as a string (has) is what the
+		// handler receives, whether the rule declares its value or not.
 		if !ent.raw {
 			return nil
 		}
-		e, certain := ent.rule.EffectOf(c.args)
-		if !certain || granted.allows(e.required()) {
+		oc := ent.rule.outcomeOfRaw(c.args)
+		if !oc.certain && !oc.has {
 			return nil
 		}
-		d := newDeniedError(c.name, e.required(), true, granted, names)
-		d.DependsOnArguments = true
-		d.Outcome = callOutcome{effect: e, certain: true, value: selectorOr(c.args, ent.rule.arg)}.describe(ent.rule)
-		return d
+		return e.toolDenial(ent, c.name, s, true, &oc)
 	case "resources/read":
-		if need = r.ResourceScope(c.uri); granted.allows(need) {
-			return nil
-		}
-		d := newDeniedError("", need, true, granted, names)
-		d.Resource = c.uri
-		return d
+		return e.readDenial(e.r.ResourceScope(c.uri), s, true, "", c.uri)
 	case "prompts/get":
-		if need = r.PromptScope(c.name); granted.allows(need) {
-			return nil
-		}
-		d := newDeniedError("", need, true, granted, names)
-		d.Prompt = c.name
-		return d
+		return e.readDenial(e.r.PromptScope(c.name), s, true, c.name, "")
 	}
 	return nil
-}
-
-// selectorOr returns the value of the argument arg in args, or "".
-func selectorOr(args []byte, arg string) string {
-	if arg == "" {
-		return ""
-	}
-	v, _ := selectorValue(args, arg)
-	return v
 }
 
 // peekBody reads up to max bytes of the request body and puts back a body

@@ -15,18 +15,15 @@ import (
 )
 
 // serveHTTP serves s over Streamable HTTP at the returned URL, behind the
-// bearer tokens of verify and the challenge of r with opts.
-func serveHTTP(t testing.TB, s *mcp.Server, r *mcpeffect.Registry, opts *mcpeffect.ChallengeOptions, verify auth.TokenVerifier, stateless bool) string {
+// bearer tokens of verify and the challenge of r's enforcer configured by
+// opts, as its middleware is.
+func serveHTTP(t testing.TB, s *mcp.Server, r *mcpeffect.Registry, opts *mcpeffect.MiddlewareOptions, verify auth.TokenVerifier, stateless bool) string {
 	t.Helper()
 	mux := http.NewServeMux()
 	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
 	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: stateless})
-	o := mcpeffect.ChallengeOptions{ResourceMetadataURL: ts.URL + metadataPath}
-	if opts != nil {
-		o = *opts
-	}
-	h = r.Challenge(&o)(h)
+	h = r.Enforcer(opts).Challenge(&mcpeffect.ChallengeOptions{ResourceMetadataURL: ts.URL + metadataPath})(h)
 	h = auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: ts.URL + metadataPath})(h)
 	mux.Handle("/mcp", h)
 	return ts.URL + "/mcp"
@@ -79,9 +76,19 @@ func TestHTTPChallengeEveryOperation(t *testing.T) {
 		{"a read action", ruleURL, "read-token", rpcBody("tools/call", `{"name":"resources","arguments":{"action":"get"}}`), "", "", mcpeffect.DeniedError{}},
 		{"action in two cases", ruleURL, "read-token", rpcBody("tools/call", `{"name":"docs","arguments":{"action":"get","Action":"delete"}}`), "", "", mcpeffect.DeniedError{}},
 		{"arguments twice", ruleURL, "read-token", rpcBody("tools/call", `{"name":"resources","arguments":{"action":"delete"},"arguments":{"action":"get"}}`), "", "", mcpeffect.DeniedError{}},
-		{"an undeclared action", ruleURL, "read-token", rpcBody("tools/call", `{"name":"resources","arguments":{"action":"purge"}}`), "", "", mcpeffect.DeniedError{}},
+		// An action read strictly that the rule does not declare is what
+		// the handler receives: the worst case, with certainty.
+		{"an undeclared action", ruleURL, "read-token", rpcBody("tools/call", `{"name":"resources","arguments":{"action":"purge"}}`),
+			"openid tools:read tools:destructive", "a wider scope is needed to call resources",
+			mcpeffect.DeniedError{Tool: "resources", Classified: true, Required: mcpeffect.Full, RequiredScopeName: "tools:destructive", Granted: mcpeffect.ReadOnly, DependsOnArguments: true, Outcome: `action="purge", which it does not declare, the worst case`}},
 		{"a missing action", ruleURL, "read-token", rpcBody("tools/call", `{"name":"docs","arguments":{}}`), "", "", mcpeffect.DeniedError{}},
-		{"a function of the decoded input", ruleURL, "read-token", rpcBody("tools/call", `{"name":"update_issue","arguments":{"state":"closed"}}`), "", "", mcpeffect.DeniedError{}},
+		// A function of the decoded input: only the wrapper can compute
+		// the call's effect, unless no outcome is allowed at all, which
+		// the middleware would refuse as well, whatever the arguments.
+		{"a function of the decoded input, some outcome allowed", ruleURL, "write-token", rpcBody("tools/call", `{"name":"update_issue","arguments":{"state":"closed"}}`), "", "", mcpeffect.DeniedError{}},
+		{"a function of the decoded input, no outcome allowed", ruleURL, "read-token", rpcBody("tools/call", `{"name":"update_issue","arguments":{"state":"closed"}}`),
+			"openid tools:read tools:write", "a wider scope is needed to call update_issue",
+			mcpeffect.DeniedError{Tool: "update_issue", Classified: true, Required: mcpeffect.NonDestructive, RequiredScopeName: "tools:write", Granted: mcpeffect.ReadOnly, DependsOnArguments: true}},
 		// The worst case is allowed: nothing to compute.
 		{"full scope", ruleURL, "full-token", rpcBody("tools/call", `{"name":"resources","arguments":{"action":"purge"}}`), "", "", mcpeffect.DeniedError{}},
 	} {
@@ -133,7 +140,7 @@ func TestScopeHierarchyCustomNames(t *testing.T) {
 		return &auth.TokenInfo{Scopes: scopes, Expiration: time.Now().Add(time.Hour)}, nil
 	}
 	s, r, c := newScopedServer(t, &mcpeffect.MiddlewareOptions{ScopeNames: names})
-	url := serveHTTP(t, s, r, &mcpeffect.ChallengeOptions{ScopeNames: names}, verify, false)
+	url := serveHTTP(t, s, r, &mcpeffect.MiddlewareOptions{ScopeNames: names}, verify, false)
 	ctx := context.Background()
 
 	admin := (&httpServer{Server: &httptest.Server{URL: strings.TrimSuffix(url, "/mcp")}}).connect(t, "admin")

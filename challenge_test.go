@@ -52,7 +52,7 @@ func newHTTPServer(t testing.TB, challenge bool) *httpServer {
 	t.Cleanup(ts.Close)
 	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
 	if challenge {
-		h = r.Challenge(&mcpeffect.ChallengeOptions{ResourceMetadataURL: ts.URL + metadataPath})(h)
+		h = r.Enforcer(nil).Challenge(&mcpeffect.ChallengeOptions{ResourceMetadataURL: ts.URL + metadataPath})(h)
 	}
 	h = auth.RequireBearerToken(verifyTestToken, &auth.RequireBearerTokenOptions{ResourceMetadataURL: ts.URL + metadataPath})(h)
 	mux.Handle("/mcp", h)
@@ -288,10 +288,10 @@ func TestHTTPChallengePassesOn(t *testing.T) {
 		w.WriteHeader(http.StatusTeapot)
 	})
 	withToken := auth.RequireBearerToken(verifyTestToken, nil)
-	small := withToken(r.Challenge(&mcpeffect.ChallengeOptions{MaxBodyBytes: 200})(next))
+	small := withToken(r.Enforcer(nil).Challenge(&mcpeffect.ChallengeOptions{MaxBodyBytes: 200})(next))
 	ts := httptest.NewServer(small)
 	defer ts.Close()
-	noAuth := httptest.NewServer(r.Challenge(nil)(next))
+	noAuth := httptest.NewServer(r.Enforcer(nil).Challenge(nil)(next))
 	defer noAuth.Close()
 
 	refused := callBody(1, "delete_task")
@@ -343,15 +343,13 @@ func TestHTTPChallengeCustomScope(t *testing.T) {
 	r := mcpeffect.NewRegistry()
 	r.Add("delete_task", mcpeffect.Destructive)
 	names := mcpeffect.ScopeNames{ReadOnly: "done:read", NonDestructive: "done:write", Full: "done:admin"}
-	h := r.Challenge(&mcpeffect.ChallengeOptions{
-		ScopeNames: names,
-		Scope: func(req *http.Request) (mcpeffect.Scope, []string, bool) {
-			return mcpeffect.NonDestructive, []string{"done:write", `bad"scope`}, true
-		},
-	})(http.NotFoundHandler())
-	ts := httptest.NewServer(h)
+	verify := func(context.Context, string, *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{Scopes: []string{"done:write", `bad"scope`}, Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	h := r.Enforcer(&mcpeffect.MiddlewareOptions{ScopeNames: names}).Challenge(nil)(http.NotFoundHandler())
+	ts := httptest.NewServer(auth.RequireBearerToken(verify, nil)(h))
 	defer ts.Close()
-	resp := postJSON(t, ts.URL, "", callBody(1, "delete_task"))
+	resp := postJSON(t, ts.URL, "any", callBody(1, "delete_task"))
 	want := `Bearer error="insufficient_scope", scope="done:write done:admin", error_description="a wider scope is needed to call delete_task"`
 	if got := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != http.StatusForbidden || got != want {
 		t.Errorf("status %d, WWW-Authenticate %s; want 403 and %s", resp.StatusCode, got, want)
@@ -368,14 +366,12 @@ func TestHTTPChallengeOnDenied(t *testing.T) {
 	}
 	type key struct{}
 	var denied []string
-	h := r.Challenge(&mcpeffect.ChallengeOptions{
-		Scope: func(*http.Request) (mcpeffect.Scope, []string, bool) {
-			return mcpeffect.ReadOnly, []string{"tools:read"}, true
-		},
+	h := r.Enforcer(&mcpeffect.MiddlewareOptions{
+		Scope: func(context.Context, mcp.Request) mcpeffect.Scope { return mcpeffect.ReadOnly },
 		OnDenied: func(ctx context.Context, d *mcpeffect.DeniedError) {
 			denied = append(denied, fmt.Sprintf("%s %v %v %v", d.Tool, d.Granted, d.Required, ctx.Value(key{})))
 		},
-	})(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	}).Challenge(nil)(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	for _, c := range []struct {
 		name, body string
 		want       []string
@@ -430,19 +426,16 @@ func FuzzChallenge(f *testing.F) {
 	mcpeffect.AddPrompt(s, r, &mcp.Prompt{Name: "audit_everything"}, mcpeffect.NonDestructive, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) { return nil, nil })
 	var seen []byte
 	var reached bool
-	h := r.Challenge(&mcpeffect.ChallengeOptions{
-		MaxBodyBytes: 4096,
-		Scope: func(*http.Request) (mcpeffect.Scope, []string, bool) {
-			return mcpeffect.ReadOnly, []string{"tools:read"}, true
-		},
-	})(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	h := auth.RequireBearerToken(verifyTestToken, nil)(r.Enforcer(nil).Challenge(&mcpeffect.ChallengeOptions{MaxBodyBytes: 4096})(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		reached = true
 		seen, _ = io.ReadAll(req.Body)
-	}))
+	})))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		seen, reached = nil, false
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(body)))
+		req := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer read-token")
+		h.ServeHTTP(rec, req)
 		if reached {
 			if !bytes.Equal(seen, body) {
 				t.Fatalf("passed on %q, want %q", seen, body)
@@ -455,7 +448,7 @@ func FuzzChallenge(f *testing.F) {
 		if rec.Code != http.StatusForbidden {
 			t.Fatalf("not passed on, status %d", rec.Code)
 		}
-		if ch := rec.Header().Get("WWW-Authenticate"); !strings.HasPrefix(ch, `Bearer error="insufficient_scope", scope="tools:read `) {
+		if ch := rec.Header().Get("WWW-Authenticate"); !strings.HasPrefix(ch, `Bearer error="insufficient_scope", scope="openid tools:read `) {
 			t.Fatalf("challenge %q", ch)
 		}
 		// A challenged body is one tools/call, not a batch, of a tool that

@@ -169,6 +169,15 @@ func AsNotConfirmedError(err error) (*NotConfirmedError, bool) {
 	return &n, true
 }
 
+// JSONRPCError returns the JSON-RPC error of a call that did not run for
+// want of confirmation: code [CodeNotConfirmed], the message of
+// [NotConfirmedError.Error], and n in JSON as its data, which
+// [AsNotConfirmedError] reads back.
+func (n *NotConfirmedError) JSONRPCError() (code int64, message string, data json.RawMessage) {
+	e := n.rpcError()
+	return e.Code, e.Message, e.Data
+}
+
 func (n *NotConfirmedError) rpcError() *jsonrpc.Error {
 	data, err := json.Marshal(n)
 	if err != nil {
@@ -214,15 +223,12 @@ func newConfirmer(o *ConfirmOptions) *confirmer {
 	return c
 }
 
-// confirm has a person confirm the call req of tool, of effect e, if the
-// options ask for it. It returns nil, nil when the handler may run;
+// confirm has a person confirm the call req of tool, of effect e, which
+// the options ask for. It returns nil, nil when the handler may run;
 // otherwise a result that asks the client for the person's answer, or the
 // error that refuses the call.
 func (c *confirmer) confirm(ctx context.Context, info *callInfo, req *mcp.CallToolRequest, t *mcp.Tool, e Effect) (*mcp.CallToolResult, error) {
 	tool := t.Name
-	if !c.opts.For(tool, e) {
-		return nil, nil
-	}
 	refuse := func(answer, detail string) error {
 		return (&NotConfirmedError{Tool: tool, Effect: e, Answer: answer, Detail: detail}).rpcError()
 	}
@@ -281,25 +287,32 @@ func (c *confirmer) ask(ctx context.Context, req *mcp.CallToolRequest, t *mcp.To
 
 // question returns the elicitation that asks the person.
 func (c *confirmer) question(ctx context.Context, req *mcp.CallToolRequest, t *mcp.Tool, e Effect) *mcp.ElicitParams {
-	var msg string
-	if c.opts.Message != nil {
-		title := t.Title
-		if title == "" && t.Annotations != nil {
-			title = t.Annotations.Title
-		}
-		msg = c.opts.Message(ctx, &ConfirmCall{Tool: t.Name, Title: title, Effect: e, Arguments: req.Params.Arguments, Request: req})
+	title := t.Title
+	if title == "" && t.Annotations != nil {
+		title = t.Annotations.Title
 	}
-	if msg == "" {
-		msg = defaultQuestion(t.Name, e, req.Params.Arguments)
-	}
+	msg := c.message(ctx, &ConfirmCall{Tool: t.Name, Title: title, Effect: e, Arguments: req.Params.Arguments, Request: req})
 	return &mcp.ElicitParams{
 		Mode:    "form",
-		Message: visible(msg),
+		Message: msg,
 		// A form with no fields: the person only accepts, declines or
 		// cancels. The properties object must be there, empty: the
 		// TypeScript SDK refuses a form schema without one.
 		RequestedSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}},
 	}
+}
+
+// message words the question about call, with what a person would not
+// see for what it is written as escapes.
+func (c *confirmer) message(ctx context.Context, call *ConfirmCall) string {
+	var msg string
+	if c.opts.Message != nil {
+		msg = c.opts.Message(ctx, call)
+	}
+	if msg == "" {
+		msg = defaultQuestion(call.Tool, call.Effect, call.Arguments)
+	}
+	return visible(msg)
 }
 
 // defaultQuestion words the question about a call to tool of effect e

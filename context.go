@@ -54,7 +54,7 @@ type callInfo struct {
 	// sourced is false when nothing gave the caller a scope (see
 	// DeniedError.Unscoped).
 	sourced bool
-	mw      *middleware
+	enf     *Enforcer
 }
 
 // callerInfo returns what Registry.Middleware set on ctx for the handler,

@@ -155,6 +155,16 @@ func newDeniedError(name string, need Scope, classified bool, granted Scope, nam
 	return d
 }
 
+// JSONRPCError returns the JSON-RPC error that refuses the operation, as
+// [Registry.Middleware] sends it: code [CodeDenied], the message of
+// [DeniedError.Error], and d in JSON as its data, which [AsDeniedError]
+// reads back. An adapter for an SDK with its own error types sends
+// these three.
+func (d *DeniedError) JSONRPCError() (code int64, message string, data json.RawMessage) {
+	e := d.rpcError()
+	return e.Code, e.Message, e.Data
+}
+
 func (d *DeniedError) rpcError() *jsonrpc.Error {
 	data, err := json.Marshal(d)
 	if err != nil {

@@ -75,10 +75,12 @@
 // [DeniedError]. A handler that the middleware let through reads its
 // caller's scope with [CallerScopeFromContext].
 //
-// Over Streamable HTTP, [Registry.Challenge] also answers a refused call
+// Over Streamable HTTP, [Enforcer.Challenge] also answers a refused call
 // early with the step-up challenge of the MCP authorization specification
 // (403, error="insufficient_scope"), so that a client can ask for the scope
-// it lacks. Package mcpeffecttest proves in a server's own tests that what
+// it lacks. The middleware and the challenge come from one [Enforcer],
+// configured once, whose [Enforcer.Decide] is the one decision every way
+// in makes, a server built on another SDK included. Package mcpeffecttest proves in a server's own tests that what
 // it advertises and what it enforces agree, and [Registry.Manifest] lists
 // every tool with its effect for a README or a review.
 //

@@ -74,14 +74,16 @@ func ExampleAddTool() {
 
 // The step-up challenge goes between the bearer token check and the
 // Streamable HTTP handler.
-func ExampleRegistry_Challenge() {
+// Both come from one Enforcer, so that they share one configuration.
+func ExampleEnforcer_Challenge() {
 	r := mcpeffect.NewRegistry()
 	server := mcp.NewServer(&mcp.Implementation{Name: "notes", Version: "v1"}, nil)
 	mcpeffect.AddTool(server, r, &mcp.Tool{Name: "delete_note"}, mcpeffect.Destructive|mcpeffect.Idempotent, deleteNote)
-	server.AddReceivingMiddleware(r.Middleware(nil)) // the check that counts
+	enforcer := r.Enforcer(nil)
+	server.AddReceivingMiddleware(enforcer.Middleware()) // the check that counts
 
 	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
-	challenge := r.Challenge(&mcpeffect.ChallengeOptions{
+	challenge := enforcer.Challenge(&mcpeffect.ChallengeOptions{
 		ResourceMetadataURL: "https://notes.example/.well-known/oauth-protected-resource",
 	})
 	// A verifier that knows one token, allowed to write but not to delete.

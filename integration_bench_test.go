@@ -130,7 +130,7 @@ func BenchmarkCallHTTP(b *testing.B) {
 		s, r := benchServer(b, 84, &mcpeffect.MiddlewareOptions{})
 		var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
 		if challenge {
-			h = r.Challenge(&mcpeffect.ChallengeOptions{ResourceMetadataURL: "http://127.0.0.1/.well-known/oauth-protected-resource"})(h)
+			h = r.Enforcer(nil).Challenge(&mcpeffect.ChallengeOptions{ResourceMetadataURL: "http://127.0.0.1/.well-known/oauth-protected-resource"})(h)
 		}
 		h = auth.RequireBearerToken(verifyTestToken, nil)(h)
 		ts := httptest.NewServer(h)
@@ -156,15 +156,13 @@ func BenchmarkChallengeHandler(b *testing.B) {
 			b.Fatal(err)
 		}
 	})
-	scope := func(*http.Request) (mcpeffect.Scope, []string, bool) {
-		return mcpeffect.NonDestructive, []string{"tools:write"}, true
-	}
+	scope := func(context.Context, mcp.Request) mcpeffect.Scope { return mcpeffect.NonDestructive }
 	for _, bench := range []struct {
 		name string
 		h    http.Handler
 	}{
 		{"baseline=next-only", next},
-		{"challenge", r.Challenge(&mcpeffect.ChallengeOptions{Scope: scope})(next)},
+		{"challenge", r.Enforcer(&mcpeffect.MiddlewareOptions{Scope: scope}).Challenge(nil)(next)},
 	} {
 		b.Run(bench.name, func(b *testing.B) {
 			b.ReportAllocs()

@@ -7,7 +7,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// MiddlewareOptions configure [Registry.Middleware]. A nil
+// MiddlewareOptions configure an [Enforcer] ([Registry.Enforcer]), and so
+// everything made from it: [Registry.Middleware] and
+// [Enforcer.Middleware], the handler wrappers of [AddTool] and the
+// others, and the HTTP step-up challenge of [Enforcer.Challenge]. A nil
 // *MiddlewareOptions is the zero value.
 type MiddlewareOptions struct {
 	// Scope returns the scope of the caller of a request. If nil, the scope
@@ -19,6 +22,15 @@ type MiddlewareOptions struct {
 	//
 	// Whatever Scope returns, a scope set on the connection with
 	// WithConnectionScope caps it.
+	//
+	// The HTTP challenge ([Enforcer.Challenge]) calls it too, before the
+	// request reaches the server, with the HTTP request's context and a
+	// request as go-sdk would give the middleware, without its Session:
+	// a *[mcp.CallToolRequest], *[mcp.ReadResourceRequest] or
+	// *[mcp.GetPromptRequest] with its Params and Extra (TokenInfo and
+	// Header). A function that needs the session should return the zero
+	// Scope without one, and then the challenge leaves the request to the
+	// middleware.
 	Scope func(context.Context, mcp.Request) Scope
 
 	// HideDenied makes tools/list show only the tools the caller may call
@@ -35,10 +47,12 @@ type MiddlewareOptions struct {
 	ScopeNames ScopeNames
 
 	// OnDenied, if non-nil, is called with each refused tools/call,
-	// resources/read and prompts/get (by the middleware, or by a handler
-	// wrapper of this package where the arguments or the resource decide),
-	// before the refusal is sent: for logging or metrics. It must not
-	// block.
+	// resources/read and prompts/get, before the refusal is sent, by
+	// whichever way in refused it (the middleware, a handler wrapper of
+	// this package where the arguments or the resource decide, the HTTP
+	// challenge, an adapter calling [Enforcer.Decide]): for logging or
+	// metrics. Log the [DeniedError] whole: its LogValue names its fields.
+	// It must not block.
 	OnDenied func(context.Context, *DeniedError)
 
 	// Confirm, if non-nil, makes the tools added with [AddTool] and its
@@ -49,16 +63,30 @@ type MiddlewareOptions struct {
 }
 
 // Middleware returns receiving middleware for an [mcp.Server] that enforces
-// r: install it with [mcp.Server.AddReceivingMiddleware]. It is the
-// authoritative check, and the one that cannot be bypassed, since it runs
-// after go-sdk has parsed the request, whatever the transport.
+// r, configured by opts: r.Enforcer(opts).Middleware() (see
+// [Registry.Enforcer] and [Enforcer.Middleware]). A server that also
+// answers the HTTP step-up challenge makes the [Enforcer] once and takes
+// both from it, so that they share one configuration.
+//
+// Middleware panics if opts.ScopeNames is not valid (see
+// [ScopeNames.Validate]), or if opts.Confirm has a Key shorter than 32
+// bytes.
+func (r *Registry) Middleware(opts *MiddlewareOptions) mcp.Middleware {
+	return r.Enforcer(opts).Middleware()
+}
+
+// Middleware returns receiving middleware for an [mcp.Server] that
+// enforces e's registry: install it with
+// [mcp.Server.AddReceivingMiddleware]. It is the authoritative check, and
+// the one that cannot be bypassed, since it runs after go-sdk has parsed
+// the request, whatever the transport.
 //
 // On tools/call it refuses, before the tool's handler runs, a call that the
 // caller's scope does not allow (see [MiddlewareOptions.Scope]) with a
 // JSON-RPC error of code [CodeDenied] whose message names the tool, the
-// scope it needs and the scope the caller has. A tool that r does not
-// classify is refused for every scope. A call it lets through reaches the
-// handler with the caller's scope in its context, which
+// scope it needs and the scope the caller has. A tool that the registry
+// does not classify is refused for every scope. A call it lets through
+// reaches the handler with the caller's scope in its context, which
 // [CallerScopeFromContext] reads and without which a tool added with
 // [AddTool] refuses to run.
 //
@@ -72,161 +100,94 @@ type MiddlewareOptions struct {
 //
 // For a tool whose effect depends on its arguments (see [EffectRule]), it
 // refuses a caller whose scope allows none of the rule's outcomes and lets
-// through one whose scope allows them all; in between, the wrapper of
-// [AddToolWithRule] computes the effect of the call from the arguments as
-// the handler receives them, and refuses it with the same error if the
-// scope does not allow it.
-//
-// Middleware panics if opts.ScopeNames is not valid (see
-// [ScopeNames.Validate]), or if opts.Confirm has a Key shorter than 32
-// bytes.
-func (r *Registry) Middleware(opts *MiddlewareOptions) mcp.Middleware {
-	m := &middleware{r: r}
-	if opts != nil {
-		m.opts = *opts
-	}
-	if err := m.opts.ScopeNames.Validate(); err != nil {
-		panic(err)
-	}
-	if m.opts.Confirm != nil {
-		m.confirmer = newConfirmer(m.opts.Confirm)
-	}
-	for sourced := range m.infos {
-		for s := range m.infos[sourced] {
-			m.infos[sourced][s] = &callInfo{scope: Scope(s), sourced: sourced == 1, mw: m}
-		}
-	}
-	return m.wrap
+// through one whose scope allows some; the wrapper of [AddTool] then
+// computes the effect of the call from the arguments as the handler
+// receives them, and refuses it with the same error if the scope does
+// not allow it. Each is [Enforcer.Decide]'s decision.
+func (e *Enforcer) Middleware() mcp.Middleware {
+	return e.wrap
 }
 
-// middleware is the state of one Registry.Middleware.
-type middleware struct {
-	r    *Registry
-	opts MiddlewareOptions
-	// infos[sourced][s] is the callInfo of a call by a caller of scope s.
-	infos     [2][Full + 1]*callInfo
-	confirmer *confirmer // nil without Confirm
-}
-
-// info returns the callInfo of a caller of scope s.
-func (m *middleware) info(s Scope, sourced bool) *callInfo {
-	i := 0
-	if sourced {
-		i = 1
-	}
-	if s <= Full {
-		return m.infos[i][s]
-	}
-	return &callInfo{scope: s, sourced: sourced, mw: m}
-}
-
-// denied reports d to OnDenied and returns the error that refuses the call.
-func (m *middleware) denied(ctx context.Context, d *DeniedError) error {
-	if m.opts.OnDenied != nil {
-		m.opts.OnDenied(ctx, d)
-	}
-	return d.rpcError()
-}
-
-func (m *middleware) wrap(next mcp.MethodHandler) mcp.MethodHandler {
+func (e *Enforcer) wrap(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		var d *DeniedError
+		var s Scope
+		var sourced bool
 		switch method {
 		case "tools/call":
 			call, ok := req.(*mcp.CallToolRequest)
 			if !ok || call.Params == nil {
-				break
+				return next(ctx, method, req)
 			}
-			name := call.Params.Name
-			granted, sourced := m.opts.scope(ctx, req)
-			ent := m.r.table()[name]
-			// some is callers for a tool with one effect. For a tool whose
-			// effect depends on its arguments, a scope that may make some
-			// of its calls but not all is left to its wrapper, which
-			// decides from the arguments as the handler receives them.
-			if ent.some&(1<<granted) != 0 {
-				return next(context.WithValue(ctx, callerScopeKey{}, m.info(granted, sourced)), method, req)
-			}
-			d := newDeniedError(name, ent.least, ent.effect != 0, granted, m.opts.ScopeNames)
-			d.Unscoped = !sourced
-			d.DependsOnArguments = ent.rule != nil
-			return nil, m.denied(ctx, d)
+			s, sourced = granted(ctx, e.RequestCaller(ctx, req))
+			// The arguments are left to the wrapper of a tool whose effect
+			// depends on them, which decides from what the handler
+			// receives (oc nil).
+			d = e.toolDenial(e.r.lookup(call.Params.Name), call.Params.Name, s, sourced, nil)
 		case "resources/read":
 			read, ok := req.(*mcp.ReadResourceRequest)
 			if !ok || read.Params == nil {
-				break
+				return next(ctx, method, req)
 			}
-			granted, sourced := m.opts.scope(ctx, req)
-			need := m.r.ResourceScope(read.Params.URI)
-			if granted.allows(need) {
-				return next(context.WithValue(ctx, callerScopeKey{}, m.info(granted, sourced)), method, req)
-			}
-			d := m.info(granted, sourced).denial(need)
-			d.Resource = read.Params.URI
-			return nil, m.denied(ctx, d)
+			s, sourced = granted(ctx, e.RequestCaller(ctx, req))
+			d = e.readDenial(e.r.ResourceScope(read.Params.URI), s, sourced, "", read.Params.URI)
 		case "prompts/get":
 			get, ok := req.(*mcp.GetPromptRequest)
 			if !ok || get.Params == nil {
-				break
+				return next(ctx, method, req)
 			}
-			granted, sourced := m.opts.scope(ctx, req)
-			need := m.r.PromptScope(get.Params.Name)
-			if granted.allows(need) {
-				return next(context.WithValue(ctx, callerScopeKey{}, m.info(granted, sourced)), method, req)
-			}
-			d := m.info(granted, sourced).denial(need)
-			d.Prompt = get.Params.Name
-			return nil, m.denied(ctx, d)
+			s, sourced = granted(ctx, e.RequestCaller(ctx, req))
+			d = e.readDenial(e.r.PromptScope(get.Params.Name), s, sourced, get.Params.Name, "")
 		case "tools/list", "resources/list", "resources/templates/list", "prompts/list":
-			if !m.opts.HideDenied || testhook.UnfilteredList(ctx) {
-				break
+			if !e.opts.HideDenied || testhook.UnfilteredList(ctx) {
+				return next(ctx, method, req)
 			}
 			res, err := next(ctx, method, req)
 			if err != nil {
 				return res, err
 			}
-			s, _ := m.opts.scope(ctx, req)
-			switch list := res.(type) {
-			case *mcp.ListToolsResult:
-				return m.r.filter(list, s), nil
-			case *mcp.ListResourcesResult:
-				return m.r.filterResources(list, s), nil
-			case *mcp.ListResourceTemplatesResult:
-				return m.r.filterTemplates(list, s), nil
-			case *mcp.ListPromptsResult:
-				return m.r.filterPrompts(list, s), nil
-			}
-			return res, err
+			s, _ := granted(ctx, e.RequestCaller(ctx, req))
+			return e.filterList(res, s), nil
+		default:
+			return next(ctx, method, req)
 		}
-		return next(ctx, method, req)
+		if d != nil {
+			return nil, e.denied(ctx, d)
+		}
+		return next(context.WithValue(ctx, callerScopeKey{}, e.info(s, sourced)), method, req)
 	}
 }
 
-// scope returns the scope of the caller of req, and whether anything gave
-// it one: o.Scope, a token or the connection.
-func (o *MiddlewareOptions) scope(ctx context.Context, req mcp.Request) (Scope, bool) {
-	var s Scope
-	have := false
-	if o.Scope != nil {
-		s, have = o.Scope(ctx, req), true
-	} else if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
-		s, have = o.ScopeNames.Scope(extra.TokenInfo.Scopes), true
+// filterList returns a copy of res, a listing, holding only what scope s
+// may call, read or get ([Enforcer.Visible]), marked cacheable privately.
+// The items themselves are shared, not copied: they belong to the server
+// and no one changes them.
+func (e *Enforcer) filterList(res mcp.Result, s Scope) mcp.Result {
+	switch list := res.(type) {
+	case *mcp.ListToolsResult:
+		out := *list
+		out.Tools = allowedOnly(list.Tools, func(t *mcp.Tool) bool { return e.visible(Operation{Method: MethodCallTool, Name: t.Name}, s) })
+		out.CacheScope = "private"
+		return &out
+	case *mcp.ListResourcesResult:
+		out := *list
+		out.Resources = allowedOnly(list.Resources, func(r *mcp.Resource) bool { return e.visible(Operation{Method: MethodReadResource, URI: r.URI}, s) })
+		out.CacheScope = "private"
+		return &out
+	case *mcp.ListResourceTemplatesResult:
+		out := *list
+		out.ResourceTemplates = allowedOnly(list.ResourceTemplates, func(t *mcp.ResourceTemplate) bool {
+			return e.visible(Operation{Method: MethodReadResource, URI: t.URITemplate, Template: true}, s)
+		})
+		out.CacheScope = "private"
+		return &out
+	case *mcp.ListPromptsResult:
+		out := *list
+		out.Prompts = allowedOnly(list.Prompts, func(p *mcp.Prompt) bool { return e.visible(Operation{Method: MethodGetPrompt, Name: p.Name}, s) })
+		out.CacheScope = "private"
+		return &out
 	}
-	c, capped := connectionScope(ctx)
-	if capped && (!have || c < s) {
-		s = c
-	}
-	return s, have || capped
-}
-
-// filter returns a copy of list holding only the tools that s may call,
-// with some arguments at least. The tools themselves are shared, not
-// copied: they belong to the server and no one changes them.
-func (r *Registry) filter(list *mcp.ListToolsResult, s Scope) *mcp.ListToolsResult {
-	out := *list
-	tools := r.table()
-	out.Tools = allowedOnly(list.Tools, func(t *mcp.Tool) bool { return tools[t.Name].some&(1<<s) != 0 })
-	out.CacheScope = "private"
-	return &out
+	return res
 }
 
 // allowedOnly returns a new slice of the items of a listing that are not

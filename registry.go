@@ -3,7 +3,6 @@ package mcpeffect
 import (
 	"errors"
 	"iter"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -25,25 +24,12 @@ import (
 // being checked. Lookups take no lock and allocate nothing. The zero
 // Registry is empty and ready to use, as is one from [NewRegistry].
 type Registry struct {
-	// tools is never changed once stored: Add stores a copy with the new
-	// tools (copy on write). A lookup is then an atomic load, a plain load
-	// on amd64 and arm64, and a map lookup, with no lock and no write, so
-	// that lookups on every core share the cache lines they read instead
-	// of passing them from core to core. BenchmarkAllowedPaired measures
-	// it against a plain map[string]uint8 and a bit test: 1.08 times as
-	// long, single and parallel, in the median of 6 runs on a shared
-	// 2-core machine (the extra load of the pointer), where the two-map
-	// design it replaced (sync.Map's, with a lock and a second map on the
-	// path of recently added tools) took 1.55 times as long.
-	//
-	// Add pays for it with a copy of the table: O(n) each, nothing for the
-	// tens or hundreds of tools of a server, but a thousand tools added
-	// one by one took tens of milliseconds (BenchmarkAddOneByOne1000).
-	// AddAll copies once for a batch: 10,000 tools take about as long as
-	// filling a plain map (BenchmarkAdd10000).
-	tools atomic.Pointer[map[string]entry]
+	// tools is the table of the classified tools. Readers load it with no
+	// lock and write nothing, so that lookups on every core share the
+	// cache lines they read instead of passing them from core to core.
+	tools atomic.Pointer[toolTable]
 	// scoped holds the scopes of resources and prompts, copied on write
-	// as tools is.
+	// (it changes rarely, and is small).
 	scoped atomic.Pointer[scopedTable]
 	mu     sync.Mutex // held by the writers of tools and scoped
 }
@@ -112,14 +98,20 @@ func NewRegistry() *Registry {
 	return &Registry{}
 }
 
-// table returns the current tools, which no one changes; nil when there
-// are none.
-func (r *Registry) table() map[string]entry {
-	if p := r.tools.Load(); p != nil {
-		return *p
+// lookup returns the entry of the tool called name, or the zero entry,
+// which no scope may call, for a name the registry does not know. It is
+// the lookup of every call, through the middleware: one hash and one
+// probe, with no lock and no allocation.
+func (r *Registry) lookup(name string) *entry {
+	if te := r.tools.Load().find(name); te != nil {
+		return &te.entry
 	}
-	return nil
+	return &unknown
 }
+
+// unknown is the entry of every tool the registry does not know. No one
+// changes it.
+var unknown entry
 
 // Add classifies the tool called name with effect e. Once Add has
 // returned, every lookup sees the tool.
@@ -130,46 +122,60 @@ func (r *Registry) table() map[string]entry {
 // (the first classification stays). The error wraps [ErrInvalidToolName],
 // [ErrInvalidEffect] or [ErrAlreadyClassified].
 //
-// Each Add copies the registry's table, so that lookups need no lock:
-// adding thousands of tools one by one costs time that grows with the
-// square of their number. [Registry.AddAll] adds many in one copy; a
-// server with thousands of tools can classify them all with it first, and
-// then add them with [AddTool], which accepts a tool already classified
-// with the same effect and copies nothing.
+// Add takes constant time, but for the growth of the table, which doubles
+// it: adding tools one by one, as [AddTool] does, costs time in
+// proportion to their number.
 func (r *Registry) Add(name string, e Effect) error {
-	return r.AddAll(map[string]Effect{name: e})
+	if err := validateEntry(name, e); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.insert(name, newEntry(e))
+}
+
+// insert adds the tool called name, or returns the error of a name
+// already classified. r.mu is held.
+func (r *Registry) insert(name string, ent entry) error {
+	t := r.tools.Load()
+	if old := t.find(name); old != nil {
+		return ruleErrorf(ErrAlreadyClassified, "mcpeffect: tool %q is already classified %s", name, old.describe())
+	}
+	if t.full(1) {
+		t = t.grown(1)
+		t.put(&toolEntry{name, ent})
+		r.tools.Store(t)
+		return nil
+	}
+	t.put(&toolEntry{name, ent})
+	return nil
 }
 
 // AddAll classifies every tool of tools, a map from tool name to effect,
 // or none of them: it returns the errors of every entry that [Registry.Add]
 // would refuse, joined in the order of their names, and then leaves the
-// registry unchanged. It copies the registry's table once, however many
-// tools it adds.
+// registry unchanged. Lookups see the whole batch at once.
 func (r *Registry) AddAll(tools map[string]Effect) error {
 	if err := refused(tools, validateEntry); err != nil {
 		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	old := r.table()
+	old := r.tools.Load()
 	if err := refused(tools, func(name string, _ Effect) error {
-		if ent, ok := old[name]; ok {
+		if ent := old.find(name); ent != nil {
 			return ruleErrorf(ErrAlreadyClassified, "mcpeffect: tool %q is already classified %s", name, ent.describe())
 		}
 		return nil
 	}); err != nil {
 		return err
 	}
-	// Cloning copies the table as it is laid out, without hashing each
-	// key again: several times faster than inserting into a new map.
-	next := maps.Clone(old)
-	if next == nil {
-		next = make(map[string]entry, len(tools))
-	}
+	// A new table, published once, so that no lookup sees half a batch.
+	next := old.grown(len(tools))
 	for name, e := range tools {
-		next[name] = newEntry(e)
+		next.put(&toolEntry{name, newEntry(e)})
 	}
-	r.tools.Store(&next)
+	r.tools.Store(next)
 	return nil
 }
 
@@ -184,20 +190,10 @@ func (r *Registry) addRule(name string, tr *toolRule) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	old := r.table()
-	if ent, ok := old[name]; ok {
-		if ent.rule == tr.rule && ent.raw == tr.raw {
-			return nil
-		}
-		return ruleErrorf(ErrAlreadyClassified, "mcpeffect: tool %q is already classified %s", name, ent.describe())
+	if ent := r.tools.Load().find(name); ent != nil && ent.rule == tr.rule && ent.raw == tr.raw {
+		return nil
 	}
-	next := maps.Clone(old)
-	if next == nil {
-		next = make(map[string]entry, 1)
-	}
-	next[name] = newRuleEntry(tr)
-	r.tools.Store(&next)
-	return nil
+	return r.insert(name, newRuleEntry(tr))
 }
 
 // refused returns the errors that check gives the entries of tools,
@@ -231,14 +227,14 @@ func refused(tools map[string]Effect, check func(string, Effect) error) error {
 // [EffectRule]), it is the worst case of the rule's outcomes, which the
 // tool advertises.
 func (r *Registry) Effect(name string) (Effect, bool) {
-	ent, ok := r.table()[name]
-	return ent.effect, ok
+	ent := r.lookup(name)
+	return ent.effect, ent.effect != 0
 }
 
 // Rule returns the [EffectRule] of the tool called name, and whether it
 // has one: false for a tool with one effect, and for an unknown one.
 func (r *Registry) Rule(name string) (*EffectRule, bool) {
-	ent := r.table()[name]
+	ent := r.lookup(name)
 	return ent.rule, ent.rule != nil
 }
 
@@ -249,8 +245,8 @@ func (r *Registry) Rule(name string) (*EffectRule, bool) {
 // arguments, it is the scope that may make every call of it, that of the
 // worst case.
 func (r *Registry) Required(name string) (Scope, bool) {
-	ent, ok := r.table()[name]
-	if !ok {
+	ent := r.lookup(name)
+	if ent.effect == 0 {
 		return 0, false
 	}
 	return ent.effect.required(), true
@@ -262,17 +258,18 @@ func (r *Registry) Required(name string) (Scope, bool) {
 // it reports whether s may make every call of it, whatever the arguments;
 // [Registry.Middleware] lets s make the calls whose own effect it allows.
 //
-// Allowed takes no lock and allocates nothing: it is meant to sit on every
-// call.
+// Allowed takes no lock and allocates nothing, at the cost of a lookup in
+// a plain map: it is made to be called on a hot path, as the middleware's
+// own lookup is, which reads the same table.
 func (r *Registry) Allowed(name string, s Scope) bool {
 	// An unknown name finds the zero entry, which no scope may call; for a
 	// Scope beyond Full, 1<<s is a bit callers never has, or 0.
-	return r.table()[name].callers&(1<<s) != 0
+	return r.lookup(name).callers&(1<<s) != 0
 }
 
 // Len returns the number of classified tools.
 func (r *Registry) Len() int {
-	return len(r.table())
+	return r.tools.Load().len()
 }
 
 // All returns every classified tool with its effect, sorted by name. It
@@ -296,10 +293,10 @@ type namedEntry struct {
 
 // sorted returns every classified tool, sorted by name.
 func (r *Registry) sorted() []namedEntry {
-	tools := r.table()
-	out := make([]namedEntry, 0, len(tools))
-	for name, e := range tools {
-		out = append(out, namedEntry{name, e})
+	t := r.tools.Load()
+	out := make([]namedEntry, 0, t.len())
+	for te := range t.all() {
+		out = append(out, namedEntry{te.name, te.entry})
 	}
 	slices.SortFunc(out, func(a, b namedEntry) int { return strings.Compare(a.name, b.name) })
 	return out
@@ -316,11 +313,7 @@ func (r *Registry) sorted() []namedEntry {
 // depends on its arguments gets the hints of the worst case of its rule's
 // outcomes.
 func (r *Registry) Annotations(name string) *mcp.ToolAnnotations {
-	ent, ok := r.table()[name]
-	if !ok {
-		return worstCase()
-	}
-	return ent.effect.Annotations()
+	return r.lookup(name).effect.Annotations()
 }
 
 // validateEntry returns the error of Add for a name or an effect that no

@@ -133,8 +133,8 @@ func (r *Registry) resolveTool(req *mcp.ServerRequest[*ResolveToolParams]) (*Res
 	if p == nil || p.Name == "" {
 		return nil, invalidParams("%s: no tool name", ResolveToolMethod)
 	}
-	ent, ok := r.table()[p.Name]
-	if !ok || !ent.resolvable() {
+	ent := r.lookup(p.Name)
+	if !ent.resolvable() {
 		return nil, invalidParams("%s: tool %q is not a tool this server resolves", ResolveToolMethod, p.Name)
 	}
 	args := bytes.TrimSpace(p.Arguments)
@@ -196,12 +196,11 @@ func withToolResolution(caps *mcp.ServerCapabilities) *mcp.ServerCapabilities {
 // carry the extension's marker. The tools are the server's: a tool that
 // is marked is copied, with its metadata.
 func (r *Registry) markResolvable(list *mcp.ListToolsResult) *mcp.ListToolsResult {
-	tools := r.table()
 	out := *list
 	out.Tools = make([]*mcp.Tool, len(list.Tools))
 	for i, t := range list.Tools {
 		out.Tools[i] = t
-		if t == nil || !tools[t.Name].resolvable() {
+		if t == nil || !r.lookup(t.Name).resolvable() {
 			continue
 		}
 		marked := *t

@@ -193,10 +193,8 @@ func resourceHandler(what string, need Scope, h mcp.ResourceHandler) mcp.Resourc
 		if info == nil {
 			return nil, notEnforced(what, "read")
 		}
-		if !info.scope.allows(need) {
-			d := info.denial(need)
-			d.Resource = req.Params.URI
-			return nil, info.mw.denied(ctx, d)
+		if d := info.enf.readDenial(need, info.scope, info.sourced, "", req.Params.URI); d != nil {
+			return nil, info.enf.denied(ctx, d)
 		}
 		return h(ctx, req)
 	}
@@ -226,48 +224,11 @@ func AddPrompt(s *mcp.Server, r *Registry, p *mcp.Prompt, need Scope, h mcp.Prom
 	s.AddPrompt(p, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		info := callerInfo(ctx)
 		if info == nil {
-			return nil, notEnforced(fmt.Sprintf("prompt %q", name), "got")
+			return nil, notEnforced(fmt.Sprintf("prompt %q", name), "given")
 		}
-		if !info.scope.allows(need) {
-			d := info.denial(need)
-			d.Prompt = name
-			return nil, info.mw.denied(ctx, d)
+		if d := info.enf.readDenial(need, info.scope, info.sourced, name, ""); d != nil {
+			return nil, info.enf.denied(ctx, d)
 		}
 		return h(ctx, req)
 	})
-}
-
-// denial returns the refusal of a read that needs scope need, by the
-// caller info describes.
-func (info *callInfo) denial(need Scope) *DeniedError {
-	d := newDeniedError("", need, true, info.scope, info.mw.opts.ScopeNames)
-	d.Unscoped = !info.sourced
-	return d
-}
-
-// filterResources returns a copy of list holding only the resources that
-// scope s may read.
-func (r *Registry) filterResources(list *mcp.ListResourcesResult, s Scope) *mcp.ListResourcesResult {
-	out := *list
-	out.Resources = allowedOnly(list.Resources, func(res *mcp.Resource) bool { return s.allows(r.ResourceScope(res.URI)) })
-	out.CacheScope = "private"
-	return &out
-}
-
-// filterTemplates returns a copy of list holding only the resource
-// templates that scope s may read through.
-func (r *Registry) filterTemplates(list *mcp.ListResourceTemplatesResult, s Scope) *mcp.ListResourceTemplatesResult {
-	out := *list
-	out.ResourceTemplates = allowedOnly(list.ResourceTemplates, func(t *mcp.ResourceTemplate) bool { return s.allows(r.templateScope(t.URITemplate)) })
-	out.CacheScope = "private"
-	return &out
-}
-
-// filterPrompts returns a copy of list holding only the prompts that
-// scope s may get.
-func (r *Registry) filterPrompts(list *mcp.ListPromptsResult, s Scope) *mcp.ListPromptsResult {
-	out := *list
-	out.Prompts = allowedOnly(list.Prompts, func(p *mcp.Prompt) bool { return s.allows(r.PromptScope(p.Name)) })
-	out.CacheScope = "private"
-	return &out
 }

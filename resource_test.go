@@ -149,7 +149,7 @@ func TestResourcesWithoutMiddleware(t *testing.T) {
 	_, err1 := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "notes://readme"})
 	_, err2 := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "p"})
 	for i, err := range []error{err1, err2} {
-		want := []string{`resource "notes://readme" was not read`, `prompt "p" was not got`}[i]
+		want := []string{`resource "notes://readme" was not read`, `prompt "p" was not given`}[i]
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "the server has no mcpeffect middleware") {
 			t.Errorf("err %v, want it to say %q", err, want)
 		}

@@ -46,9 +46,11 @@ type EffectRule struct {
 	arg     string
 	byValue map[string]Effect
 
-	// The general form: fn is a func(In) Effect, in is In.
-	fn any
-	in reflect.Type
+	// The general form: fn is a func(In) Effect, in is In, and decoded
+	// computes the outcome of raw arguments decoded into In.
+	fn      any
+	in      reflect.Type
+	decoded func(json.RawMessage) (Effect, bool)
 }
 
 // An Outcome is one effect that the calls of a tool with an
@@ -111,6 +113,13 @@ func EffectByFunc[In any](f func(In) Effect, outcomes ...Effect) *EffectRule {
 	r := &EffectRule{in: reflect.TypeFor[In]()}
 	if f != nil {
 		r.fn = f
+		r.decoded = func(args json.RawMessage) (Effect, bool) {
+			var in In
+			if len(args) > 0 && json.Unmarshal(args, &in) != nil {
+				return r.worst, false
+			}
+			return r.settleComputed(callSafely(f, in))
+		}
 	}
 	for _, e := range outcomes {
 		if !slices.ContainsFunc(r.outcomes, func(o Outcome) bool { return o.Effect == e }) {
@@ -267,6 +276,31 @@ func (r *EffectRule) EffectOf(args json.RawMessage) (Effect, bool) {
 		return r.settleComputed(callSafely(f, args))
 	}
 	return r.worst, false
+}
+
+// outcomeOfRaw returns the outcome of a call with the raw arguments args,
+// for a server whose handler decodes them itself (see [Operation]
+// Arguments): in the common form read strictly, as EffectOf does; in the
+// general form decoded into the function's input with encoding/json.
+func (r *EffectRule) outcomeOfRaw(args json.RawMessage) callOutcome {
+	if r.err != nil {
+		return callOutcome{effect: r.worst}
+	}
+	if r.arg != "" {
+		e, certain := r.EffectOf(args)
+		oc := callOutcome{effect: e, certain: certain}
+		oc.value, oc.has = selectorValue(args, r.arg)
+		return oc
+	}
+	if !json.Valid(args) && len(args) > 0 || r.decoded == nil {
+		return callOutcome{effect: r.worst}
+	}
+	if _, raw := r.fn.(func(json.RawMessage) Effect); raw {
+		e, certain := r.EffectOf(args)
+		return callOutcome{effect: e, certain: certain}
+	}
+	e, certain := r.decoded(args)
+	return callOutcome{effect: e, certain: certain}
 }
 
 // settleComputed returns e if it is one of r's outcomes, and otherwise the

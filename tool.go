@@ -250,23 +250,19 @@ func notEnforced(what, done string) error {
 // run; otherwise the error to return, or a result asking the client for
 // input.
 func (info *callInfo) admit(ctx context.Context, req *mcp.CallToolRequest, t *mcp.Tool, e Effect, rule *EffectRule, outcome func() callOutcome) (*mcp.CallToolResult, error) {
-	c := info.mw.confirmer
-	tool := t.Name
+	enf := info.enf
+	c := enf.confirmer
 	if rule != nil {
 		e = rule.worst
 		if c != nil || !info.scope.Allows(e) {
 			oc := outcome()
 			e = oc.effect
-			if !info.scope.Allows(e) {
-				d := newDeniedError(tool, e.required(), true, info.scope, info.mw.opts.ScopeNames)
-				d.Unscoped = !info.sourced
-				d.DependsOnArguments = true
-				d.Outcome = oc.describe(rule)
-				return nil, info.mw.denied(ctx, d)
+			if d := enf.toolDenial(enf.r.lookup(t.Name), t.Name, info.scope, info.sourced, &oc); d != nil {
+				return nil, enf.denied(ctx, d)
 			}
 		}
 	}
-	if c != nil {
+	if c != nil && c.opts.For(t.Name, e) {
 		return c.confirm(ctx, info, req, t, e)
 	}
 	return nil, nil
@@ -310,7 +306,7 @@ func (r *Registry) classify(t *mcp.Tool, e Effect, tr *toolRule) *mcp.Tool {
 			panic(err)
 		}
 	} else if err := r.Add(t.Name, e); err != nil {
-		if ent := r.table()[t.Name]; ent.rule != nil || ent.effect != e {
+		if ent := r.lookup(t.Name); ent.rule != nil || ent.effect != e {
 			panic(err)
 		}
 	}

@@ -138,12 +138,18 @@ func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 // person before the calls it names (see confirm.go).
 func (d *done) newServer() (*mcp.Server, *mcpeffect.Registry) {
 	server, registry := d.newToolServer()
-	server.AddReceivingMiddleware(d.middleware(registry, registry.Middleware(&mcpeffect.MiddlewareOptions{
+	server.AddReceivingMiddleware(d.middleware(registry, d.enforcer(registry).Middleware())...)
+	return server, registry
+}
+
+// enforcer returns the check of registry, configured in this one place
+// for the middleware and the HTTP challenge.
+func (d *done) enforcer(registry *mcpeffect.Registry) *mcpeffect.Enforcer {
+	return registry.Enforcer(&mcpeffect.MiddlewareOptions{
 		ScopeNames: scopeNames,
 		OnDenied:   d.logDenial,
 		Confirm:    d.confirmOptions(d.confirm),
-	}))...)
-	return server, registry
+	})
 }
 
 // middleware returns the receiving middleware of [done.newServer], with
@@ -303,10 +309,8 @@ func (d *done) httpHandler(server *mcp.Server, registry *mcpeffect.Registry) htt
 
 // limitedHTTPHandler is [done.httpHandler] with the limits lim.
 func (d *done) limitedHTTPHandler(server *mcp.Server, registry *mcpeffect.Registry, lim httpLimits) http.Handler {
-	return d.handlerWith(server, lim, registry.Challenge(&mcpeffect.ChallengeOptions{
+	return d.handlerWith(server, lim, d.enforcer(registry).Challenge(&mcpeffect.ChallengeOptions{
 		ResourceMetadataURL: d.baseURL + metadataPath,
-		ScopeNames:          scopeNames,
-		OnDenied:            d.logDenial,
 	}))
 }
 

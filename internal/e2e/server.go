@@ -65,6 +65,9 @@ var PodEffects = map[string]mcpeffect.Effect{
 type Server struct {
 	*mcp.Server
 	Registry *mcpeffect.Registry
+	// Enforcer is the one configuration of its middleware and its
+	// challenge.
+	Enforcer *mcpeffect.Enforcer
 
 	mu  sync.Mutex
 	ran []string
@@ -124,13 +127,14 @@ func NewServer() *Server {
 	mcpeffect.AddPrompt(s.Server, r, &mcp.Prompt{Name: "summarize"}, mcpeffect.ReadOnly, get("summarize"))
 	mcpeffect.AddPrompt(s.Server, r, &mcp.Prompt{Name: "audit"}, mcpeffect.Full, get("audit"))
 
-	s.AddReceivingMiddleware(r.Middleware(&mcpeffect.MiddlewareOptions{
+	s.Enforcer = r.Enforcer(&mcpeffect.MiddlewareOptions{
 		Confirm: &mcpeffect.ConfirmOptions{
 			Message: func(_ context.Context, c *mcpeffect.ConfirmCall) string {
 				return fmt.Sprintf("Run %s (%s) with %s?", c.Tool, c.Effect, c.Arguments)
 			},
 		},
-	}))
+	})
+	s.AddReceivingMiddleware(s.Enforcer.Middleware())
 	if err := mcpeffect.ServeToolResolution(s.Server, r); err != nil {
 		panic(err)
 	}
@@ -154,6 +158,6 @@ func (s *Server) done(what string) (*mcp.CallToolResult, any, error) {
 // the challenges name.
 func (s *Server) HTTPHandler(stateless bool, metadataURL string) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.Server }, &mcp.StreamableHTTPOptions{Stateless: stateless})
-	challenge := s.Registry.Challenge(&mcpeffect.ChallengeOptions{ResourceMetadataURL: metadataURL})
+	challenge := s.Enforcer.Challenge(&mcpeffect.ChallengeOptions{ResourceMetadataURL: metadataURL})
 	return auth.RequireBearerToken(Verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: metadataURL})(challenge(h))
 }
