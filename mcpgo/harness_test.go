@@ -2,6 +2,7 @@ package mcpgo_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -62,6 +63,18 @@ func (c *calls) tool(name string) server.ToolHandlerFunc {
 	}
 }
 
+// read is the handler of every resource: it records "read URI".
+func (c *calls) read(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	c.ran("read " + req.Params.URI)
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, Text: "the text of " + req.Params.URI}}, nil
+}
+
+// prompt is the handler of every prompt: it records "get NAME".
+func (c *calls) prompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	c.ran("get " + req.Params.Name)
+	return mcp.NewGetPromptResult(req.Params.Name, []mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent("the prompt "+req.Params.Name))}), nil
+}
+
 // The tools of newTestServer, with their effects.
 var testTools = []struct {
 	name   string
@@ -95,23 +108,34 @@ func newTestServer(t testing.TB, opts *mcpgo.Options, bare bool, extra ...server
 			mcp.WithString("id"),
 		), tool.effect, ts.calls.tool(tool.name))
 	}
+	// A tool whose effect depends on its argument "action".
+	mcpgo.AddToolWithRule(ts.s, ts.r, mcp.NewTool("pods", mcp.WithString("action"), mcp.WithString("name")),
+		mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{
+			"get":    mcpeffect.Read,
+			"create": mcpeffect.Write,
+			"delete": mcpeffect.Destructive | mcpeffect.Idempotent,
+		}),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			action := req.GetString("action", "")
+			ts.calls.ran("pods " + action)
+			return mcp.NewToolResultText("pods " + action + " ran"), nil
+		})
+	// Resources and a prompt that need more than read-only.
+	mcpgo.AddResource(ts.s, ts.r, mcp.NewResource("notes://payroll", "payroll"), mcpeffect.Full, ts.calls.read)
+	mcpgo.AddResourceTemplate(ts.s, ts.r, mcp.NewResourceTemplate("notes://{id}", "note"), mcpeffect.NonDestructive, ts.calls.read)
+	mcpgo.AddPrompt(ts.s, ts.r, mcp.NewPrompt("audit"), mcpeffect.Full, ts.calls.prompt)
 	// Added with mcp-go alone: no classification, so no scope may call it.
 	ts.s.AddTool(mcp.NewTool("unclassified_tool"), ts.calls.tool("unclassified_tool"))
-	ts.s.AddResource(mcp.NewResource("notes://readme", "readme"), func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-		ts.calls.ran("read " + req.Params.URI)
-		return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, Text: "the readme"}}, nil
-	})
-	ts.s.AddPrompt(mcp.NewPrompt("summarize"), func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		ts.calls.ran("get summarize")
-		return mcp.NewGetPromptResult("summarize", []mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent("summarize"))}), nil
-	})
+	// A resource and a prompt added with mcp-go alone need read-only.
+	ts.s.AddResource(mcp.NewResource("docs://readme", "readme"), ts.calls.read)
+	ts.s.AddPrompt(mcp.NewPrompt("summarize"), ts.calls.prompt)
 	return ts
 }
 
-// stdioMu serializes the in-process connections of the whole test
+// stdioSlot serializes the in-process connections of the whole test
 // binary: mcp-go's stdio server keeps its one session in a package
 // variable, so two of them at once would share it.
-var stdioMu sync.Mutex
+var stdioSlot = make(chan struct{}, 1)
 
 // connectStdio connects a go-sdk client with opts to s, served in
 // process by mcp-go's stdio server through mcpgo.Listen, over pipes;
@@ -128,13 +152,17 @@ func connectStdio(t testing.TB, ctx context.Context, s *server.MCPServer, opts *
 
 // dialStdio is connectStdio, returning what to call to close it.
 func dialStdio(ctx context.Context, s *server.MCPServer, opts *sdk.ClientOptions) (*sdk.ClientSession, func(), error) {
-	stdioMu.Lock()
+	select {
+	case stdioSlot <- struct{}{}:
+	case <-time.After(30 * time.Second):
+		return nil, nil, errors.New("another in-process connection is still open: close it first (mcp-go serves one stdio session a process)")
+	}
 	serverIn, clientOut := io.Pipe()
 	clientIn, serverOut := io.Pipe()
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		defer stdioMu.Unlock()
+		defer func() { <-stdioSlot }()
 		err := mcpgo.Listen(ctx, server.NewStdioServer(s), serverIn, serverOut)
 		serverOut.Close()
 		done <- err
@@ -239,3 +267,6 @@ func denied(t testing.TB, err error, tool string) *mcpeffect.DeniedError {
 	}
 	return d
 }
+
+// toolNamed returns a tool called name, as mcp.NewTool makes it.
+func toolNamed(name string) mcp.Tool { return mcp.NewTool(name) }

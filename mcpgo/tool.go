@@ -102,3 +102,26 @@ func annotations(name string, got mcp.ToolAnnotation, want *sdkAnnotations) mcp.
 	}
 	return out
 }
+
+// AddToolWithRule is [AddTool] for a tool whose effect depends on its
+// arguments, as rule declares (see [mcpeffect.EffectRule]): the tool
+// advertises the hints of the worst case of the rule's outcomes, and each
+// call is decided by its own effect, computed from the arguments that its
+// handler receives (request.Params.Arguments, in JSON). In the common
+// form ([mcpeffect.EffectByArgument]) the argument is read strictly: given
+// twice, or in another case, it counts as the worst case, since a
+// handler's decoding might read either. In the general form
+// ([mcpeffect.EffectByFunc]) the arguments are decoded into the
+// function's input with encoding/json, as mcp-go's BindArguments does.
+//
+// It panics where AddTool does, and when rule is nil or cannot be used.
+func AddToolWithRule(s *server.MCPServer, r *mcpeffect.Registry, t mcp.Tool, rule *mcpeffect.EffectRule, h server.ToolHandlerFunc) {
+	if h == nil {
+		panic("mcpgo: AddToolWithRule: nil handler")
+	}
+	if err := r.AddRule(t.Name, rule); err != nil {
+		panic(err)
+	}
+	t.Annotations = annotations(t.Name, t.Annotations, rule.Worst().Annotations())
+	s.AddTool(t, enforcedHandler(r, t.Name, h))
+}
