@@ -8,55 +8,60 @@ import (
 	"github.com/mcpeffect/mcpeffect"
 )
 
-// confirm asks a person, through the client's form elicitation, to
-// confirm req, a call that the enforcer's decision d said needs it. It
-// returns nil when the handler may run: on the person's explicit accept,
-// or, for a client that cannot ask, when the options let such calls run
-// unconfirmed. Otherwise it returns the error of a
-// [mcpeffect.NotConfirmedError].
+// confirmInput is the id of the input request that asks for
+// confirmation.
+const confirmInput = "mcpeffect/confirm"
+
+// confirm has a person confirm req, a call that the enforcer's decision
+// d said needs it, through the client's form elicitation. It returns nil,
+// nil when the handler may run: on the person's explicit accept, or, for
+// a client that cannot ask, when the options let such calls run
+// unconfirmed. Otherwise it returns the result that asks the client for
+// the person's answer, or the error of a [mcpeffect.NotConfirmedError].
 //
-// It asks within the call, as mcp-go's RequestElicitation does: a client
-// of protocol 2026-07-28, where a server may no longer send requests of
-// its own, gets the call refused ("failed"), since mcp-go gives this
-// adapter no way to ask it within the call's own round trips.
-func (a *adapter) confirm(ctx context.Context, req mcp.CallToolRequest, d mcpeffect.Decision) error {
+// It asks as the protocol of 2026-07-28 has a server ask, within the
+// call (a multi round-trip request): the result asks, and the call comes
+// again with the answer. For a client of an earlier protocol, mcp-go asks
+// with the elicitation request of that protocol and calls again itself,
+// with the answer the client sent.
+func (a *adapter) confirm(ctx context.Context, req mcp.CallToolRequest, d mcpeffect.Decision) (*mcp.CallToolResult, error) {
 	name := req.Params.Name
 	refuse := func(answer, detail string) error {
 		return notConfirmed(ctx, &mcpeffect.NotConfirmedError{Tool: name, Effect: d.Effect, Answer: answer, Detail: detail})
 	}
-	s := server.ServerFromContext(ctx)
-	if s == nil || !formElicitation(ctx) {
-		if a.enf.RunsUnconfirmed() {
-			return nil
+	if _, answered := req.Params.InputResponses[confirmInput]; answered {
+		res := server.ElicitationResponse(req.Params.InputResponses, confirmInput)
+		switch {
+		case res == nil:
+			return nil, refuse("invalid", "the answer is not that of an elicitation")
+		case res.Action == mcp.ElicitationResponseActionAccept:
+			return nil, nil
 		}
-		return refuse("unsupported", "")
+		return nil, refuse(string(res.Action), "")
+	}
+	if !formElicitation(ctx) {
+		if a.enf.RunsUnconfirmed() {
+			return nil, nil
+		}
+		return nil, refuse("unsupported", "")
 	}
 	call := &mcpeffect.ConfirmCall{Tool: name, Effect: d.Effect, Arguments: argumentsJSON(req)}
-	if t := s.GetTool(name); t != nil {
-		call.Title = t.Tool.Title
-		if call.Title == "" {
-			call.Title = t.Tool.Annotations.Title
+	if s := server.ServerFromContext(ctx); s != nil {
+		if t := s.GetTool(name); t != nil {
+			call.Title = t.Tool.Title
+			if call.Title == "" {
+				call.Title = t.Tool.Annotations.Title
+			}
 		}
 	}
-	res, err := s.RequestElicitation(ctx, mcp.ElicitationRequest{
-		Params: mcp.ElicitationParams{
-			Mode:    "form",
-			Message: a.enf.ConfirmQuestion(ctx, call),
-			// A form with no fields: the person only accepts, declines
-			// or cancels. The TypeScript SDK refuses a form schema
-			// without its properties object.
-			RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
-		},
-	})
-	switch {
-	case err != nil:
-		return refuse("failed", err.Error())
-	case res == nil:
-		return refuse("failed", "no answer")
-	case res.Action == mcp.ElicitationResponseActionAccept:
-		return nil
-	}
-	return refuse(string(res.Action), "")
+	return server.NewInputRequestBuilder("").Elicit(confirmInput, mcp.ElicitationParams{
+		Mode:    "form",
+		Message: a.enf.ConfirmQuestion(ctx, call),
+		// A form with no fields: the person only accepts, declines or
+		// cancels. The TypeScript SDK refuses a form schema without its
+		// properties object.
+		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
+	}).ToolResult(), nil
 }
 
 // formElicitation reports whether the client of the session on ctx

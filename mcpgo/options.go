@@ -262,8 +262,8 @@ func (a *adapter) tools(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 			return nil, refuse(ctx, d.Denied)
 		}
 		if d.Confirm {
-			if err := a.confirm(ctx, req, d); err != nil {
-				return nil, err
+			if res, err := a.confirm(ctx, req, d); res != nil || err != nil {
+				return res, err
 			}
 		}
 		return next(context.WithValue(ctx, admittedKey{}, &admission{what: name}), req)

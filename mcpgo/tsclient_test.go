@@ -136,3 +136,37 @@ func TestTypeScriptClient(t *testing.T) {
 		}
 	}
 }
+
+// TestTypeScriptClientConfirm checks confirmation with the TypeScript
+// SDK's client, whose person accepts or declines: a destructive call runs
+// only on accept, and is asked about once.
+func TestTypeScriptClientConfirm(t *testing.T) {
+	for _, answer := range []string{"accept", "decline"} {
+		ts := newTestServer(t, &mcpgo.Options{Confirm: &mcpeffect.ConfirmOptions{}}, false)
+		url := serveHTTP(t, ts.s, ts.r, nil).URL + "/mcp"
+		reports := runTSClient(t, map[string]any{"url": url, "token": "full-token", "elicit": answer, "ops": []map[string]any{
+			{"op": "call", "name": "create_task", "arguments": map[string]any{"id": "7"}},
+			{"op": "call", "name": "delete_task", "arguments": map[string]any{"id": "7"}},
+		}})
+		if len(reports) != 2 {
+			t.Fatalf("%s: reports %+v", answer, reports)
+		}
+		if r := reports[0]; r.Outcome != "result" || len(r.Asked) != 0 {
+			t.Errorf("%s: create_task: %+v, want it run unasked", answer, r)
+		}
+		r := reports[1]
+		if len(r.Asked) != 1 || !strings.Contains(r.Asked[0], "delete_task") {
+			t.Errorf("%s: delete_task asked %q, want one question that names it", answer, r.Asked)
+		}
+		ran := ts.calls.count("delete_task")
+		if answer == "accept" {
+			if r.Outcome != "result" || ran != 1 {
+				t.Errorf("accept: delete_task %+v, ran %d times", r, ran)
+			}
+			continue
+		}
+		if r.Outcome != "error" || r.Code != float64(mcpeffect.CodeNotConfirmed) || ran != 0 {
+			t.Errorf("decline: delete_task %+v, ran %d times; want a refusal with code %d", r, ran, mcpeffect.CodeNotConfirmed)
+		}
+	}
+}
