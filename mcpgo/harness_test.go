@@ -167,14 +167,17 @@ func dialStdio(ctx context.Context, s *server.MCPServer, opts *sdk.ClientOptions
 		serverOut.Close()
 		done <- err
 	}()
+	var once sync.Once
 	closeFn := func() {
-		clientOut.Close()
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			panic("mcp-go's stdio server did not stop")
-		}
+		once.Do(func() {
+			clientOut.Close()
+			cancel()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				panic("mcp-go's stdio server did not stop")
+			}
+		})
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "go-sdk-client", Version: "v1"}, opts)
 	cs, err := client.Connect(context.Background(), &sdk.IOTransport{Reader: clientIn, Writer: clientOut}, nil)

@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/internal/testhook"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -177,7 +178,9 @@ func (a *adapter) installHooks(s *server.MCPServer) {
 		return
 	}
 	h.AddAfterListTools(func(ctx context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
-		if res == nil {
+		// mcpeffecttest.CheckClient lists the server's tools as they
+		// are, on a connection it makes itself.
+		if res == nil || testhook.UnfilteredList(ctx) {
 			return
 		}
 		c := a.caller(ctx)
