@@ -154,3 +154,29 @@ func TestHostileNames(t *testing.T) {
 		}()
 	}
 }
+
+// TestHideDeniedHTTP checks that the lists are filtered by the bearer
+// token's scope over HTTP, whose TokenInfo reaches mcp-go's hooks.
+func TestHideDeniedHTTP(t *testing.T) {
+	opts := &mcpgo.Options{HideDenied: true}
+	ts := newTestServer(t, opts, false)
+	url := serveHTTP(t, ts.s, ts.r, opts).URL + "/mcp"
+	for token, want := range map[string][]string{
+		"read-token":  {"fetch_url", "get_task", "pods"},
+		"write-token": {"create_task", "fetch_url", "get_task", "pods", "tag_task"},
+		"no-scope":    nil,
+	} {
+		res, err := connectHTTP(t, url, token, nil).ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tool := range res.Tools {
+			names = append(names, tool.Name)
+		}
+		slices.Sort(names)
+		if !slices.Equal(names, want) {
+			t.Errorf("%s: tools/list shows %v, want %v", token, names, want)
+		}
+	}
+}
