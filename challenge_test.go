@@ -421,7 +421,7 @@ func FuzzChallenge(f *testing.F) {
 	// A tool whose effect depends on its arguments, a resource and a
 	// prompt that a read-only scope may not read.
 	s := mcp.NewServer(&mcp.Implementation{Name: "fuzz", Version: "v1"}, nil)
-	mcpeffect.AddToolHandlerWithRule(s, r, &mcp.Tool{Name: "files", InputSchema: json.RawMessage(`{"type":"object"}`)}, mcpeffect.EffectByArgument("action", resourceEffects), rawHandler)
+	mcpeffect.AddToolHandler(s, r, &mcp.Tool{Name: "files", InputSchema: json.RawMessage(`{"type":"object"}`)}, mcpeffect.EffectByArgument("action", resourceEffects), rawHandler)
 	mcpeffect.AddResource(s, r, &mcp.Resource{URI: "notes://payroll"}, mcpeffect.Full, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) { return nil, nil })
 	mcpeffect.AddPrompt(s, r, &mcp.Prompt{Name: "audit_everything"}, mcpeffect.NonDestructive, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) { return nil, nil })
 	var seen []byte

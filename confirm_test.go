@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -68,7 +70,7 @@ func newConfirmServer(t testing.TB, opts *mcpeffect.ConfirmOptions) (*mcp.Server
 	t.Helper()
 	sn := &seen{args: map[string][]string{}}
 	s, r, c := newTestServer(t, &mcpeffect.MiddlewareOptions{Confirm: opts})
-	mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "resources"}, mcpeffect.EffectByArgument("action", resourceEffects),
+	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "resources"}, mcpeffect.EffectByArgument("action", resourceEffects),
 		func(_ context.Context, _ *mcp.CallToolRequest, in resourceArgs) (*mcp.CallToolResult, any, error) {
 			sn.add("resources", in.Action)
 			return &mcp.CallToolResult{}, nil, nil
@@ -165,7 +167,7 @@ func TestConfirmAskingFails(t *testing.T) {
 func TestConfirmOptions(t *testing.T) {
 	ctx := mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full)
 	s, c, _ := newConfirmServer(t, &mcpeffect.ConfirmOptions{
-		For: func(tool string, e mcpeffect.Effect) bool { return e&mcpeffect.Write != 0 && tool != "add_label" },
+		Ask: func(tool string, e mcpeffect.Effect) bool { return e&mcpeffect.Write != 0 && tool != "add_label" },
 		Message: func(_ context.Context, call *mcpeffect.ConfirmCall) string {
 			var in taskArgs
 			json.Unmarshal(call.Arguments, &in)
@@ -329,7 +331,11 @@ func TestConfirmExpiryAndKeys(t *testing.T) {
 	a, _, _ := newConfirmServer(t, &mcpeffect.ConfirmOptions{Key: key, Caller: same})
 	b, cb, _ := newConfirmServer(t, &mcpeffect.ConfirmOptions{Key: key, Caller: same})
 	other, co, _ := newConfirmServer(t, &mcpeffect.ConfirmOptions{Caller: same})
-	late, cl, _ := newConfirmServer(t, &mcpeffect.ConfirmOptions{Expiry: time.Millisecond})
+	// The clock of the late server is the test's: nothing sleeps.
+	var clock atomic.Int64
+	clock.Store(time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC).UnixMilli())
+	now := func() time.Time { return time.UnixMilli(clock.Load()) }
+	late, cl, _ := newConfirmServer(t, &mcpeffect.ConfirmOptions{Expiry: time.Minute, Now: now})
 	csA := connectAs(t, ctx, a, noLoop, modernProtocol)
 	args := taskArgs{ID: "7"}
 	first, err := rawCall(t, csA, "delete_task", args, "", "")
@@ -348,7 +354,7 @@ func TestConfirmExpiryAndKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(5 * time.Millisecond)
+	clock.Add((time.Minute + time.Millisecond).Milliseconds())
 	res, err := rawCall(t, csLate, "delete_task", args, first.RequestState, "accept")
 	if err != nil || !res.NeedsInput() || res.RequestState == first.RequestState || cl.count("delete_task") != 0 {
 		t.Errorf("a late answer: %+v, %v; want the person asked again", res, err)
@@ -445,5 +451,68 @@ func TestConfirmCallTitle(t *testing.T) {
 	want := []string{`both: title "Delete task"?`, `annotations: title "Delete project"?`, `none: title ""?`}
 	if got := p.questions(); !slices.Equal(got, want) {
 		t.Errorf("questions %q, want %q", got, want)
+	}
+}
+
+// sharedAnswers is an AnswerStore that several servers share, as the
+// replicas of one service share a table.
+type sharedAnswers struct {
+	mu   sync.Mutex
+	used map[string]time.Time
+	fail bool
+}
+
+func (s *sharedAnswers) Use(_ context.Context, nonce []byte, expires time.Time) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail {
+		return false, errors.New("the store is down")
+	}
+	if _, seen := s.used[string(nonce)]; seen {
+		return false, nil
+	}
+	s.used[string(nonce)] = expires
+	return true, nil
+}
+
+// TestConfirmSharedAnswers: an answer accepted by one process is refused
+// by another that shares its store of used answers, and accepted by one
+// that does not (each process then holds its own); a store that fails
+// refuses the call.
+func TestConfirmSharedAnswers(t *testing.T) {
+	ctx := mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full)
+	key := []byte(strings.Repeat("k", 32))
+	same := func(context.Context, *mcp.CallToolRequest) string { return "user-1" }
+	noLoop := &mcp.ClientOptions{
+		ElicitationHandler: (&person{answer: "accept"}).handler,
+		MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
+	}
+	store := &sharedAnswers{used: map[string]time.Time{}}
+	a, ca, _ := newConfirmServer(t, &mcpeffect.ConfirmOptions{Key: key, Caller: same, Answers: store})
+	b, cb, _ := newConfirmServer(t, &mcpeffect.ConfirmOptions{Key: key, Caller: same, Answers: store})
+	alone, cAlone, _ := newConfirmServer(t, &mcpeffect.ConfirmOptions{Key: key, Caller: same})
+	args := taskArgs{ID: "7"}
+	first, err := rawCall(t, connectAs(t, ctx, a, noLoop, modernProtocol), "delete_task", args, "", "")
+	if err != nil || !first.NeedsInput() {
+		t.Fatal(err)
+	}
+	if _, err := rawCall(t, connectAs(t, ctx, a, noLoop, modernProtocol), "delete_task", args, first.RequestState, "accept"); err != nil || ca.count("delete_task") != 1 {
+		t.Fatalf("the first answer: %v", err)
+	}
+	_, err = rawCall(t, connectAs(t, ctx, b, noLoop, modernProtocol), "delete_task", args, first.RequestState, "accept")
+	if n, ok := mcpeffect.AsNotConfirmedError(err); !ok || n.Answer != "invalid" || !strings.Contains(n.Detail, "accepted once already") || cb.count("delete_task") != 0 {
+		t.Errorf("replayed to a process sharing the store: %v", err)
+	}
+	if _, err := rawCall(t, connectAs(t, ctx, alone, noLoop, modernProtocol), "delete_task", args, first.RequestState, "accept"); err != nil || cAlone.count("delete_task") != 1 {
+		t.Errorf("replayed to a process with a store of its own: %v (each process holds its own answers)", err)
+	}
+	store.fail = true
+	second, err := rawCall(t, connectAs(t, ctx, a, noLoop, modernProtocol), "delete_task", args, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = rawCall(t, connectAs(t, ctx, a, noLoop, modernProtocol), "delete_task", args, second.RequestState, "accept")
+	if n, ok := mcpeffect.AsNotConfirmedError(err); !ok || n.Answer != "invalid" || ca.count("delete_task") != 1 {
+		t.Errorf("a store that fails: %v, want the call refused", err)
 	}
 }

@@ -11,14 +11,14 @@ import (
 
 // CodeDenied is the JSON-RPC error code of a tools/call, resources/read or
 // prompts/get refused by [Registry.Middleware], or by the handler wrapper
-// of [AddToolWithRule] or [AddResource] and the others. The error's data
+// of [AddTool] or [AddResource] and the others. The error's data
 // is a [DeniedError] in JSON. It is in the range JSON-RPC leaves to
 // servers, clear of the codes that go-sdk and the MCP specification use.
 const CodeDenied = -32050
 
 // A DeniedError describes a tools/call, resources/read or prompts/get
 // refused by [Registry.Middleware] (or, where the arguments or the
-// resource decide, by the handler wrapper of [AddToolWithRule],
+// resource decide, by the handler wrapper of [AddTool],
 // [AddResource] and the others). It is the data of the JSON-RPC error the
 // caller receives, and [AsDeniedError] reads it back on the client;
 // [MiddlewareOptions] OnDenied sees it on the server.

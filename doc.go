@@ -81,7 +81,7 @@
 // it lacks. The middleware and the challenge come from one [Enforcer],
 // configured once, whose [Enforcer.Decide] is the one decision every way
 // in makes, a server built on another SDK included. Package mcpeffecttest proves in a server's own tests that what
-// it advertises and what it enforces agree, and [Registry.Manifest] lists
+// it advertises and what it enforces agree, and [github.com/mcpeffect/mcpeffect/manifest.Of] lists
 // every tool with its effect for a README or a review.
 //
 // # Effects that depend on the arguments
@@ -94,7 +94,7 @@
 // at its own effect, computed from the arguments as the handler receives
 // them, and anything uncertain counts as the worst case:
 //
-//	mcpeffect.AddToolWithRule(server, r, &mcp.Tool{Name: "pods"},
+//	mcpeffect.AddTool(server, r, &mcp.Tool{Name: "pods"},
 //		mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{
 //			"get":    mcpeffect.Read,
 //			"delete": mcpeffect.Destructive | mcpeffect.Idempotent,
@@ -104,7 +104,7 @@
 // publishes each outcome in its _meta, under [OutcomesMetaKey], from the
 // rule it enforces, for audits and people to read. Hosts may ask for the
 // hints of one call before making it with the experimental
-// tool-resolution extension, which [ServeToolResolution] serves.
+// tool-resolution extension, which [github.com/mcpeffect/mcpeffect/resolution.Serve] serves.
 //
 // # Confirmation the server insists on
 //

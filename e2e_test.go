@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/internal/e2e"
+	"github.com/mcpeffect/mcpeffect/resolution"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -148,11 +149,11 @@ type e2eTransport struct {
 	connect  func(t *testing.T, scope mcpeffect.Scope, opts *mcp.ClientOptions, protocol string) *mcp.ClientSession
 }
 
-func goClient(t *testing.T, mt mcp.Transport, opts *mcp.ClientOptions, protocol string, resolution bool) *mcp.ClientSession {
+func goClient(t *testing.T, mt mcp.Transport, opts *mcp.ClientOptions, protocol string, resolves bool) *mcp.ClientSession {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "e2e-go", Version: "v1"}, opts)
-	if resolution {
-		if err := mcp.AddSendingCustomMethod[*mcpeffect.ResolveToolParams, *mcpeffect.ResolveToolResult](c, mcpeffect.ResolveToolMethod); err != nil {
+	if resolves {
+		if err := mcp.AddSendingCustomMethod[*resolution.Params, *resolution.Result](c, resolution.Method); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -222,7 +223,7 @@ func TestEndToEndGoClient(t *testing.T) {
 				}
 				if sc.resolution {
 					opts.Capabilities = &mcp.ClientCapabilities{}
-					opts.Capabilities.AddExtension(mcpeffect.ToolResolutionExtension, nil)
+					opts.Capabilities.AddExtension(resolution.Extension, nil)
 				}
 				cs := tr.connect(t, sc.scope, opts, tr.protocol)
 				if got := cs.InitializeResult().ProtocolVersion; got != tr.protocol {
@@ -305,8 +306,8 @@ func goStep(cs *mcp.ClientSession, st e2eStep) (string, error) {
 		return res.Messages[0].Content.(*mcp.TextContent).Text, nil
 	case "resolve":
 		args, _ := json.Marshal(st.args)
-		res, err := mcp.CallCustomMethod[*mcpeffect.ResolveToolParams, *mcpeffect.ResolveToolResult](ctx, cs, mcpeffect.ResolveToolMethod,
-			&mcpeffect.ResolveToolParams{Name: st.name, Arguments: args})
+		res, err := mcp.CallCustomMethod[*resolution.Params, *resolution.Result](ctx, cs, resolution.Method,
+			&resolution.Params{Name: st.name, Arguments: args})
 		if err != nil {
 			return "", err
 		}
@@ -319,7 +320,7 @@ func goStep(cs *mcp.ClientSession, st e2eStep) (string, error) {
 		}
 		var marked []string
 		for _, tool := range res.Tools {
-			if mcpeffect.MarkedResolvable(tool) {
+			if resolution.Marked(tool) {
 				marked = append(marked, tool.Name)
 			}
 		}
@@ -465,7 +466,7 @@ func tsErrorCheck(r tsReport, st e2eStep) string {
 		shows := r.Text
 		switch st.op {
 		case "resolve":
-			var res mcpeffect.ResolveToolResult
+			var res resolution.Result
 			if err := json.Unmarshal(r.Data, &res); err != nil || res.ResultType != "complete" || res.Name != st.name {
 				return fmt.Sprintf("not a resolution of %s: %v", st.name, err)
 			}
@@ -478,7 +479,7 @@ func tsErrorCheck(r tsReport, st e2eStep) string {
 			}
 			var marked []string
 			for _, tool := range tools {
-				if mcpeffect.MarkedResolvable(tool) {
+				if resolution.Marked(tool) {
 					marked = append(marked, tool.Name)
 				}
 			}

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // An Effect classifies what calling a tool does to the world. It is a set of
@@ -177,32 +175,3 @@ func (e Effect) required() Scope {
 	}
 	return ReadOnly
 }
-
-// Annotations returns the annotations that a tool of effect e advertises,
-// with all four hints explicit, as the effect table of the package
-// documentation gives them. An invalid effect (see [Effect.Valid]) gets
-// the worst case, as for a tool that is not classified at all. Each call
-// returns a new value that the caller may change.
-func (e Effect) Annotations() *mcp.ToolAnnotations {
-	if !e.Valid() {
-		return worstCase()
-	}
-	read := e&Read != 0
-	return &mcp.ToolAnnotations{
-		ReadOnlyHint:    read,
-		DestructiveHint: ptr(e&destructiveBit != 0),
-		IdempotentHint:  read || e&idempotentBit != 0,
-		OpenWorldHint:   ptr(e&OpenWorld != 0),
-	}
-}
-
-func worstCase() *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{
-		ReadOnlyHint:    false,
-		DestructiveHint: ptr(true),
-		IdempotentHint:  false,
-		OpenWorldHint:   ptr(true),
-	}
-}
-
-func ptr[T any](v T) *T { return &v }

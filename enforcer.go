@@ -59,18 +59,11 @@ func (e *Enforcer) Registry() *Registry { return e.r }
 // ([ScopeNames.Strings]).
 func (e *Enforcer) ScopeNames() ScopeNames { return e.opts.ScopeNames }
 
-// The operations an [Enforcer] decides, as [Operation] Method.
-const (
-	MethodCallTool     = "tools/call"
-	MethodReadResource = "resources/read"
-	MethodGetPrompt    = "prompts/get"
-)
-
 // An Operation is one request that [Enforcer.Decide] decides, in terms
 // that any MCP server can give, whatever its SDK.
 type Operation struct {
-	// Method is [MethodCallTool], [MethodReadResource] or
-	// [MethodGetPrompt]. Any other is refused.
+	// Method is "tools/call", "resources/read" or "prompts/get". Any
+	// other is refused.
 	Method string
 	// Name is the tool called or the prompt got.
 	Name string
@@ -170,7 +163,7 @@ func (e *Enforcer) Decide(ctx context.Context, op Operation, c Caller) Decision 
 	s, sourced := granted(ctx, c)
 	d := Decision{Scope: s}
 	switch op.Method {
-	case MethodCallTool:
+	case "tools/call":
 		ent := e.r.lookup(op.Name)
 		var oc *callOutcome
 		d.Effect = ent.effect
@@ -180,11 +173,11 @@ func (e *Enforcer) Decide(ctx context.Context, op Operation, c Caller) Decision 
 		}
 		d.Denied = e.toolDenial(ent, op.Name, s, sourced, oc)
 		if d.Denied == nil && e.confirmer != nil && ent.effect != 0 {
-			d.Confirm = e.confirmer.opts.For(op.Name, d.Effect)
+			d.Confirm = e.confirmer.opts.Ask(op.Name, d.Effect)
 		}
-	case MethodReadResource:
+	case "resources/read":
 		d.Denied = e.readDenial(e.r.ResourceScope(op.URI), s, sourced, "", op.URI)
-	case MethodGetPrompt:
+	case "prompts/get":
 		d.Denied = e.readDenial(e.r.PromptScope(op.Name), s, sourced, op.Name, "")
 	default:
 		// Not an operation that needs a scope: refused, so that a typo in
@@ -211,14 +204,14 @@ func (e *Enforcer) Visible(ctx context.Context, op Operation, c Caller) bool {
 
 func (e *Enforcer) visible(op Operation, s Scope) bool {
 	switch op.Method {
-	case MethodCallTool:
+	case "tools/call":
 		return e.r.lookup(op.Name).some&(1<<s) != 0
-	case MethodReadResource:
+	case "resources/read":
 		if op.Template {
 			return s.allows(e.r.templateScope(op.URI))
 		}
 		return s.allows(e.r.ResourceScope(op.URI))
-	case MethodGetPrompt:
+	case "prompts/get":
 		return s.allows(e.r.PromptScope(op.Name))
 	}
 	return false

@@ -77,7 +77,7 @@ func TestEnforcerOneDecision(t *testing.T) {
 	} {
 		mcpeffect.AddTool(s, r, &mcp.Tool{Name: tool.name}, tool.effect, ran)
 	}
-	mcpeffect.AddToolHandlerWithRule(s, r, &mcp.Tool{Name: "tasks", InputSchema: json.RawMessage(`{"type":"object"}`)},
+	mcpeffect.AddToolHandler(s, r, &mcp.Tool{Name: "tasks", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{"get": mcpeffect.Read, "add": mcpeffect.Write, "delete": mcpeffect.Destructive}),
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{}, nil
@@ -224,7 +224,7 @@ func TestDecideOutcomes(t *testing.T) {
 	ctx := context.Background()
 	full := mcpeffect.Caller{Scope: mcpeffect.Full, Scoped: true}
 	call := func(name string) mcpeffect.Operation {
-		return mcpeffect.Operation{Method: mcpeffect.MethodCallTool, Name: name, Arguments: json.RawMessage(`{}`)}
+		return mcpeffect.Operation{Method: "tools/call", Name: name, Arguments: json.RawMessage(`{}`)}
 	}
 	if d := e.Decide(ctx, call("delete_task"), full); !d.Allowed() || !d.Confirm || d.Effect != mcpeffect.Destructive {
 		t.Errorf("full caller, destructive tool: %+v, want allowed once confirmed", d)

@@ -22,11 +22,11 @@ func pods(ctx context.Context, req *mcp.CallToolRequest, in podArgs) (*mcp.CallT
 // argument. It advertises the worst case, as hosts must assume before
 // they see the arguments, but a read-only caller may still make the
 // calls that only read.
-func ExampleAddToolWithRule() {
+func ExampleAddTool_rule() {
 	ctx := context.Background()
 	r := mcpeffect.NewRegistry()
 	server := mcp.NewServer(&mcp.Implementation{Name: "cluster", Version: "v1"}, nil)
-	mcpeffect.AddToolWithRule(server, r, &mcp.Tool{Name: "pods", Description: "Get, list or delete pods."},
+	mcpeffect.AddTool(server, r, &mcp.Tool{Name: "pods", Description: "Get, list or delete pods."},
 		mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{
 			"get":    mcpeffect.Read,
 			"list":   mcpeffect.Read,
@@ -82,7 +82,7 @@ func ExampleEffectByFunc() {
 
 	r := mcpeffect.NewRegistry()
 	server := mcp.NewServer(&mcp.Implementation{Name: "issues", Version: "v1"}, nil)
-	mcpeffect.AddToolWithRule(server, r, &mcp.Tool{Name: "update_issue"}, rule,
+	mcpeffect.AddTool(server, r, &mcp.Tool{Name: "update_issue"}, rule,
 		func(ctx context.Context, req *mcp.CallToolRequest, in issueUpdate) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "updated"}}}, nil, nil
 		})

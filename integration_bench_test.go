@@ -190,7 +190,7 @@ func BenchmarkCallArgumentDependent(b *testing.B) {
 		mcpeffect.AddTool(s, r, &mcp.Tool{Name: fmt.Sprintf("tool_%02d", i)}, mcpeffect.Read, handler)
 	}
 	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "get_resource"}, mcpeffect.Read, handler)
-	mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "resources"}, mcpeffect.EffectByArgument("action", resourceEffects), handler)
+	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "resources"}, mcpeffect.EffectByArgument("action", resourceEffects), handler)
 	s.AddReceivingMiddleware(r.Middleware(nil))
 	cs := connect(b, ctx, s)
 	args := map[string]any{"action": "get", "name": "web-1"}

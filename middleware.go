@@ -166,24 +166,24 @@ func (e *Enforcer) filterList(res mcp.Result, s Scope) mcp.Result {
 	switch list := res.(type) {
 	case *mcp.ListToolsResult:
 		out := *list
-		out.Tools = allowedOnly(list.Tools, func(t *mcp.Tool) bool { return e.visible(Operation{Method: MethodCallTool, Name: t.Name}, s) })
+		out.Tools = allowedOnly(list.Tools, func(t *mcp.Tool) bool { return e.visible(Operation{Method: "tools/call", Name: t.Name}, s) })
 		out.CacheScope = "private"
 		return &out
 	case *mcp.ListResourcesResult:
 		out := *list
-		out.Resources = allowedOnly(list.Resources, func(r *mcp.Resource) bool { return e.visible(Operation{Method: MethodReadResource, URI: r.URI}, s) })
+		out.Resources = allowedOnly(list.Resources, func(r *mcp.Resource) bool { return e.visible(Operation{Method: "resources/read", URI: r.URI}, s) })
 		out.CacheScope = "private"
 		return &out
 	case *mcp.ListResourceTemplatesResult:
 		out := *list
 		out.ResourceTemplates = allowedOnly(list.ResourceTemplates, func(t *mcp.ResourceTemplate) bool {
-			return e.visible(Operation{Method: MethodReadResource, URI: t.URITemplate, Template: true}, s)
+			return e.visible(Operation{Method: "resources/read", URI: t.URITemplate, Template: true}, s)
 		})
 		out.CacheScope = "private"
 		return &out
 	case *mcp.ListPromptsResult:
 		out := *list
-		out.Prompts = allowedOnly(list.Prompts, func(p *mcp.Prompt) bool { return e.visible(Operation{Method: MethodGetPrompt, Name: p.Name}, s) })
+		out.Prompts = allowedOnly(list.Prompts, func(p *mcp.Prompt) bool { return e.visible(Operation{Method: "prompts/get", Name: p.Name}, s) })
 		out.CacheScope = "private"
 		return &out
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // OutcomesMetaKey is the key, in the _meta of a tool, under which a tool
-// added with [AddToolWithRule] or [AddToolHandlerWithRule] publishes its
+// added with [AddTool] or [AddToolHandler] publishes its
 // outcomes in tools/list, so that an audit (mcpeffect audit) and people
 // reading the listing can see what each call may do, not only the worst
 // case that the tool's hints advertise. Its prefix is the reverse-DNS
@@ -43,33 +43,45 @@ import (
 // keep doing so: nothing but the server's own enforcement stands behind
 // the claim. (A host that wants the hints of one call before making it
 // can ask a server that serves it with the tool-resolution extension; see
-// [ServeToolResolution].)
+// [github.com/mcpeffect/mcpeffect/resolution.Serve].)
 const OutcomesMetaKey = "io.github.mcpeffect/outcomes"
+
+// A publishedOutcome is one outcome as a tool publishes it under
+// [OutcomesMetaKey]: its value in the common form, its effect in text
+// form and its [Hints].
+type publishedOutcome struct {
+	Value  *string `json:"value,omitempty"`
+	Effect string  `json:"effect"`
+	Hints
+}
 
 // publishedOutcomes returns the value of [OutcomesMetaKey] for rule, as
 // the JSON types that a listing decodes into, so that code reading a
 // tool's _meta in the same process sees what a client would.
 func publishedOutcomes(rule *EffectRule) map[string]any {
-	outcomes := make([]any, 0, len(rule.outcomes))
+	var v struct {
+		Argument string             `json:"argument,omitempty"`
+		Outcomes []publishedOutcome `json:"outcomes"`
+	}
+	v.Argument = rule.arg
+	v.Outcomes = make([]publishedOutcome, 0, len(rule.outcomes))
 	for _, o := range rule.outcomes {
-		a := o.Effect.Annotations()
-		m := map[string]any{
-			"effect":          o.Effect.String(),
-			"readOnlyHint":    a.ReadOnlyHint,
-			"destructiveHint": *a.DestructiveHint,
-			"idempotentHint":  a.IdempotentHint,
-			"openWorldHint":   *a.OpenWorldHint,
-		}
+		p := publishedOutcome{Effect: o.Effect.String(), Hints: o.Effect.Hints()}
 		if rule.arg != "" {
-			m["value"] = o.Value
+			p.Value = &o.Value
 		}
-		outcomes = append(outcomes, m)
+		v.Outcomes = append(v.Outcomes, p)
 	}
-	v := map[string]any{"outcomes": outcomes}
-	if rule.arg != "" {
-		v["argument"] = rule.arg
+	data, err := json.Marshal(v)
+	var decoded map[string]any
+	if err == nil {
+		err = json.Unmarshal(data, &decoded)
 	}
-	return v
+	if err != nil {
+		// Strings and booleans only.
+		panic(err)
+	}
+	return decoded
 }
 
 // withPublishedOutcomes returns the _meta of t as added to the registry,
@@ -81,13 +93,13 @@ func withPublishedOutcomes(t *mcp.Tool, rule *EffectRule) (mcp.Meta, error) {
 	own, has := t.Meta[OutcomesMetaKey]
 	if rule == nil {
 		if has {
-			return nil, fmt.Errorf("mcpeffect: AddTool: tool %q has one effect, but its _meta holds %q, which only AddToolWithRule sets, from the rule it enforces: leave it out", t.Name, OutcomesMetaKey)
+			return nil, fmt.Errorf("mcpeffect: AddTool: tool %q has one effect, but its _meta holds %q, which only a tool with a rule publishes, from the rule it enforces: leave it out", t.Name, OutcomesMetaKey)
 		}
 		return t.Meta, nil
 	}
 	v := publishedOutcomes(rule)
 	if has && !sameJSON(own, v) {
-		return nil, fmt.Errorf("mcpeffect: AddTool: tool %q: its _meta holds %q, which differs from the outcomes of its rule (%s): leave it out, AddToolWithRule sets it", t.Name, OutcomesMetaKey, rule)
+		return nil, fmt.Errorf("mcpeffect: AddTool: tool %q: its _meta holds %q, which differs from the outcomes of its rule (%s): leave it out, AddTool sets it", t.Name, OutcomesMetaKey, rule)
 	}
 	meta := maps.Clone(t.Meta)
 	if meta == nil {

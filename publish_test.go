@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/resolution"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -41,16 +42,16 @@ func TestRulePublishesOutcomes(t *testing.T) {
 			`{"value":"","effect":"read",` + hints(mcpeffect.Read) + `},` +
 			`{"value":"delete","effect":"write|destructive",` + hints(mcpeffect.Destructive) + `}]}`,
 	}
-	for _, resolution := range []bool{false, true} {
-		t.Run(fmt.Sprintf("resolution=%t", resolution), func(t *testing.T) {
+	for _, resolves := range []bool{false, true} {
+		t.Run(fmt.Sprintf("resolution=%t", resolves), func(t *testing.T) {
 			s, r, _ := newRuleServer(t, nil)
 			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "plain"}, mcpeffect.Read, resourceHandler)
-			mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "empty"},
+			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "empty"},
 				mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{"": mcpeffect.Read, "delete": mcpeffect.Destructive}), resourceHandler)
 			ctx := context.Background()
 			var cs *mcp.ClientSession
-			if resolution {
-				if err := mcpeffect.ServeToolResolution(s, r); err != nil {
+			if resolves {
+				if err := resolution.Serve(s, r); err != nil {
 					t.Fatal(err)
 				}
 				cs = connectResolving(t, ctx, s, resolvingClient(true, nil), "")
@@ -83,7 +84,7 @@ func TestRulePublishesOutcomes(t *testing.T) {
 				if !jsonEqual(t, got, []byte(w)) {
 					t.Errorf("%s publishes\n%s\nwant\n%s", tool.Name, got, w)
 				}
-				if resolution && tool.Name == "resources" && !mcpeffect.MarkedResolvable(tool) {
+				if resolves && tool.Name == "resources" && !resolution.Marked(tool) {
 					t.Errorf("%s lost the resolution marker: %v", tool.Name, tool.Meta)
 				}
 			}
@@ -119,7 +120,7 @@ func TestPublishedOutcomesCannotBeWrittenByHand(t *testing.T) {
 		// What a client decodes from the listing of a tool with rule.
 		s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "v1"}, nil)
 		r := mcpeffect.NewRegistry()
-		mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "t"}, rule, resourceHandler)
+		mcpeffect.AddTool(s, r, &mcp.Tool{Name: "t"}, rule, resourceHandler)
 		s.AddReceivingMiddleware(r.Middleware(nil))
 		res, err := connect(t, context.Background(), s).ListTools(context.Background(), nil)
 		if err != nil || len(res.Tools) != 1 {
@@ -140,13 +141,13 @@ func TestPublishedOutcomesCannotBeWrittenByHand(t *testing.T) {
 			mcpeffect.AddToolHandler(s, r, &mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: mcp.Meta{mcpeffect.OutcomesMetaKey: nil}}, mcpeffect.Read, rawHandler)
 		}, "has one effect, but its _meta holds"},
 		{"a rule with other outcomes", func(s *mcp.Server, r *mcpeffect.Registry) {
-			mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "t", Meta: mcp.Meta{mcpeffect.OutcomesMetaKey: claim}}, rule, resourceHandler)
+			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "t", Meta: mcp.Meta{mcpeffect.OutcomesMetaKey: claim}}, rule, resourceHandler)
 		}, "differs from the outcomes of its rule"},
 		{"a low-level rule with other outcomes", func(s *mcp.Server, r *mcpeffect.Registry) {
-			mcpeffect.AddToolHandlerWithRule(s, r, &mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: mcp.Meta{mcpeffect.OutcomesMetaKey: "read"}}, rule, rawHandler)
+			mcpeffect.AddToolHandler(s, r, &mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: mcp.Meta{mcpeffect.OutcomesMetaKey: "read"}}, rule, rawHandler)
 		}, "differs from the outcomes of its rule"},
 		{"a rule with its own outcomes, as listed", func(s *mcp.Server, r *mcpeffect.Registry) {
-			mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "t", Meta: mcp.Meta{mcpeffect.OutcomesMetaKey: listed, "com.example/other": 1}}, rule, resourceHandler)
+			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "t", Meta: mcp.Meta{mcpeffect.OutcomesMetaKey: listed, "com.example/other": 1}}, rule, resourceHandler)
 		}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -54,8 +54,8 @@ type entry struct {
 	schema *jsonschema.Resolved
 }
 
-// A toolRule is the rule of a tool, as AddToolWithRule and
-// AddToolHandlerWithRule add it: see entry.
+// A toolRule is the rule of a tool, as AddTool and
+// AddToolHandler add it: see entry.
 type toolRule struct {
 	rule   *EffectRule
 	raw    bool

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/resolution"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -19,7 +20,7 @@ import (
 func resolvingClient(declare bool, settings map[string]any) *mcp.ClientOptions {
 	caps := &mcp.ClientCapabilities{}
 	if declare {
-		caps.AddExtension(mcpeffect.ToolResolutionExtension, settings)
+		caps.AddExtension(resolution.Extension, settings)
 	}
 	return &mcp.ClientOptions{Capabilities: caps}
 }
@@ -33,7 +34,7 @@ func connectResolving(t *testing.T, ctx context.Context, s *mcp.Server, opts *mc
 	}
 	t.Cleanup(func() { ss.Close() })
 	c := mcp.NewClient(&mcp.Implementation{Name: "resolver", Version: "v1"}, opts)
-	if err := mcp.AddSendingCustomMethod[*mcpeffect.ResolveToolParams, *mcpeffect.ResolveToolResult](c, mcpeffect.ResolveToolMethod); err != nil {
+	if err := mcp.AddSendingCustomMethod[*resolution.Params, *resolution.Result](c, resolution.Method); err != nil {
 		t.Fatal(err)
 	}
 	cs, err := c.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
@@ -44,12 +45,12 @@ func connectResolving(t *testing.T, ctx context.Context, s *mcp.Server, opts *mc
 	return cs
 }
 
-func resolve(cs *mcp.ClientSession, tool, args string) (*mcpeffect.ResolveToolResult, error) {
-	p := &mcpeffect.ResolveToolParams{Name: tool}
+func resolve(cs *mcp.ClientSession, tool, args string) (*resolution.Result, error) {
+	p := &resolution.Params{Name: tool}
 	if args != "" {
 		p.Arguments = json.RawMessage(args)
 	}
-	return mcp.CallCustomMethod[*mcpeffect.ResolveToolParams, *mcpeffect.ResolveToolResult](context.Background(), cs, mcpeffect.ResolveToolMethod, p)
+	return mcp.CallCustomMethod[*resolution.Params, *resolution.Result](context.Background(), cs, resolution.Method, p)
 }
 
 // TestToolResolution serves the extension and resolves calls between a
@@ -61,13 +62,13 @@ func TestToolResolution(t *testing.T) {
 	for _, protocol := range []string{legacyProtocol, modernProtocol} {
 		t.Run(protocol, func(t *testing.T) {
 			s, r, sn := newRuleServer(t, nil)
-			if err := mcpeffect.ServeToolResolution(s, r); err != nil {
+			if err := resolution.Serve(s, r); err != nil {
 				t.Fatal(err)
 			}
 			// No scope at all: resolution reports hints, not permission.
 			ctx := context.Background()
 			cs := connectResolving(t, ctx, s, resolvingClient(true, nil), protocol)
-			if _, ok := cs.InitializeResult().Capabilities.Extensions[mcpeffect.ToolResolutionExtension]; !ok {
+			if _, ok := cs.InitializeResult().Capabilities.Extensions[resolution.Extension]; !ok {
 				t.Errorf("the server does not advertise the extension: %+v", cs.InitializeResult().Capabilities)
 			}
 			tools, err := cs.ListTools(ctx, nil)
@@ -76,7 +77,7 @@ func TestToolResolution(t *testing.T) {
 			}
 			var marked []string
 			for _, tool := range tools.Tools {
-				if mcpeffect.MarkedResolvable(tool) {
+				if resolution.Marked(tool) {
 					marked = append(marked, tool.Name)
 				}
 			}
@@ -105,7 +106,7 @@ func TestToolResolution(t *testing.T) {
 					continue
 				}
 				a := tt.want.Annotations()
-				want := mcpeffect.ResolvedAnnotations{ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: *a.DestructiveHint, IdempotentHint: a.IdempotentHint, OpenWorldHint: *a.OpenWorldHint}
+				want := mcpeffect.Hints{ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: *a.DestructiveHint, IdempotentHint: a.IdempotentHint, OpenWorldHint: *a.OpenWorldHint}
 				if res.ResultType != "complete" || res.Name != tt.tool || res.Annotations != want {
 					t.Errorf("%s %s: %+v, want %+v", tt.tool, tt.args, res, want)
 				}
@@ -149,7 +150,7 @@ func TestToolResolutionNeedsTheCapability(t *testing.T) {
 		} {
 			t.Run(protocol+"/"+name, func(t *testing.T) {
 				s, r, _ := newRuleServer(t, nil)
-				if err := mcpeffect.ServeToolResolution(s, r); err != nil {
+				if err := resolution.Serve(s, r); err != nil {
 					t.Fatal(err)
 				}
 				cs := connectResolving(t, context.Background(), s, opts, protocol)
@@ -158,7 +159,7 @@ func TestToolResolutionNeedsTheCapability(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, tool := range tools.Tools {
-					if mcpeffect.MarkedResolvable(tool) {
+					if resolution.Marked(tool) {
 						t.Errorf("%s is marked for a client that did not declare the extension", tool.Name)
 					}
 				}
@@ -171,7 +172,7 @@ func TestToolResolutionNeedsTheCapability(t *testing.T) {
 				if err := json.Unmarshal(rpcErr.Data, &data); err != nil || data.RequiredCapabilities == nil {
 					t.Fatalf("data %s: %v", rpcErr.Data, err)
 				}
-				if v, ok := data.RequiredCapabilities.Extensions[mcpeffect.ToolResolutionExtension].(map[string]any); !ok || len(v) != 0 {
+				if v, ok := data.RequiredCapabilities.Extensions[resolution.Extension].(map[string]any); !ok || len(v) != 0 {
 					t.Errorf("data %s", rpcErr.Data)
 				}
 			})

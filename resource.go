@@ -3,6 +3,7 @@ package mcpeffect
 import (
 	"context"
 	"fmt"
+	"iter"
 	"maps"
 	"regexp"
 	"slices"
@@ -195,4 +196,43 @@ func AddPrompt(s *mcp.Server, r *Registry, p *mcp.Prompt, need Scope, h mcp.Prom
 		}
 		return h(ctx, req)
 	})
+}
+
+// Resources returns every resource declared with [AddResource], with the
+// scope reading it requires, sorted by URI.
+func (r *Registry) Resources() iter.Seq2[string, Scope] {
+	t := r.scopedTable()
+	return sortedScopes(t.resources)
+}
+
+// ResourceTemplates returns every resource template declared with
+// [AddResourceTemplate], with the scope it requires, sorted by template,
+// the order in which go-sdk tries them.
+func (r *Registry) ResourceTemplates() iter.Seq2[string, Scope] {
+	t := r.scopedTable()
+	return func(yield func(string, Scope) bool) {
+		for _, tmpl := range t.templates {
+			if !yield(tmpl.template, tmpl.need) {
+				return
+			}
+		}
+	}
+}
+
+// Prompts returns every prompt declared with [AddPrompt], with the scope
+// getting it requires, sorted by name.
+func (r *Registry) Prompts() iter.Seq2[string, Scope] {
+	t := r.scopedTable()
+	return sortedScopes(t.prompts)
+}
+
+func sortedScopes(m map[string]Scope) iter.Seq2[string, Scope] {
+	keys := slices.Sorted(maps.Keys(m))
+	return func(yield func(string, Scope) bool) {
+		for _, k := range keys {
+			if !yield(k, m[k]) {
+				return
+			}
+		}
+	}
 }

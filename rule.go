@@ -30,8 +30,8 @@ import (
 // [EffectByFunc] is the general one: a function of the arguments, with the
 // list of effects it may return.
 //
-// A rule is added to a server with [AddToolWithRule] or
-// [AddToolHandlerWithRule], whose wrapper computes the effect of each call;
+// A rule is added to a server with [AddTool] or
+// [AddToolHandler], whose wrapper computes the effect of each call;
 // a tool whose effect depends on its arguments must be served by that
 // wrapper and no other handler. An EffectRule is immutable and safe for
 // concurrent use; the zero EffectRule has no outcomes and is refused.
@@ -71,7 +71,7 @@ type Outcome struct {
 // all the effects.
 //
 // Values are compared exactly, as the handler would: "GET" is not "get".
-// With [AddToolWithRule], the argument is read from the handler's decoded
+// With [AddTool], the argument is read from the handler's decoded
 // input In: a field of a struct whose JSON name is arg (a string, a
 // pointer to one, or a named string type), or the key arg of a map. A
 // field of a struct cannot tell a missing argument from an empty string;
@@ -98,8 +98,8 @@ func EffectByArgument(arg string, effects map[string]Effect) *EffectRule {
 
 // EffectByFunc returns the rule of a tool whose effect f computes from
 // the arguments of each call, as the tool's handler receives them:
-// In is the input type of the handler given to [AddToolWithRule], or
-// [json.RawMessage], the raw arguments, for [AddToolHandlerWithRule].
+// In is the input type of the handler given to [AddTool], or
+// [json.RawMessage], the raw arguments, for [AddToolHandler].
 // outcomes are all the effects f may return.
 //
 // f must be quick and have no side effects: it runs before the call is
@@ -107,9 +107,11 @@ func EffectByArgument(arg string, effects map[string]Effect) *EffectRule {
 // uncertain. A call for which f returns 0, an effect not among outcomes
 // or an invalid one, or panics, has the worst case of outcomes.
 //
-// Adding the rule panics if f is nil, outcomes is empty or holds an
-// invalid effect, or In is not the handler's input type.
-func EffectByFunc[In any](f func(In) Effect, outcomes ...Effect) *EffectRule {
+// Adding the rule panics if f is nil, or outcomes is empty or holds an
+// invalid effect. The rule is a [FuncRule] of In, which [AddTool]
+// accepts only for a handler whose input is In: a mismatch does not
+// compile.
+func EffectByFunc[In any](f func(In) Effect, outcomes ...Effect) *FuncRule[In] {
 	r := &EffectRule{in: reflect.TypeFor[In]()}
 	if f != nil {
 		r.fn = f
@@ -133,7 +135,26 @@ func EffectByFunc[In any](f func(In) Effect, outcomes ...Effect) *EffectRule {
 		r.err = fmt.Errorf("EffectByFunc: no outcomes")
 	}
 	r.settle()
-	return r
+	return &FuncRule[In]{r}
+}
+
+// A FuncRule is the rule of [EffectByFunc]: an [EffectRule] whose
+// function takes In, the input of the handler of the tool it classifies
+// ([json.RawMessage] for a low-level handler), so that [AddTool] and
+// [AddToolHandler] accept it only for a handler of that input: a rule
+// written for another input does not compile. It has the methods of its
+// EffectRule, which [Registry.Rule] returns once the tool is added.
+type FuncRule[In any] struct {
+	*EffectRule
+}
+
+// rule returns the EffectRule of f, or the zero EffectRule, which is
+// refused, for a nil f.
+func (f *FuncRule[In]) rule() *EffectRule {
+	if f == nil || f.EffectRule == nil {
+		return nil
+	}
+	return f.EffectRule
 }
 
 // settle checks the outcomes and computes their worst case.
@@ -182,23 +203,9 @@ func worstOf(effects []Effect) Effect {
 }
 
 // within reports whether a call of effect e respects the bound that a
-// tool of worst case w advertises: what hosts were told to assume is never
-// less careful than what the call does. It is the conservative bound of
-// the tool-resolution extension.
+// tool of worst case w advertises (see [Hints.Within]).
 func within(e, w Effect) bool {
-	switch {
-	case !e.Valid() || !w.Valid():
-		return false
-	case w&Read != 0 && e&Read == 0:
-		return false
-	case w&destructiveBit == 0 && e&destructiveBit != 0:
-		return false
-	case w&idempotentBit != 0 && e&Read == 0 && e&idempotentBit == 0:
-		return false
-	case w&OpenWorld == 0 && e&OpenWorld != 0:
-		return false
-	}
-	return true
+	return e.Valid() && w.Valid() && e.Hints().Within(w.Hints())
 }
 
 // Argument returns the name of the argument that selects the outcome, in
@@ -249,9 +256,9 @@ func (r *EffectRule) String() string {
 // general form over another type is never certain here: only the
 // handler's decoded input gives it.
 //
-// A server does not need EffectOf: the wrapper of [AddToolWithRule]
+// A server does not need EffectOf: the wrapper of [AddTool]
 // computes each call's effect from what the handler receives. The HTTP
-// challenge ([Registry.Challenge]), tool resolution ([ServeToolResolution])
+// challenge ([Enforcer.Challenge]), tool resolution ([github.com/mcpeffect/mcpeffect/resolution.Serve])
 // and package mcpeffecttest use it where they only have the raw
 // arguments; the first two only for a tool whose handler receives the
 // argument as a plain string (not a type with its own JSON decoding, nor

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -82,10 +84,10 @@ func newRuleServer(t testing.TB, opts *mcpeffect.MiddlewareOptions) (*mcp.Server
 		}
 	}
 	withDefault := json.RawMessage(`{"type":"object","properties":{"action":{"type":"string","default":"get"},"name":{"type":"string"}}}`)
-	mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "resources", Description: "Get, list, create or delete a resource."}, byAction, typed("resources"))
-	mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "docs", InputSchema: withDefault}, byAction, typed("docs"))
-	mcpeffect.AddToolHandlerWithRule(s, r, &mcp.Tool{Name: "files", InputSchema: withDefault}, byAction, raw("files"))
-	mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "update_issue"},
+	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "resources", Description: "Get, list, create or delete a resource."}, byAction, typed("resources"))
+	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "docs", InputSchema: withDefault}, byAction, typed("docs"))
+	mcpeffect.AddToolHandler(s, r, &mcp.Tool{Name: "files", InputSchema: withDefault}, byAction, raw("files"))
+	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "update_issue"},
 		mcpeffect.EffectByFunc(func(in issueArgs) mcpeffect.Effect {
 			switch {
 			case in.State == "panic":
@@ -101,7 +103,7 @@ func newRuleServer(t testing.TB, opts *mcpeffect.MiddlewareOptions) (*mcp.Server
 			sn.add("update_issue", in.Comment+"|"+in.State)
 			return &mcp.CallToolResult{}, nil, nil
 		})
-	mcpeffect.AddToolHandlerWithRule(s, r, &mcp.Tool{Name: "raw_issue", InputSchema: json.RawMessage(`{"type":"object"}`)},
+	mcpeffect.AddToolHandler(s, r, &mcp.Tool{Name: "raw_issue", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		mcpeffect.EffectByFunc(func(args json.RawMessage) mcpeffect.Effect {
 			var in issueArgs
 			if json.Unmarshal(args, &in) != nil {
@@ -336,7 +338,7 @@ func TestRuleHideDenied(t *testing.T) {
 	}
 }
 
-func TestAddToolWithRulePanics(t *testing.T) {
+func TestAddToolRulePanics(t *testing.T) {
 	type other struct {
 		Kind string `json:"kind"`
 	}
@@ -348,55 +350,58 @@ func TestAddToolWithRulePanics(t *testing.T) {
 		kind error
 	}{
 		{"nil rule", func(s *mcp.Server, r *mcpeffect.Registry) {
-			mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "t"}, nil, resourceHandler)
+			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "t"}, (*mcpeffect.EffectRule)(nil), resourceHandler)
 		}, "nil EffectRule", nil},
 		{"no argument name", func(s *mcp.Server, r *mcpeffect.Registry) {
-			mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "t"}, mcpeffect.EffectByArgument("", resourceEffects), resourceHandler)
+			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "t"}, mcpeffect.EffectByArgument("", resourceEffects), resourceHandler)
 		}, "empty argument name", mcpeffect.ErrInvalidEffect},
 		{"no values", func(s *mcp.Server, r *mcpeffect.Registry) {
-			mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "t"}, mcpeffect.EffectByArgument("action", nil), resourceHandler)
+			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "t"}, mcpeffect.EffectByArgument("action", nil), resourceHandler)
 		}, "no values", mcpeffect.ErrInvalidEffect},
 		{"invalid effect", func(s *mcp.Server, r *mcpeffect.Registry) {
-			mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "t"}, mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{"get": mcpeffect.Read | mcpeffect.Destructive}), resourceHandler)
+			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "t"}, mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{"get": mcpeffect.Read | mcpeffect.Destructive}), resourceHandler)
 		}, `value "get": Read cannot be combined with Destructive`, mcpeffect.ErrInvalidEffect},
 		{"no such argument", func(s *mcp.Server, r *mcpeffect.Registry) {
-			mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "t"}, mcpeffect.EffectByArgument("verb", resourceEffects), resourceHandler)
+			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "t"}, mcpeffect.EffectByArgument("verb", resourceEffects), resourceHandler)
 		}, `no field has the JSON name "verb"`, nil},
 		{"argument in another case", func(s *mcp.Server, r *mcpeffect.Registry) {
-			mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "t"}, mcpeffect.EffectByArgument("Action", resourceEffects), resourceHandler)
+			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "t"}, mcpeffect.EffectByArgument("Action", resourceEffects), resourceHandler)
 		}, `no field has the JSON name "Action"`, nil},
+		// A FuncRule of another input does not compile
+		// (TestFuncRuleOfAnotherInputDoesNotCompile); its EffectRule,
+		// which has lost its type, is checked when the tool is added.
 		{"function of another type", func(s *mcp.Server, r *mcpeffect.Registry) {
-			mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "t"}, mcpeffect.EffectByFunc(func(other) mcpeffect.Effect { return mcpeffect.Read }, mcpeffect.Read), resourceHandler)
+			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "t"}, mcpeffect.EffectByFunc(func(other) mcpeffect.Effect { return mcpeffect.Read }, mcpeffect.Read).EffectRule, resourceHandler)
 		}, "the rule's function takes mcpeffect_test.other, but the handler's input is mcpeffect_test.resourceArgs", nil},
 		{"typed function for a low-level handler", func(s *mcp.Server, r *mcpeffect.Registry) {
-			mcpeffect.AddToolHandlerWithRule(s, r, &mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`)},
-				mcpeffect.EffectByFunc(func(other) mcpeffect.Effect { return mcpeffect.Read }, mcpeffect.Read), rawHandler)
+			mcpeffect.AddToolHandler(s, r, &mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`)},
+				mcpeffect.EffectByFunc(func(other) mcpeffect.Effect { return mcpeffect.Read }, mcpeffect.Read).EffectRule, rawHandler)
 		}, "a low-level handler's arguments are a json.RawMessage", nil},
 		{"nil function", func(s *mcp.Server, r *mcpeffect.Registry) {
-			mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "t"}, mcpeffect.EffectByFunc[resourceArgs](nil, mcpeffect.Read), resourceHandler)
+			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "t"}, mcpeffect.EffectByFunc[resourceArgs](nil, mcpeffect.Read), resourceHandler)
 		}, "nil function", mcpeffect.ErrInvalidEffect},
 		{"no outcomes", func(s *mcp.Server, r *mcpeffect.Registry) {
-			mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "t"}, mcpeffect.EffectByFunc(func(resourceArgs) mcpeffect.Effect { return mcpeffect.Read }), resourceHandler)
+			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "t"}, mcpeffect.EffectByFunc(func(resourceArgs) mcpeffect.Effect { return mcpeffect.Read }), resourceHandler)
 		}, "no outcomes", mcpeffect.ErrInvalidEffect},
 		{"hints of one outcome", func(s *mcp.Server, r *mcpeffect.Registry) {
-			mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "t", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, mcpeffect.EffectByArgument("action", resourceEffects), resourceHandler)
+			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "t", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, mcpeffect.EffectByArgument("action", resourceEffects), resourceHandler)
 		}, "classified by its arguments, with the worst case write|destructive, but its annotations say readOnlyHint: true", nil},
 		{"classified with one effect", func(s *mcp.Server, r *mcpeffect.Registry) {
 			r.Add("t", mcpeffect.Read)
-			mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "t"}, mcpeffect.EffectByArgument("action", resourceEffects), resourceHandler)
+			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "t"}, mcpeffect.EffectByArgument("action", resourceEffects), resourceHandler)
 		}, `tool "t" is already classified as read`, mcpeffect.ErrAlreadyClassified},
 		{"classified by another rule", func(s *mcp.Server, r *mcpeffect.Registry) {
-			mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "t"}, mcpeffect.EffectByArgument("action", resourceEffects), resourceHandler)
-			mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "t"}, mcpeffect.EffectByArgument("action", resourceEffects), resourceHandler)
+			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "t"}, mcpeffect.EffectByArgument("action", resourceEffects), resourceHandler)
+			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "t"}, mcpeffect.EffectByArgument("action", resourceEffects), resourceHandler)
 		}, `tool "t" is already classified by its arguments (by action: "create"=write, "delete"=write|destructive|idempotent, "get"=read, "list"=read)`, mcpeffect.ErrAlreadyClassified},
 		{"a rule, then one effect", func(s *mcp.Server, r *mcpeffect.Registry) {
-			mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "t"}, mcpeffect.EffectByArgument("action", resourceEffects), resourceHandler)
+			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "t"}, mcpeffect.EffectByArgument("action", resourceEffects), resourceHandler)
 			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "t"}, mcpeffect.Destructive, resourceHandler)
 		}, "already classified by its arguments", mcpeffect.ErrAlreadyClassified},
 		{"the same rule twice", func(s *mcp.Server, r *mcpeffect.Registry) {
 			rule := mcpeffect.EffectByArgument("action", resourceEffects)
-			mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "t"}, rule, resourceHandler)
-			mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "t", Annotations: &mcp.ToolAnnotations{DestructiveHint: &yes}}, rule, resourceHandler)
+			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "t"}, rule, resourceHandler)
+			mcpeffect.AddTool(s, r, &mcp.Tool{Name: "t", Annotations: &mcp.ToolAnnotations{DestructiveHint: &yes}}, rule, resourceHandler)
 		}, "", nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -453,10 +458,10 @@ func TestEffectRuleEffectOf(t *testing.T) {
 		{byAction, `{"action":"delete"}`, mcpeffect.Destructive | mcpeffect.Idempotent, true},
 		{byAction, `{"action":"get","Action":"get"}`, mcpeffect.Destructive, false},
 		{byAction, `{"action":"remove"}`, mcpeffect.Destructive, false},
-		{byRaw, `{}`, mcpeffect.Write, true},
-		{byRaw, `{"read":1}`, mcpeffect.Write, false}, // Read is not declared
-		{byRaw, `{"boom":1}`, mcpeffect.Write, false},
-		{byTyped, `{}`, mcpeffect.Write, false},
+		{byRaw.EffectRule, `{}`, mcpeffect.Write, true},
+		{byRaw.EffectRule, `{"read":1}`, mcpeffect.Write, false}, // Read is not declared
+		{byRaw.EffectRule, `{"boom":1}`, mcpeffect.Write, false},
+		{byTyped.EffectRule, `{}`, mcpeffect.Write, false},
 	} {
 		got, certain := tt.rule.EffectOf(json.RawMessage(tt.args))
 		if got != tt.want || certain != tt.certain {
@@ -468,5 +473,32 @@ func TestEffectRuleEffectOf(t *testing.T) {
 	}
 	if got := byAction.Outcomes(); len(got) != 4 || got[0].Value != "create" || got[3] != (mcpeffect.Outcome{Value: "list", Effect: mcpeffect.Read}) {
 		t.Errorf("Outcomes = %+v", got)
+	}
+}
+
+// TestFuncRuleOfAnotherInputDoesNotCompile builds two programs: a rule of
+// EffectByFunc over the handler's own input compiles, one over another
+// input does not, since AddTool ties the rule's input to the handler's.
+func TestFuncRuleOfAnotherInputDoesNotCompile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds two programs")
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed: %v", err)
+	}
+	build := func(dir string) (string, error) {
+		out, err := exec.Command(gobin, "build", "-o", os.DevNull, "./testdata/ruleinput/"+dir).CombinedOutput()
+		return string(out), err
+	}
+	if out, err := build("match"); err != nil {
+		t.Fatalf("the rule of the handler's own input: %v\n%s", err, out)
+	}
+	out, err := build("mismatch")
+	if err == nil {
+		t.Fatal("a rule of another input compiled")
+	}
+	if !strings.Contains(out, "FuncRule[otherArgs] does not satisfy mcpeffect.Classification[podArgs]") {
+		t.Errorf("the build failed, but not on the rule: %s", out)
 	}
 }

@@ -11,32 +11,62 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// AddTool classifies t.Name in r with effect e, sets the tool's annotations
-// from that one classification, and adds the tool to s with [mcp.AddTool].
+// A Classification is what [AddTool] and [AddToolHandler] classify a tool
+// by: one [Effect], an [*EffectRule] of the common form
+// ([EffectByArgument]), or a [*FuncRule] whose function takes In, the
+// input of the tool's handler, so that a rule written for another input
+// does not compile. For [AddToolHandler], In is [json.RawMessage], the raw
+// arguments.
+type Classification[In any] interface {
+	Effect | *EffectRule | *FuncRule[In]
+}
+
+// AddTool classifies t.Name in r by c, sets the tool's annotations from
+// that one classification, and adds the tool to s with [mcp.AddTool].
 // A title the caller set in t.Annotations is kept; t itself is not changed.
+// c is an [Effect], or for a tool whose effect depends on its arguments a
+// rule (see [EffectRule]): the tool then advertises the worst case of the
+// rule's outcomes, and publishes each outcome in its _meta under
+// [OutcomesMetaKey], for audits and people to read; each call has its own
+// effect, computed from in, the input that go-sdk has decoded for h, so
+// that it is exactly what the handler will act on, and is refused, as
+// the middleware refuses, when the caller's scope does not allow it.
 //
-// The handler runs only when [Registry.Middleware] has let the call
-// through: on a server without the middleware, every call to the tool is
-// refused with a JSON-RPC internal error that says how to install it, so
-// that classifying tools without enforcing them fails at the first call
-// rather than in production. (go-sdk validates the arguments of the
-// typed handler first: a call with arguments its schema refuses gets that
-// error instead.) If the middleware asks for confirmation
-// ([MiddlewareOptions.Confirm]), the handler runs only once a person
-// has accepted the call.
+// The handler runs only when the middleware ([Registry.Middleware],
+// [Enforcer.Middleware]) has let the call through: on a server without
+// it, every call to the tool is refused with a JSON-RPC internal error
+// that says how to install it, so that classifying tools without
+// enforcing them fails at the first call rather than in production.
+// (go-sdk validates the arguments of the typed handler first: a call
+// with arguments its schema refuses gets that error instead.) If the
+// middleware asks for confirmation ([MiddlewareOptions.Confirm]), the
+// handler runs only once a person has accepted the call.
 //
 // Like [mcp.AddTool] on a bad schema, AddTool panics when the classification
-// is refused (see [Registry.Add]; a name already classified with the same
-// effect is accepted), and when t arrives with hints that disagree with e:
-// a hint written twice is the drift this package exists to prevent, so the
-// hints are best left out. go-sdk cannot tell a readOnlyHint or
-// idempotentHint of false from one left out, so only true is checked there.
-// It panics too when t's _meta holds [OutcomesMetaKey], which only a tool
-// with an [EffectRule] publishes, and on a nil handler.
-func AddTool[In, Out any](s *mcp.Server, r *Registry, t *mcp.Tool, e Effect, h mcp.ToolHandlerFor[In, Out]) {
+// is refused (see [Registry.Add]; a name already classified the same way
+// is accepted), and when t arrives with hints that disagree with it
+// (for a rule, its worst case): a hint written twice is the drift this
+// package exists to prevent, so the hints are best left out. go-sdk
+// cannot tell a readOnlyHint or idempotentHint of false from one left
+// out, so only true is checked there. It panics too when t's _meta holds
+// [OutcomesMetaKey] (for a rule, with other outcomes than its own), on a
+// nil handler, and on a rule that cannot be used (see [EffectByArgument]
+// and [EffectByFunc]).
+func AddTool[In, Out any, C Classification[In]](s *mcp.Server, r *Registry, t *mcp.Tool, c C, h mcp.ToolHandlerFor[In, Out]) {
 	if h == nil {
 		panic("mcpeffect: AddTool: nil handler")
 	}
+	switch c := any(c).(type) {
+	case Effect:
+		addTyped(s, r, t, c, h)
+	case *EffectRule:
+		addTypedRule(s, r, t, c, h)
+	case *FuncRule[In]:
+		addTypedRule(s, r, t, c.rule(), h)
+	}
+}
+
+func addTyped[In, Out any](s *mcp.Server, r *Registry, t *mcp.Tool, e Effect, h mcp.ToolHandlerFor[In, Out]) {
 	tt := r.classify(t, e, nil)
 	mcp.AddTool(s, tt, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		var zero Out
@@ -53,11 +83,27 @@ func AddTool[In, Out any](s *mcp.Server, r *Registry, t *mcp.Tool, e Effect, h m
 
 // AddToolHandler is [AddTool] for a low-level [mcp.ToolHandler], added
 // with [mcp.Server.AddTool]: the handler unmarshals and validates its own
-// arguments.
-func AddToolHandler(s *mcp.Server, r *Registry, t *mcp.Tool, e Effect, h mcp.ToolHandler) {
+// arguments. For a rule, the effect of each call comes from its raw
+// arguments: read strictly in the common form (see
+// [EffectRule.EffectOf]: an argument given twice, or in another case,
+// counts as the worst case, since the handler's own decoding might read
+// either), or given to the function of a [FuncRule] over
+// [json.RawMessage].
+func AddToolHandler[C Classification[json.RawMessage]](s *mcp.Server, r *Registry, t *mcp.Tool, c C, h mcp.ToolHandler) {
 	if h == nil {
 		panic("mcpeffect: AddToolHandler: nil handler")
 	}
+	switch c := any(c).(type) {
+	case Effect:
+		addHandler(s, r, t, c, h)
+	case *EffectRule:
+		addHandlerRule(s, r, t, c, h)
+	case *FuncRule[json.RawMessage]:
+		addHandlerRule(s, r, t, c.rule(), h)
+	}
+}
+
+func addHandler(s *mcp.Server, r *Registry, t *mcp.Tool, e Effect, h mcp.ToolHandler) {
 	tt := r.classify(t, e, nil)
 	s.AddTool(tt, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		info, err := enforced(ctx, tt.Name)
@@ -71,25 +117,8 @@ func AddToolHandler(s *mcp.Server, r *Registry, t *mcp.Tool, e Effect, h mcp.Too
 	})
 }
 
-// AddToolWithRule is [AddTool] for a tool whose effect depends on its
-// arguments, as rule declares (see [EffectRule]). The tool advertises the
-// worst case of the rule's outcomes, and publishes each outcome in its
-// _meta under [OutcomesMetaKey], for audits and people to read. Each call
-// has its own effect,
-// computed from in, the input that go-sdk has decoded for h, so that it
-// is exactly what the handler will act on; the call is refused, as
-// [Registry.Middleware] refuses, when the caller's scope does not allow
-// that effect.
-//
-// AddToolWithRule panics where AddTool does, when rule is nil or cannot
-// be used (see [EffectByArgument] and [EffectByFunc]), when the name is
-// already classified otherwise, when the tool's hints disagree with the
-// worst case, and when its _meta already holds [OutcomesMetaKey] with
-// other outcomes than the rule's.
-func AddToolWithRule[In, Out any](s *mcp.Server, r *Registry, t *mcp.Tool, rule *EffectRule, h mcp.ToolHandlerFor[In, Out]) {
-	if h == nil {
-		panic("mcpeffect: AddToolWithRule: nil handler")
-	}
+// addTypedRule is AddTool for a tool classified by rule.
+func addTypedRule[In, Out any](s *mcp.Server, r *Registry, t *mcp.Tool, rule *EffectRule, h mcp.ToolHandlerFor[In, Out]) {
 	effectOf, raw := typedRule[In](rule, t)
 	tr := &toolRule{rule: rule, raw: raw}
 	if raw {
@@ -109,20 +138,11 @@ func AddToolWithRule[In, Out any](s *mcp.Server, r *Registry, t *mcp.Tool, rule 
 	})
 }
 
-// AddToolHandlerWithRule is [AddToolWithRule] for a low-level
-// [mcp.ToolHandler]. The effect of each call comes from its raw
-// arguments: read strictly in the common form (see
-// [EffectRule.EffectOf]: an argument given twice, or in another case,
-// counts as the worst case, since the handler's own decoding might read
-// either), or given to the function of a general form over
-// [json.RawMessage].
-func AddToolHandlerWithRule(s *mcp.Server, r *Registry, t *mcp.Tool, rule *EffectRule, h mcp.ToolHandler) {
-	if h == nil {
-		panic("mcpeffect: AddToolHandlerWithRule: nil handler")
-	}
+// addHandlerRule is AddToolHandler for a tool classified by rule.
+func addHandlerRule(s *mcp.Server, r *Registry, t *mcp.Tool, rule *EffectRule, h mcp.ToolHandler) {
 	checkRule(rule, t)
 	if rule.arg == "" && rule.in != reflect.TypeFor[json.RawMessage]() {
-		panic(fmt.Sprintf("mcpeffect: AddToolHandlerWithRule: tool %q: the rule's function takes %s, but a low-level handler's arguments are a json.RawMessage", t.Name, rule.in))
+		panic(fmt.Sprintf("mcpeffect: AddToolHandler: tool %q: the rule's function takes %s, but a low-level handler's arguments are a json.RawMessage", t.Name, rule.in))
 	}
 	tt := r.classify(t, 0, &toolRule{rule: rule, raw: true, schema: resolvedInputSchema(t.Name, t.InputSchema, nil)})
 	s.AddTool(tt, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -130,14 +150,7 @@ func AddToolHandlerWithRule(s *mcp.Server, r *Registry, t *mcp.Tool, rule *Effec
 		if err != nil {
 			return nil, err
 		}
-		effectOf := func() callOutcome {
-			e, certain := rule.EffectOf(req.Params.Arguments)
-			oc := callOutcome{effect: e, certain: certain}
-			if rule.arg != "" {
-				oc.value, oc.has = selectorValue(req.Params.Arguments, rule.arg)
-			}
-			return oc
-		}
+		effectOf := func() callOutcome { return rule.outcomeOfRaw(req.Params.Arguments) }
 		if res, err := info.admit(ctx, req, tt, 0, rule, effectOf); res != nil || err != nil {
 			return res, err
 		}
@@ -182,7 +195,7 @@ func typedRule[In any](rule *EffectRule, t *mcp.Tool) (effectOf func(In) callOut
 	if rule.arg == "" {
 		f, ok := rule.fn.(func(In) Effect)
 		if !ok {
-			panic(fmt.Sprintf("mcpeffect: AddToolWithRule: tool %q: the rule's function takes %s, but the handler's input is %s", t.Name, rule.in, reflect.TypeFor[In]()))
+			panic(fmt.Sprintf("mcpeffect: AddTool: tool %q: the rule's function takes %s, but the handler's input is %s", t.Name, rule.in, reflect.TypeFor[In]()))
 		}
 		return func(in In) callOutcome {
 			e, certain := rule.settleComputed(callSafely(f, in))
@@ -191,7 +204,7 @@ func typedRule[In any](rule *EffectRule, t *mcp.Tool) (effectOf func(In) callOut
 	}
 	sel, err := compileSelector(reflect.TypeFor[In](), rule.arg)
 	if err != nil {
-		panic(fmt.Sprintf("mcpeffect: AddToolWithRule: tool %q: the rule's argument %q: %v", t.Name, rule.arg, err))
+		panic(fmt.Sprintf("mcpeffect: AddTool: tool %q: the rule's argument %q: %v", t.Name, rule.arg, err))
 	}
 	return func(in In) callOutcome {
 		v, ok := sel.value(reflect.ValueOf(&in), rule.arg)
@@ -262,7 +275,7 @@ func (info *callInfo) admit(ctx context.Context, req *mcp.CallToolRequest, t *mc
 			}
 		}
 	}
-	if c != nil && c.opts.For(t.Name, e) {
+	if c != nil && c.opts.Ask(t.Name, e) {
 		return c.confirm(ctx, info, req, t, e)
 	}
 	return nil, nil
@@ -285,7 +298,7 @@ func (r *Registry) classify(t *mcp.Tool, e Effect, tr *toolRule) *mcp.Tool {
 	if err := validateEntry(t.Name, e); err != nil {
 		panic(err)
 	}
-	want := e.Annotations()
+	want := e.Hints()
 	var title string
 	if t.Annotations != nil {
 		if err := conflict(t.Annotations, want); err != nil {
@@ -311,24 +324,8 @@ func (r *Registry) classify(t *mcp.Tool, e Effect, tr *toolRule) *mcp.Tool {
 		}
 	}
 	tt := *t
-	want.Title = title
-	tt.Annotations = want
+	tt.Annotations = want.Annotations()
+	tt.Annotations.Title = title
 	tt.Meta = meta
 	return &tt
-}
-
-// conflict returns an error naming the first hint that a tool's own
-// annotations set and that differs from what its effect derives.
-func conflict(got, want *mcp.ToolAnnotations) error {
-	switch {
-	case got.ReadOnlyHint && !want.ReadOnlyHint:
-		return fmt.Errorf("its annotations say readOnlyHint: true")
-	case got.IdempotentHint && !want.IdempotentHint:
-		return fmt.Errorf("its annotations say idempotentHint: true")
-	case got.DestructiveHint != nil && *got.DestructiveHint != *want.DestructiveHint:
-		return fmt.Errorf("its annotations say destructiveHint: %t", *got.DestructiveHint)
-	case got.OpenWorldHint != nil && *got.OpenWorldHint != *want.OpenWorldHint:
-		return fmt.Errorf("its annotations say openWorldHint: %t", *got.OpenWorldHint)
-	}
-	return nil
 }

@@ -27,7 +27,7 @@
 // open-world call it makes.
 //
 // Where a server serves the experimental tool-resolution extension
-// ([mcpeffect.ToolResolutionExtension]), an Approver whose Policy has
+// ([resolution.Extension]), an Approver whose Policy has
 // ResolveCalls asks for the hints of each call of a tool whose effect
 // depends on its arguments, and decides from those when they keep to the
 // extension's rules (see [EnableToolResolution]).

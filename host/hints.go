@@ -96,6 +96,19 @@ func (h Hints) Assumed() Hints {
 	}
 }
 
+// Explicit returns h as [mcpeffect.Hints], each missing hint set to the
+// value the specification tells hosts to assume, as in [Hints.Assumed]:
+// the form in which the library writes and compares hints, such as the
+// conservative bound of [mcpeffect.Hints.Within].
+func (h Hints) Explicit() mcpeffect.Hints {
+	return mcpeffect.Hints{
+		ReadOnlyHint:    valueOr(h.ReadOnly, DefaultReadOnlyHint),
+		DestructiveHint: valueOr(h.Destructive, DefaultDestructiveHint),
+		IdempotentHint:  valueOr(h.Idempotent, DefaultIdempotentHint),
+		OpenWorldHint:   valueOr(h.OpenWorld, DefaultOpenWorldHint),
+	}
+}
+
 func valueOr(b *bool, def bool) bool {
 	if b == nil {
 		return def

@@ -119,7 +119,7 @@ type Policy struct {
 	// ResolveCalls has an [Approver] decide a call of a tool that the
 	// server marks resolvable from the hints of that call, which it asks
 	// the server for first with the experimental tool-resolution
-	// extension ([mcpeffect.ToolResolutionExtension]; the client must be
+	// extension ([resolution.Extension]; the client must be
 	// prepared with [EnableToolResolution]), instead of the tool's static
 	// hints, which are the worst case of its calls. Resolved hints are
 	// used only if they are complete and no less careful than the static

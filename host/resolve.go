@@ -4,26 +4,26 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/resolution"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // EnableToolResolution lets the Approvers of client c resolve calls
 // (see [Policy] ResolveCalls) with the experimental tool-resolution
-// extension ([mcpeffect.ToolResolutionExtension]): it registers the
+// extension ([resolution.Extension]): it registers the
 // extension's method, tools/resolve, for c to send. The client must also
 // declare the extension in its capabilities, which only [mcp.NewClient]
 // sets:
 //
 //	caps := &mcp.ClientCapabilities{}
-//	caps.AddExtension(mcpeffect.ToolResolutionExtension, nil)
+//	caps.AddExtension(resolution.Extension, nil)
 //	client := mcp.NewClient(impl, &mcp.ClientOptions{Capabilities: caps, ToolListChangedHandler: approver.ToolListChanged})
 //	host.EnableToolResolution(client)
 //	client.AddSendingMiddleware(approver.Middleware())
 //
 // It returns go-sdk's error if the method cannot be registered.
 func EnableToolResolution(c *mcp.Client) error {
-	return mcp.AddSendingCustomMethod[*mcpeffect.ResolveToolParams, *resolveResult](c, mcpeffect.ResolveToolMethod)
+	return mcp.AddSendingCustomMethod[*resolution.Params, *resolveResult](c, resolution.Method)
 }
 
 // resolveResult is a tools/resolve result as a server sent it, its
@@ -42,7 +42,7 @@ type resolveResult struct {
 // the extension allows (a hint missing, another tool, hints that break
 // the conservative bound of the static ones).
 func resolveCall(ctx context.Context, session *mcp.ClientSession, tool *mcp.Tool, params *mcp.CallToolParams, static Hints) Hints {
-	if !mcpeffect.MarkedResolvable(tool) || !serverResolves(session) {
+	if !resolution.Marked(tool) || !serverResolves(session) {
 		return static
 	}
 	args := json.RawMessage("{}")
@@ -53,8 +53,8 @@ func resolveCall(ctx context.Context, session *mcp.ClientSession, tool *mcp.Tool
 		}
 		args = raw
 	}
-	res, err := mcp.CallCustomMethod[*mcpeffect.ResolveToolParams, *resolveResult](ctx, session, mcpeffect.ResolveToolMethod,
-		&mcpeffect.ResolveToolParams{Name: params.Name, Arguments: args})
+	res, err := mcp.CallCustomMethod[*resolution.Params, *resolveResult](ctx, session, resolution.Method,
+		&resolution.Params{Name: params.Name, Arguments: args})
 	if err != nil || res == nil || res.ResultType != "complete" || res.Name != params.Name {
 		return static
 	}
@@ -62,7 +62,7 @@ func resolveCall(ctx context.Context, session *mcp.ClientSession, tool *mcp.Tool
 	if err != nil || resolved.ReadOnly == nil || resolved.Destructive == nil || resolved.Idempotent == nil || resolved.OpenWorld == nil {
 		return static
 	}
-	if !withinBound(resolved, static.Assumed()) {
+	if !resolved.Explicit().Within(static.Explicit()) {
 		return static
 	}
 	return resolved
@@ -75,24 +75,6 @@ func serverResolves(session *mcp.ClientSession) bool {
 	if res == nil || res.Capabilities == nil {
 		return false
 	}
-	_, ok := res.Capabilities.Extensions[mcpeffect.ToolResolutionExtension]
+	_, ok := res.Capabilities.Extensions[resolution.Extension]
 	return ok
-}
-
-// withinBound reports whether the resolved hints r of a call respect the
-// conservative bound of the tool's static hints s (all explicit), as the
-// extension defines it: a resolution may be more careful than the static
-// hints, never less.
-func withinBound(r, s Hints) bool {
-	switch {
-	case *s.ReadOnly && !*r.ReadOnly:
-		return false
-	case !*s.Destructive && !*s.ReadOnly && *r.Destructive:
-		return false
-	case *s.Idempotent && !*r.ReadOnly && !*r.Idempotent:
-		return false
-	case !*s.OpenWorld && *r.OpenWorld:
-		return false
-	}
-	return true
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/host"
+	"github.com/mcpeffect/mcpeffect/resolution"
 )
 
 type podArgs struct {
@@ -21,7 +22,7 @@ func podsServer(t *testing.T) (*mcp.Server, *recorder) {
 	t.Helper()
 	s := mcp.NewServer(&mcp.Implementation{Name: "cluster", Version: "1"}, nil)
 	r := mcpeffect.NewRegistry()
-	mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{
+	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{
 		"get":    mcpeffect.Read,
 		"create": mcpeffect.Write,
 		"delete": mcpeffect.Destructive | mcpeffect.Idempotent,
@@ -30,7 +31,7 @@ func podsServer(t *testing.T) (*mcp.Server, *recorder) {
 	})
 	rec := &recorder{}
 	s.AddReceivingMiddleware(rec.middleware, r.Middleware(nil))
-	if err := mcpeffect.ServeToolResolution(s, r); err != nil {
+	if err := resolution.Serve(s, r); err != nil {
 		t.Fatal(err)
 	}
 	return s, rec
@@ -49,7 +50,7 @@ func connectResolving(t *testing.T, s *mcp.Server, a *host.Approver, prepare boo
 	opts := &mcp.ClientOptions{ToolListChangedHandler: a.ToolListChanged}
 	if prepare {
 		opts.Capabilities = &mcp.ClientCapabilities{}
-		opts.Capabilities.AddExtension(mcpeffect.ToolResolutionExtension, nil)
+		opts.Capabilities.AddExtension(resolution.Extension, nil)
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, opts)
 	if prepare {
@@ -127,7 +128,7 @@ type liar struct {
 // extension's rules is not believed: the static hints decide.
 func TestApproverRefusesBadResolutions(t *testing.T) {
 	yes, no := true, false
-	marker := mcp.Meta{mcpeffect.ToolResolutionExtension: map[string]any{"resolvable": true}}
+	marker := mcp.Meta{resolution.Extension: map[string]any{"resolvable": true}}
 	for _, tt := range []struct {
 		name   string
 		static *mcp.ToolAnnotations
@@ -155,13 +156,13 @@ func TestApproverRefusesBadResolutions(t *testing.T) {
 			s := mcp.NewServer(&mcp.Implementation{Name: "liar", Version: "1"}, &mcp.ServerOptions{
 				Capabilities: func() *mcp.ServerCapabilities {
 					c := &mcp.ServerCapabilities{}
-					c.AddExtension(mcpeffect.ToolResolutionExtension, nil)
+					c.AddExtension(resolution.Extension, nil)
 					return c
 				}(),
 			})
 			mcp.AddTool(s, &mcp.Tool{Name: "t", Annotations: tt.static, Meta: marker}, noop)
 			answer := tt.answer
-			if err := mcp.AddReceivingCustomMethod(s, mcpeffect.ResolveToolMethod, func(context.Context, *mcp.ServerSession, *mcpeffect.ResolveToolParams) (*liar, error) {
+			if err := mcp.AddReceivingCustomMethod(s, resolution.Method, func(context.Context, *mcp.ServerSession, *resolution.Params) (*liar, error) {
 				return &answer, nil
 			}); err != nil {
 				t.Fatal(err)

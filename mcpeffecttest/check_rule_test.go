@@ -43,7 +43,7 @@ func TestCheckRules(t *testing.T) {
 		{
 			name: "the common form, enforced",
 			build: func(s *mcp.Server, r *mcpeffect.Registry, ran func()) {
-				mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", podEffects),
+				mcpeffect.AddTool(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", podEffects),
 					func(context.Context, *mcp.CallToolRequest, podArgs) (*mcp.CallToolResult, any, error) {
 						ran()
 						return nil, nil, nil
@@ -53,7 +53,7 @@ func TestCheckRules(t *testing.T) {
 		{
 			name: "the common form, with arguments the schema requires",
 			build: func(s *mcp.Server, r *mcpeffect.Registry, ran func()) {
-				mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", podEffects),
+				mcpeffect.AddTool(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", podEffects),
 					func(context.Context, *mcp.CallToolRequest, namedPodArgs) (*mcp.CallToolResult, any, error) {
 						ran()
 						return nil, nil, nil
@@ -68,7 +68,7 @@ func TestCheckRules(t *testing.T) {
 		{
 			name: "the common form, with the calls it needs",
 			build: func(s *mcp.Server, r *mcpeffect.Registry, ran func()) {
-				mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", podEffects),
+				mcpeffect.AddTool(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", podEffects),
 					func(context.Context, *mcp.CallToolRequest, namedPodArgs) (*mcp.CallToolResult, any, error) {
 						ran()
 						return nil, nil, nil
@@ -87,7 +87,7 @@ func TestCheckRules(t *testing.T) {
 			build: func(s *mcp.Server, r *mcpeffect.Registry, ran func()) {
 				other := mcp.NewServer(&mcp.Implementation{Name: "other", Version: "v1"}, nil)
 				rule := mcpeffect.EffectByArgument("action", podEffects)
-				mcpeffect.AddToolWithRule(other, r, &mcp.Tool{Name: "pods"}, rule,
+				mcpeffect.AddTool(other, r, &mcp.Tool{Name: "pods"}, rule,
 					func(context.Context, *mcp.CallToolRequest, podArgs) (*mcp.CallToolResult, any, error) {
 						return nil, nil, nil
 					})
@@ -108,7 +108,7 @@ func TestCheckRules(t *testing.T) {
 		{
 			name: "the general form: only the worst case without calls",
 			build: func(s *mcp.Server, r *mcpeffect.Registry, ran func()) {
-				mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "update_issue"}, mcpeffect.EffectByFunc(func(in issueArgs) mcpeffect.Effect {
+				mcpeffect.AddTool(s, r, &mcp.Tool{Name: "update_issue"}, mcpeffect.EffectByFunc(func(in issueArgs) mcpeffect.Effect {
 					if in.State != "" {
 						return mcpeffect.Destructive
 					}
@@ -122,7 +122,7 @@ func TestCheckRules(t *testing.T) {
 		{
 			name: "the general form, with calls",
 			build: func(s *mcp.Server, r *mcpeffect.Registry, ran func()) {
-				mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "update_issue"}, mcpeffect.EffectByFunc(func(in issueArgs) mcpeffect.Effect {
+				mcpeffect.AddTool(s, r, &mcp.Tool{Name: "update_issue"}, mcpeffect.EffectByFunc(func(in issueArgs) mcpeffect.Effect {
 					if in.State == "reopened" {
 						return mcpeffect.Write // wrongly: reopening overwrites the state
 					}
@@ -146,12 +146,12 @@ func TestCheckRules(t *testing.T) {
 		{
 			name: "calls that cannot be made",
 			build: func(s *mcp.Server, r *mcpeffect.Registry, ran func()) {
-				mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", podEffects),
+				mcpeffect.AddTool(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", podEffects),
 					func(context.Context, *mcp.CallToolRequest, podArgs) (*mcp.CallToolResult, any, error) {
 						ran()
 						return nil, nil, nil
 					})
-				mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "update_issue"}, mcpeffect.EffectByFunc(func(in issueArgs) mcpeffect.Effect {
+				mcpeffect.AddTool(s, r, &mcp.Tool{Name: "update_issue"}, mcpeffect.EffectByFunc(func(in issueArgs) mcpeffect.Effect {
 					return mcpeffect.Write
 				}, mcpeffect.Write), func(context.Context, *mcp.CallToolRequest, issueArgs) (*mcp.CallToolResult, any, error) {
 					return nil, nil, nil

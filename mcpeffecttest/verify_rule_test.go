@@ -33,7 +33,7 @@ func ruleServer(peek bool) func(testing.TB) mcpeffecttest.Instance[*tasks] {
 		st.byID[st.seed] = &task{title: "Buy milk", status: "open"}
 		r := mcpeffect.NewRegistry()
 		s := mcp.NewServer(&mcp.Implementation{Name: "tasks", Version: "v1"}, nil)
-		mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "manage_task"}, mcpeffect.EffectByArgument("action", manageEffects),
+		mcpeffect.AddTool(s, r, &mcp.Tool{Name: "manage_task"}, mcpeffect.EffectByArgument("action", manageEffects),
 			func(_ context.Context, _ *mcp.CallToolRequest, a manageArgs) (*mcp.CallToolResult, any, error) {
 				st.mu.Lock()
 				defer st.mu.Unlock()
@@ -54,7 +54,7 @@ func ruleServer(peek bool) func(testing.TB) mcpeffecttest.Instance[*tasks] {
 			})
 		// update_task renames when given a title, and adds a note
 		// otherwise: a function of its input decides.
-		mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "update_task"}, mcpeffect.EffectByFunc(func(a taskArgs) mcpeffect.Effect {
+		mcpeffect.AddTool(s, r, &mcp.Tool{Name: "update_task"}, mcpeffect.EffectByFunc(func(a taskArgs) mcpeffect.Effect {
 			if a.Title != "" {
 				return mcpeffect.Destructive | mcpeffect.Idempotent
 			}

@@ -61,7 +61,7 @@ the tool's hints, its worst case, are the same. And:
 Each of OLD and NEW is one of:
 
   a file     the JSON of 'mcpeffect audit -json', or the manifest of an
-             mcpeffect Registry (Registry.Manifest, WriteJSON); - reads it
+             mcpeffect Registry (manifest.Of, WriteJSON); - reads it
              from standard input
   a URL      http:// or https://: a Streamable HTTP server, listed now, with
              the -header flags

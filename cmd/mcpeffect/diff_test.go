@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+	"github.com/mcpeffect/mcpeffect/manifest"
 )
 
 // writeFile writes data to a file named name in a temporary directory,
@@ -56,7 +57,7 @@ func cleanManifest(t *testing.T) []byte {
 	t.Helper()
 	_, r := cleanServerRegistry(0)
 	var b bytes.Buffer
-	if err := r.Manifest(mcpeffect.ScopeNames{}).WriteJSON(&b); err != nil {
+	if err := manifest.Of(r, mcpeffect.ScopeNames{}).WriteJSON(&b); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -272,7 +273,7 @@ func TestDiffOutcomesCommand(t *testing.T) {
 	server := func(effects map[string]mcpeffect.Effect) (*mcp.Server, *mcpeffect.Registry) {
 		s := mcp.NewServer(&mcp.Implementation{Name: "pods", Version: "1"}, nil)
 		r := mcpeffect.NewRegistry()
-		mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", effects),
+		mcpeffect.AddTool(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", effects),
 			func(context.Context, *mcp.CallToolRequest, podArgs) (*mcp.CallToolResult, any, error) {
 				return nil, nil, nil
 			})
@@ -280,11 +281,11 @@ func TestDiffOutcomesCommand(t *testing.T) {
 		return s, r
 	}
 	_, old := server(map[string]mcpeffect.Effect{"get": mcpeffect.Read, "delete": mcpeffect.Destructive})
-	var manifest bytes.Buffer
-	if err := old.Manifest(mcpeffect.ScopeNames{}).WriteJSON(&manifest); err != nil {
+	var saved bytes.Buffer
+	if err := manifest.Of(old, mcpeffect.ScopeNames{}).WriteJSON(&saved); err != nil {
 		t.Fatal(err)
 	}
-	oldFile := writeFile(t, "manifest.json", manifest.Bytes())
+	oldFile := writeFile(t, "manifest.json", saved.Bytes())
 	for _, tc := range []struct {
 		name    string
 		effects map[string]mcpeffect.Effect

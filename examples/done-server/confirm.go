@@ -37,7 +37,7 @@ func (d *done) confirmOptions(confirm func(mcpeffect.Effect) bool) *mcpeffect.Co
 		return nil
 	}
 	return &mcpeffect.ConfirmOptions{
-		For:     func(_ string, e mcpeffect.Effect) bool { return confirm(e) },
+		Ask:     func(_ string, e mcpeffect.Effect) bool { return confirm(e) },
 		Message: d.question,
 	}
 }

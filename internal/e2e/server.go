@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/resolution"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -81,12 +82,12 @@ func NewServer() *Server {
 		Registry: mcpeffect.NewRegistry(),
 	}
 	r := s.Registry
-	mcpeffect.AddToolWithRule(s.Server, r, &mcp.Tool{Name: "pods", Description: "Get, list, create or delete pods."},
+	mcpeffect.AddTool(s.Server, r, &mcp.Tool{Name: "pods", Description: "Get, list, create or delete pods."},
 		mcpeffect.EffectByArgument("action", PodEffects),
 		func(_ context.Context, _ *mcp.CallToolRequest, in PodArgs) (*mcp.CallToolResult, any, error) {
 			return s.done("pods " + in.Action)
 		})
-	mcpeffect.AddToolWithRule(s.Server, r, &mcp.Tool{Name: "update_issue", Description: "Comment on an issue, or change its state."},
+	mcpeffect.AddTool(s.Server, r, &mcp.Tool{Name: "update_issue", Description: "Comment on an issue, or change its state."},
 		mcpeffect.EffectByFunc(func(in IssueArgs) mcpeffect.Effect {
 			if in.State != "" {
 				return mcpeffect.Destructive | mcpeffect.Idempotent
@@ -135,7 +136,7 @@ func NewServer() *Server {
 		},
 	})
 	s.AddReceivingMiddleware(s.Enforcer.Middleware())
-	if err := mcpeffect.ServeToolResolution(s.Server, r); err != nil {
+	if err := resolution.Serve(s.Server, r); err != nil {
 		panic(err)
 	}
 	return s

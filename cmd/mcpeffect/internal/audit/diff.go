@@ -59,7 +59,7 @@ func SnapshotOf(r *Report, source, kind string) Snapshot {
 }
 
 // ReadSnapshot reads a snapshot from JSON: a report written by audit
-// -json, or the manifest of a registry (mcpeffect.Registry.Manifest, as
+// -json, or the manifest of a registry (package mcpeffect/manifest, as
 // WriteJSON writes it). Each tool of a report is read by the hints it
 // declared; each tool of a manifest by its four hints, or, if it has none,
 // by its effect: in both, what a host is told before a call, the worst

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/manifest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -209,11 +210,11 @@ func TestReadSnapshot(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var manifest bytes.Buffer
-	if err := reg.Manifest(mcpeffect.ScopeNames{}).WriteJSON(&manifest); err != nil {
+	var saved bytes.Buffer
+	if err := manifest.Of(reg, mcpeffect.ScopeNames{}).WriteJSON(&saved); err != nil {
 		t.Fatal(err)
 	}
-	m, err := ReadSnapshot(manifest.Bytes(), "manifest.json")
+	m, err := ReadSnapshot(saved.Bytes(), "manifest.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,31 +430,31 @@ func TestReadSnapshotOutcomes(t *testing.T) {
 	reg := mcpeffect.NewRegistry()
 	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
 	pods := mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{"": mcpeffect.Read, "get": mcpeffect.Read, "delete": mcpeffect.Destructive})
-	mcpeffect.AddToolWithRule(s, reg, &mcp.Tool{Name: "pods"}, pods,
+	mcpeffect.AddTool(s, reg, &mcp.Tool{Name: "pods"}, pods,
 		func(context.Context, *mcp.CallToolRequest, podArgs) (*mcp.CallToolResult, any, error) {
 			return nil, nil, nil
 		})
 	// An argument called function, with one value: once, the manifest
 	// named the general form so, and could not tell the two apart.
 	fn := mcpeffect.EffectByArgument("function", map[string]mcpeffect.Effect{"sum": mcpeffect.Read})
-	mcpeffect.AddToolWithRule(s, reg, &mcp.Tool{Name: "calc"}, fn,
+	mcpeffect.AddTool(s, reg, &mcp.Tool{Name: "calc"}, fn,
 		func(context.Context, *mcp.CallToolRequest, struct {
 			Function string `json:"function"`
 		}) (*mcp.CallToolResult, any, error) {
 			return nil, nil, nil
 		})
 	general := mcpeffect.EffectByFunc(func(fnArgs) mcpeffect.Effect { return mcpeffect.Write }, mcpeffect.Write, mcpeffect.Read)
-	mcpeffect.AddToolWithRule(s, reg, &mcp.Tool{Name: "issue"}, general,
+	mcpeffect.AddTool(s, reg, &mcp.Tool{Name: "issue"}, general,
 		func(context.Context, *mcp.CallToolRequest, fnArgs) (*mcp.CallToolResult, any, error) {
 			return nil, nil, nil
 		})
 	s.AddReceivingMiddleware(reg.Middleware(nil))
 
-	var manifest bytes.Buffer
-	if err := reg.Manifest(mcpeffect.ScopeNames{}).WriteJSON(&manifest); err != nil {
+	var saved bytes.Buffer
+	if err := manifest.Of(reg, mcpeffect.ScopeNames{}).WriteJSON(&saved); err != nil {
 		t.Fatal(err)
 	}
-	m, err := ReadSnapshot(manifest.Bytes(), "manifest.json")
+	m, err := ReadSnapshot(saved.Bytes(), "manifest.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -479,7 +480,7 @@ func TestReadSnapshotOutcomes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]*mcpeffect.EffectRule{"pods": pods, "calc": fn, "issue": general}
+	want := map[string]*mcpeffect.EffectRule{"pods": pods, "calc": fn, "issue": general.EffectRule}
 	for _, snap := range []Snapshot{m, rep, SnapshotOf(r, "live", "live")} {
 		for _, tool := range snap.Tools {
 			rule := want[tool.Name]

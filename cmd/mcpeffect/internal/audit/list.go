@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/resolution"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -23,7 +23,7 @@ import (
 // before go-sdk decodes them.
 //
 // List declares the experimental tool-resolution extension
-// (mcpeffect.ToolResolutionExtension), so that a server that serves it
+// (resolution.Extension), so that a server that serves it
 // marks the tools whose calls it resolves; it sends no tools/resolve.
 func List(ctx context.Context, t mcp.Transport) (Server, []Listed, error) {
 	rec := &recordingTransport{Transport: t}
@@ -33,7 +33,7 @@ func List(ctx context.Context, t mcp.Transport) (Server, []Listed, error) {
 	// lists get-roots-list only to a client with roots).
 	//lint:ignore SA1019 the audit must declare what go-sdk's default client declares.
 	caps := &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{ListChanged: true}}
-	caps.AddExtension(mcpeffect.ToolResolutionExtension, nil)
+	caps.AddExtension(resolution.Extension, nil)
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpeffect-audit", Version: "v0"}, &mcp.ClientOptions{Capabilities: caps})
 	cs, err := client.Connect(ctx, rec, nil)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/host"
+	"github.com/mcpeffect/mcpeffect/resolution"
 )
 
 // A PublishedOutcome is one outcome of a tool whose effect depends on its
@@ -32,8 +33,8 @@ type PublishedOutcome struct {
 }
 
 // toolResolutionMarker is where the tool-resolution extension marks a
-// tool whose calls a server resolves (mcpeffect.ToolResolutionExtension).
-const toolResolutionMarker = mcpeffect.ToolResolutionExtension
+// tool whose calls a server resolves (resolution.Extension).
+const toolResolutionMarker = resolution.Extension
 
 // readPublished reads the outcomes published in meta, the _meta object
 // of a tool as listed: the argument that selects them (empty in the

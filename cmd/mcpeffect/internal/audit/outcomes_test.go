@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/host"
+	"github.com/mcpeffect/mcpeffect/resolution"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -224,17 +225,17 @@ func TestAuditOurOwnServer(t *testing.T) {
 		}
 		return mcpeffect.Write
 	}, mcpeffect.Write, mcpeffect.Destructive)
-	mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "pods"}, pods,
+	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "pods"}, pods,
 		func(context.Context, *mcp.CallToolRequest, podArgs) (*mcp.CallToolResult, any, error) {
 			return nil, nil, nil
 		})
-	mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "update_issue"}, issue,
+	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "update_issue"}, issue,
 		func(context.Context, *mcp.CallToolRequest, issueArgs) (*mcp.CallToolResult, any, error) {
 			return nil, nil, nil
 		})
 	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "get_note"}, mcpeffect.Read, noop)
 	s.AddReceivingMiddleware(r.Middleware(nil))
-	if err := mcpeffect.ServeToolResolution(s, r); err != nil {
+	if err := resolution.Serve(s, r); err != nil {
 		t.Fatal(err)
 	}
 
@@ -252,7 +253,7 @@ func TestAuditOurOwnServer(t *testing.T) {
 	// The audit declares the extension, to see the marker, and keeps
 	// go-sdk's default roots, by which some servers choose their tools.
 	caps := mustJSON(t, ss.InitializeParams().Capabilities)
-	if !strings.Contains(caps, `"roots":{"listChanged":true}`) || !strings.Contains(caps, `"extensions":{"`+mcpeffect.ToolResolutionExtension+`":{}}`) {
+	if !strings.Contains(caps, `"roots":{"listChanged":true}`) || !strings.Contains(caps, `"extensions":{"`+resolution.Extension+`":{}}`) {
 		t.Errorf("the audit's capabilities: %s", caps)
 	}
 	report, err := Review(server, tools, nil)
@@ -265,7 +266,7 @@ func TestAuditOurOwnServer(t *testing.T) {
 	want := map[string]struct {
 		rule       *mcpeffect.EffectRule
 		resolvable bool
-	}{"pods": {pods, true}, "update_issue": {issue, false}, "get_note": {}}
+	}{"pods": {pods, true}, "update_issue": {issue.EffectRule, false}, "get_note": {}}
 	for _, tool := range report.Tools {
 		w, ok := want[tool.Name]
 		if !ok {

@@ -1,4 +1,4 @@
-package mcpeffect_test
+package manifest_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/manifest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -17,7 +18,7 @@ func TestManifestJSON(t *testing.T) {
 	r.Add("delete_task", mcpeffect.Destructive|mcpeffect.Idempotent)
 	r.Add("search_context", mcpeffect.Read|mcpeffect.OpenWorld)
 	var b bytes.Buffer
-	if err := r.Manifest(mcpeffect.ScopeNames{Full: "admin"}).WriteJSON(&b); err != nil {
+	if err := manifest.Of(r, mcpeffect.ScopeNames{Full: "admin"}).WriteJSON(&b); err != nil {
 		t.Fatal(err)
 	}
 	want := `{
@@ -49,7 +50,7 @@ func TestManifestJSON(t *testing.T) {
 		t.Errorf("WriteJSON:\n%s\nwant:\n%s", b.String(), want)
 	}
 	// It reads back, effects and scopes included.
-	var m mcpeffect.Manifest
+	var m manifest.Manifest
 	if err := json.Unmarshal(b.Bytes(), &m); err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func ExampleManifest_WriteMarkdown() {
 	r.Add("create_task", mcpeffect.Write)
 	r.Add("update_task", mcpeffect.Destructive|mcpeffect.Idempotent)
 	r.Add("save_context", mcpeffect.Write|mcpeffect.OpenWorld)
-	r.Manifest(mcpeffect.ScopeNames{}).WriteMarkdown(os.Stdout)
+	manifest.Of(r, mcpeffect.ScopeNames{}).WriteMarkdown(os.Stdout)
 	// Output:
 	// | tool | effect | readOnlyHint | destructiveHint | idempotentHint | openWorldHint | scope |
 	// | --- | --- | --- | --- | --- | --- | --- |
@@ -76,7 +77,7 @@ func ExampleManifest_WriteMarkdown() {
 
 func TestManifestEmpty(t *testing.T) {
 	var b bytes.Buffer
-	if err := mcpeffect.NewRegistry().Manifest(mcpeffect.ScopeNames{}).WriteJSON(&b); err != nil || strings.TrimSpace(b.String()) != `{
+	if err := manifest.Of(mcpeffect.NewRegistry(), mcpeffect.ScopeNames{}).WriteJSON(&b); err != nil || strings.TrimSpace(b.String()) != `{
   "tools": []
 }` {
 		t.Errorf("empty manifest %q, %v", b.String(), err)
@@ -89,11 +90,11 @@ func TestManifestEmpty(t *testing.T) {
 func ExampleManifest_WriteMarkdown_outcomes() {
 	r := mcpeffect.NewRegistry()
 	s := mcp.NewServer(&mcp.Implementation{Name: "cluster", Version: "v1"}, nil)
-	mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{
+	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{
 		"get":    mcpeffect.Read,
 		"delete": mcpeffect.Destructive | mcpeffect.Idempotent,
 	}), pods)
-	mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "update_issue"}, mcpeffect.EffectByFunc(func(in issueUpdate) mcpeffect.Effect {
+	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "update_issue"}, mcpeffect.EffectByFunc(func(in issueUpdate) mcpeffect.Effect {
 		return mcpeffect.Write
 	}, mcpeffect.Write, mcpeffect.Destructive), func(context.Context, *mcp.CallToolRequest, issueUpdate) (*mcp.CallToolResult, any, error) {
 		return nil, nil, nil
@@ -101,7 +102,7 @@ func ExampleManifest_WriteMarkdown_outcomes() {
 	read := func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) { return nil, nil }
 	mcpeffect.AddResource(s, r, &mcp.Resource{URI: "cluster://secrets"}, mcpeffect.Full, read)
 	mcpeffect.AddResourceTemplate(s, r, &mcp.ResourceTemplate{URITemplate: "cluster://pods/{name}"}, mcpeffect.ReadOnly, read)
-	r.Manifest(mcpeffect.ScopeNames{}).WriteMarkdown(os.Stdout)
+	manifest.Of(r, mcpeffect.ScopeNames{}).WriteMarkdown(os.Stdout)
 	// Output:
 	// | tool | effect | readOnlyHint | destructiveHint | idempotentHint | openWorldHint | scope |
 	// | --- | --- | --- | --- | --- | --- | --- |
@@ -121,24 +122,38 @@ func ExampleManifest_WriteMarkdown_outcomes() {
 func TestManifestOutcomesJSON(t *testing.T) {
 	r := mcpeffect.NewRegistry()
 	s := mcp.NewServer(&mcp.Implementation{Name: "cluster", Version: "v1"}, nil)
-	mcpeffect.AddToolWithRule(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{
+	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "pods"}, mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{
 		"get": mcpeffect.Read, "delete": mcpeffect.Destructive,
 	}), pods)
 	mcpeffect.AddPrompt(s, r, &mcp.Prompt{Name: "audit"}, mcpeffect.NonDestructive, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) { return nil, nil })
 	var b bytes.Buffer
-	if err := r.Manifest(mcpeffect.ScopeNames{}).WriteJSON(&b); err != nil {
+	if err := manifest.Of(r, mcpeffect.ScopeNames{}).WriteJSON(&b); err != nil {
 		t.Fatal(err)
 	}
-	var m mcpeffect.Manifest
+	var m manifest.Manifest
 	if err := json.Unmarshal(b.Bytes(), &m); err != nil {
 		t.Fatal(err)
 	}
 	pods := m.Tools[0]
 	if pods.Effect != mcpeffect.Destructive || pods.Argument != "action" || len(pods.Outcomes) != 2 ||
-		pods.Outcomes[1] != (mcpeffect.ManifestOutcome{Value: "get", ManifestEffect: mcpeffect.ManifestEffect{Effect: mcpeffect.Read, ReadOnlyHint: true, IdempotentHint: true, Required: mcpeffect.ReadOnly, RequiredScopeName: "tools:read"}}) {
+		pods.Outcomes[1] != (manifest.Outcome{Value: "get", Derived: manifest.Derived{Effect: mcpeffect.Read, Hints: mcpeffect.Hints{ReadOnlyHint: true, IdempotentHint: true}, Required: mcpeffect.ReadOnly, RequiredScopeName: "tools:read"}}) {
 		t.Errorf("pods: %+v", pods)
 	}
-	if len(m.Prompts) != 1 || m.Prompts[0] != (mcpeffect.ManifestScoped{Name: "audit", Required: mcpeffect.NonDestructive, RequiredScopeName: "tools:write"}) || m.Resources != nil {
+	if len(m.Prompts) != 1 || m.Prompts[0] != (manifest.Scoped{Name: "audit", Required: mcpeffect.NonDestructive, RequiredScopeName: "tools:write"}) || m.Resources != nil {
 		t.Errorf("prompts %+v, resources %+v", m.Prompts, m.Resources)
 	}
+}
+
+type podArgs struct {
+	Action string `json:"action"`
+	Name   string `json:"name,omitempty"`
+}
+
+func pods(context.Context, *mcp.CallToolRequest, podArgs) (*mcp.CallToolResult, any, error) {
+	return &mcp.CallToolResult{}, nil, nil
+}
+
+type issueUpdate struct {
+	Issue int    `json:"issue"`
+	State string `json:"state,omitempty"`
 }

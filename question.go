@@ -1,0 +1,113 @@
+package mcpeffect
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The question put to a person: worded by the server's Message or by
+// default, and shown with what a person would not see for what it is
+// written as escapes, whoever worded it.
+
+// question returns the elicitation that asks the person.
+func (c *confirmer) question(ctx context.Context, req *mcp.CallToolRequest, t *mcp.Tool, e Effect) *mcp.ElicitParams {
+	title := t.Title
+	if title == "" && t.Annotations != nil {
+		title = t.Annotations.Title
+	}
+	msg := c.message(ctx, &ConfirmCall{Tool: t.Name, Title: title, Effect: e, Arguments: req.Params.Arguments, Request: req})
+	return &mcp.ElicitParams{
+		Mode:    "form",
+		Message: msg,
+		// A form with no fields: the person only accepts, declines or
+		// cancels. The properties object must be there, empty: the
+		// TypeScript SDK refuses a form schema without one.
+		RequestedSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}},
+	}
+}
+
+// message words the question about call, with what a person would not
+// see for what it is written as escapes.
+func (c *confirmer) message(ctx context.Context, call *ConfirmCall) string {
+	var msg string
+	if c.opts.Message != nil {
+		msg = c.opts.Message(ctx, call)
+	}
+	if msg == "" {
+		msg = defaultQuestion(call.Tool, call.Effect, call.Arguments)
+	}
+	return visible(msg)
+}
+
+// defaultQuestion words the question about a call to tool of effect e
+// with args.
+func defaultQuestion(tool string, e Effect, args json.RawMessage) string {
+	var does string
+	switch {
+	case e&destructiveBit != 0:
+		does = "It changes or deletes what exists"
+	case e&Write != 0:
+		does = "It adds data"
+	default:
+		does = "It reads data"
+	}
+	if e&OpenWorld != 0 {
+		does += ", outside this server"
+	}
+	shown := "none"
+	if a := bytes.TrimSpace(args); len(a) > 0 && !bytes.Equal(a, []byte("{}")) && !bytes.Equal(a, []byte("null")) {
+		shown = clip(string(a), 500)
+	}
+	return fmt.Sprintf("Allow the tool %q to run? %s. Arguments: %s", tool, does, shown)
+}
+
+// visible returns s with each rune that a person would not see for what
+// it is written as a Go escape: controls (but tab and newline), format
+// characters such as U+202E and U+200B, invalid UTF-8, and what Unicode
+// leaves unassigned.
+func visible(s string) string {
+	clean := true
+	for _, r := range s {
+		if !shows(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case shows(r):
+			b.WriteRune(r)
+		case r == utf8.RuneError:
+			// The rune of a byte that is not UTF-8 (or U+FFFD itself).
+			if _, n := utf8.DecodeRuneInString(s[i:]); n == 1 {
+				fmt.Fprintf(&b, `\x%02x`, s[i])
+			} else {
+				b.WriteString(`\ufffd`)
+			}
+		case r > 0xffff:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
+}
+
+// shows reports whether r shows as itself: a letter, mark, number,
+// punctuation, symbol or space separator (unicode.IsGraphic), a tab or
+// a newline.
+func shows(r rune) bool {
+	return r == '\n' || r == '\t' || (r != utf8.RuneError && unicode.IsGraphic(r))
+}
