@@ -55,7 +55,7 @@ func TestDeclare(t *testing.T) {
 	enf := r.Enforcer(nil)
 	ctx := mcpeffect.WithConnectionScope(context.Background(), mcpeffect.ReadOnly)
 	for args, allowed := range map[string]bool{`{"action":"get"}`: true, `{"action":"delete"}`: false, `{"action":"get","action":"delete"}`: false} {
-		d := enf.Decide(ctx, mcpeffect.Operation{Method: mcpeffect.MethodCallTool, Name: "pods", Arguments: []byte(args)}, mcpeffect.Caller{})
+		d := enf.Decide(ctx, mcpeffect.Operation{Method: "tools/call", Name: "pods", Arguments: []byte(args)}, mcpeffect.Caller{})
 		if d.Allowed() != allowed {
 			t.Errorf("pods with %s by a read-only caller: allowed %t, want %t", args, d.Allowed(), allowed)
 		}

@@ -83,6 +83,13 @@ func (o *Options) enforcer(r *mcpeffect.Registry) *mcpeffect.Enforcer {
 	return r.Enforcer(&mo)
 }
 
+// The operations that the enforcer decides, as mcp-go names them.
+const (
+	methodCallTool     = string(mcp.MethodToolsCall)
+	methodReadResource = string(mcp.MethodResourcesRead)
+	methodGetPrompt    = string(mcp.MethodPromptsGet)
+)
+
 // An adapter is the enforcement of one [ServerOptions].
 type adapter struct {
 	r     *mcpeffect.Registry
@@ -185,7 +192,7 @@ func (a *adapter) installHooks(s *server.MCPServer) {
 		}
 		c := a.caller(ctx)
 		res.Tools = keep(res.Tools, func(t mcp.Tool) bool {
-			return a.enf.Visible(ctx, mcpeffect.Operation{Method: mcpeffect.MethodCallTool, Name: t.Name}, c)
+			return a.enf.Visible(ctx, mcpeffect.Operation{Method: methodCallTool, Name: t.Name}, c)
 		})
 	})
 	h.AddAfterListResources(func(ctx context.Context, _ any, _ *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
@@ -194,7 +201,7 @@ func (a *adapter) installHooks(s *server.MCPServer) {
 		}
 		c := a.caller(ctx)
 		res.Resources = keep(res.Resources, func(r mcp.Resource) bool {
-			return a.enf.Visible(ctx, mcpeffect.Operation{Method: mcpeffect.MethodReadResource, URI: r.URI}, c)
+			return a.enf.Visible(ctx, mcpeffect.Operation{Method: methodReadResource, URI: r.URI}, c)
 		})
 	})
 	h.AddAfterListResourceTemplates(func(ctx context.Context, _ any, _ *mcp.ListResourceTemplatesRequest, res *mcp.ListResourceTemplatesResult) {
@@ -204,7 +211,7 @@ func (a *adapter) installHooks(s *server.MCPServer) {
 		c := a.caller(ctx)
 		res.ResourceTemplates = keep(res.ResourceTemplates, func(t mcp.ResourceTemplate) bool {
 			return t.URITemplate != nil &&
-				a.enf.Visible(ctx, mcpeffect.Operation{Method: mcpeffect.MethodReadResource, URI: t.URITemplate.Raw(), Template: true}, c)
+				a.enf.Visible(ctx, mcpeffect.Operation{Method: methodReadResource, URI: t.URITemplate.Raw(), Template: true}, c)
 		})
 	})
 	h.AddAfterListPrompts(func(ctx context.Context, _ any, _ *mcp.ListPromptsRequest, res *mcp.ListPromptsResult) {
@@ -213,7 +220,7 @@ func (a *adapter) installHooks(s *server.MCPServer) {
 		}
 		c := a.caller(ctx)
 		res.Prompts = keep(res.Prompts, func(p mcp.Prompt) bool {
-			return a.enf.Visible(ctx, mcpeffect.Operation{Method: mcpeffect.MethodGetPrompt, Name: p.Name}, c)
+			return a.enf.Visible(ctx, mcpeffect.Operation{Method: methodGetPrompt, Name: p.Name}, c)
 		})
 	})
 }
@@ -279,7 +286,7 @@ func (a *adapter) tools(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 // BindArguments, which encodes them again to decode them into a struct),
 // so the rule reads what the handler will act on.
 func (a *adapter) callOf(req mcp.CallToolRequest) mcpeffect.Operation {
-	op := mcpeffect.Operation{Method: mcpeffect.MethodCallTool, Name: req.Params.Name}
+	op := mcpeffect.Operation{Method: methodCallTool, Name: req.Params.Name}
 	if _, ok := a.r.Rule(op.Name); ok {
 		op.Arguments = argumentsJSON(req)
 	}
@@ -348,7 +355,7 @@ func (a *adapter) resources(next server.ResourceHandlerFunc) server.ResourceHand
 			return nil, err
 		}
 		uri := req.Params.URI
-		d := a.enf.Decide(ctx, mcpeffect.Operation{Method: mcpeffect.MethodReadResource, URI: uri}, a.caller(ctx))
+		d := a.enf.Decide(ctx, mcpeffect.Operation{Method: methodReadResource, URI: uri}, a.caller(ctx))
 		if d.Denied != nil {
 			return nil, refuse(ctx, d.Denied)
 		}
@@ -363,7 +370,7 @@ func (a *adapter) prompts(next server.PromptHandlerFunc) server.PromptHandlerFun
 			return nil, err
 		}
 		name := req.Params.Name
-		d := a.enf.Decide(ctx, mcpeffect.Operation{Method: mcpeffect.MethodGetPrompt, Name: name}, a.caller(ctx))
+		d := a.enf.Decide(ctx, mcpeffect.Operation{Method: methodGetPrompt, Name: name}, a.caller(ctx))
 		if d.Denied != nil {
 			return nil, refuse(ctx, d.Denied)
 		}

@@ -58,7 +58,7 @@ func enforcedRead(r *mcpeffect.Registry, h server.ResourceHandlerFunc) server.Re
 	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		uri := req.Params.URI
 		if !admitted(ctx, uri) {
-			if d := enf.Decide(ctx, mcpeffect.Operation{Method: mcpeffect.MethodReadResource, URI: uri}, caller(ctx, enf, nil)); d.Denied != nil {
+			if d := enf.Decide(ctx, mcpeffect.Operation{Method: methodReadResource, URI: uri}, caller(ctx, enf, nil)); d.Denied != nil {
 				return nil, refuse(ctx, d.Denied)
 			}
 		}
@@ -82,7 +82,7 @@ func AddPrompt(s *server.MCPServer, r *mcpeffect.Registry, p mcp.Prompt, need mc
 	name := p.Name
 	s.AddPrompt(p, func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		if !admitted(ctx, name) {
-			if d := enf.Decide(ctx, mcpeffect.Operation{Method: mcpeffect.MethodGetPrompt, Name: name}, caller(ctx, enf, nil)); d.Denied != nil {
+			if d := enf.Decide(ctx, mcpeffect.Operation{Method: methodGetPrompt, Name: name}, caller(ctx, enf, nil)); d.Denied != nil {
 				return nil, refuse(ctx, d.Denied)
 			}
 		}

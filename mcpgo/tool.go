@@ -8,11 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcpeffect/mcpeffect"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// sdkAnnotations are the hints as mcpeffect derives them, in go-sdk's type.
-type sdkAnnotations = sdk.ToolAnnotations
 
 // AddTool classifies t.Name in r with effect e, sets the tool's four hints
 // from that one classification, and adds the tool to s with
@@ -46,7 +42,7 @@ func AddTool(s *server.MCPServer, r *mcpeffect.Registry, t mcp.Tool, e mcpeffect
 			panic(err)
 		}
 	}
-	t.Annotations = annotations(t.Name, t.Annotations, e.Annotations())
+	t.Annotations = annotations(t.Name, t.Annotations, e.Hints())
 	s.AddTool(t, enforcedHandler(r, t.Name, h))
 }
 
@@ -62,7 +58,7 @@ func enforcedHandler(r *mcpeffect.Registry, name string, h server.ToolHandlerFun
 	enf := r.Enforcer(nil)
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if !admitted(ctx, name) {
-			op := mcpeffect.Operation{Method: mcpeffect.MethodCallTool, Name: name}
+			op := mcpeffect.Operation{Method: methodCallTool, Name: name}
 			if hasRule(r, name) {
 				op.Arguments = argumentsJSON(req)
 			}
@@ -78,14 +74,14 @@ func enforcedHandler(r *mcpeffect.Registry, name string, h server.ToolHandlerFun
 // and the four hints of want, derived from its effect. It panics on a
 // hint of got that is neither the one that mcp.NewTool presets nor
 // want's.
-func annotations(name string, got mcp.ToolAnnotation, want *sdkAnnotations) mcp.ToolAnnotation {
+func annotations(name string, got mcp.ToolAnnotation, want mcpeffect.Hints) mcp.ToolAnnotation {
 	preset := mcp.NewTool(name).Annotations
 	out := mcp.ToolAnnotation{
 		Title:           got.Title,
 		ReadOnlyHint:    mcp.ToBoolPtr(want.ReadOnlyHint),
-		DestructiveHint: mcp.ToBoolPtr(*want.DestructiveHint),
+		DestructiveHint: mcp.ToBoolPtr(want.DestructiveHint),
 		IdempotentHint:  mcp.ToBoolPtr(want.IdempotentHint),
-		OpenWorldHint:   mcp.ToBoolPtr(*want.OpenWorldHint),
+		OpenWorldHint:   mcp.ToBoolPtr(want.OpenWorldHint),
 	}
 	for _, h := range []struct {
 		name           string
@@ -114,6 +110,10 @@ func annotations(name string, got mcp.ToolAnnotation, want *sdkAnnotations) mcp.
 // ([mcpeffect.EffectByFunc]) the arguments are decoded into the
 // function's input with encoding/json, as mcp-go's BindArguments does.
 //
+// For a rule of the general form, give its EffectRule:
+// EffectByFunc(f, outcomes...).EffectRule, whose f takes the arguments
+// as the handler would bind them (mcp.CallToolRequest.BindArguments).
+//
 // It panics where AddTool does, and when rule is nil or cannot be used.
 func AddToolWithRule(s *server.MCPServer, r *mcpeffect.Registry, t mcp.Tool, rule *mcpeffect.EffectRule, h server.ToolHandlerFunc) {
 	if h == nil {
@@ -122,6 +122,6 @@ func AddToolWithRule(s *server.MCPServer, r *mcpeffect.Registry, t mcp.Tool, rul
 	if err := r.AddRule(t.Name, rule); err != nil {
 		panic(err)
 	}
-	t.Annotations = annotations(t.Name, t.Annotations, rule.Worst().Annotations())
+	t.Annotations = annotations(t.Name, t.Annotations, rule.Worst().Hints())
 	s.AddTool(t, enforcedHandler(r, t.Name, h))
 }
