@@ -2,6 +2,7 @@ package mcpgo_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -170,5 +171,34 @@ func TestNoScopeSaysHow(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "WithConnectionScope") {
 		t.Errorf("the refusal %q does not say how to give a scope", err)
+	}
+}
+
+// TestCallerScopeFromContext checks that a handler sees the caller's
+// scope as the decision computed it, with ServerOptions and without.
+func TestCallerScopeFromContext(t *testing.T) {
+	for _, bare := range []bool{false, true} {
+		t.Run(fmt.Sprint("bare=", bare), func(t *testing.T) {
+			r := mcpeffect.NewRegistry()
+			var so []server.ServerOption
+			if !bare {
+				so = mcpgo.ServerOptions(r, nil)
+			}
+			s := server.NewMCPServer("t", "v1", so...)
+			mcpgo.AddTool(s, r, mcp.NewTool("whoami"), mcpeffect.Read, func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.NewToolResultText(mcpgo.CallerScopeFromContext(ctx).String()), nil
+			})
+			cs := connectStdio(t, mcpeffect.WithConnectionScope(context.Background(), mcpeffect.NonDestructive), s, nil)
+			res, err := callTool(cs, "whoami")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Content[0].(*sdk.TextContent).Text; got != "non-destructive" {
+				t.Errorf("the handler sees the scope %q, want non-destructive", got)
+			}
+		})
+	}
+	if got := mcpgo.CallerScopeFromContext(context.Background()); got != 0 {
+		t.Errorf("outside a call: %s", got)
 	}
 }

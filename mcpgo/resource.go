@@ -58,9 +58,11 @@ func enforcedRead(r *mcpeffect.Registry, h server.ResourceHandlerFunc) server.Re
 	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		uri := req.Params.URI
 		if !admitted(ctx, uri) {
-			if d := enf.Decide(ctx, mcpeffect.Operation{Method: methodReadResource, URI: uri}, caller(ctx, enf, nil)); d.Denied != nil {
+			d := enf.Decide(ctx, mcpeffect.Operation{Method: methodReadResource, URI: uri}, caller(ctx, enf, nil))
+			if d.Denied != nil {
 				return nil, refuse(ctx, d.Denied)
 			}
+			ctx = admit(ctx, uri, d)
 		}
 		return h(ctx, req)
 	}
@@ -82,9 +84,11 @@ func AddPrompt(s *server.MCPServer, r *mcpeffect.Registry, p mcp.Prompt, need mc
 	name := p.Name
 	s.AddPrompt(p, func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		if !admitted(ctx, name) {
-			if d := enf.Decide(ctx, mcpeffect.Operation{Method: methodGetPrompt, Name: name}, caller(ctx, enf, nil)); d.Denied != nil {
+			d := enf.Decide(ctx, mcpeffect.Operation{Method: methodGetPrompt, Name: name}, caller(ctx, enf, nil))
+			if d.Denied != nil {
 				return nil, refuse(ctx, d.Denied)
 			}
+			ctx = admit(ctx, name, d)
 		}
 		return h(ctx, req)
 	})

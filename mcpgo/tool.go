@@ -62,9 +62,11 @@ func enforcedHandler(r *mcpeffect.Registry, name string, h server.ToolHandlerFun
 			if hasRule(r, name) {
 				op.Arguments = argumentsJSON(req)
 			}
-			if d := enf.Decide(ctx, op, caller(ctx, enf, nil)); d.Denied != nil {
+			d := enf.Decide(ctx, op, caller(ctx, enf, nil))
+			if d.Denied != nil {
 				return nil, refuse(ctx, d.Denied)
 			}
+			ctx = admit(ctx, name, d)
 		}
 		return h(ctx, req)
 	}
