@@ -296,13 +296,8 @@ func connect(t testing.TB, ctx context.Context, server *mcp.Server) *mcp.ClientS
 	return cs
 }
 
-// listTools returns every tool of server by name, following pagination.
-func listTools(t testing.TB, ctx context.Context, server *mcp.Server) map[string]*mcp.Tool {
-	t.Helper()
-	return listToolsWith(t, ctx, func(ctx context.Context) *mcp.ClientSession { return connect(t, ctx, server) })
-}
-
-// listToolsWith is listTools of the server that open connects to.
+// listToolsWith returns every tool of the server that open connects to,
+// by name, following pagination.
 func listToolsWith(t testing.TB, ctx context.Context, open func(context.Context) *mcp.ClientSession) map[string]*mcp.Tool {
 	t.Helper()
 	cs := open(ctx)
