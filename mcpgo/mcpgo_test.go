@@ -90,6 +90,10 @@ func TestAddToolHandWrittenHint(t *testing.T) {
 			mcpgo.AddTool(s, r, c.tool, c.e, h)
 		})
 	}
+	// A tool refused for its hints is not classified either.
+	if _, ok := r.Effect("w1"); ok {
+		t.Error("w1, refused, is classified")
+	}
 	// The same classification twice is accepted; another is not.
 	mcpgo.AddTool(s, r, mcp.NewTool("get"), mcpeffect.Read, h)
 	func() {

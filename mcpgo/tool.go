@@ -37,12 +37,13 @@ func AddTool(s *server.MCPServer, r *mcpeffect.Registry, t mcp.Tool, e mcpeffect
 	if h == nil {
 		panic("mcpgo: AddTool: nil handler")
 	}
+	// The hints first: a tool refused for them is not classified either.
+	t.Annotations = annotations(t.Name, t.Annotations, e.Hints())
 	if err := r.Add(t.Name, e); err != nil {
 		if old, _ := r.Effect(t.Name); !errors.Is(err, mcpeffect.ErrAlreadyClassified) || old != e || hasRule(r, t.Name) {
 			panic(err)
 		}
 	}
-	t.Annotations = annotations(t.Name, t.Annotations, e.Hints())
 	s.AddTool(t, enforcedHandler(r, t.Name, h))
 }
 
@@ -121,9 +122,12 @@ func AddToolWithRule(s *server.MCPServer, r *mcpeffect.Registry, t mcp.Tool, rul
 	if h == nil {
 		panic("mcpgo: AddToolWithRule: nil handler")
 	}
+	if rule == nil {
+		panic(fmt.Sprintf("mcpgo: AddToolWithRule: tool %q: nil rule", t.Name))
+	}
+	t.Annotations = annotations(t.Name, t.Annotations, rule.Worst().Hints())
 	if err := r.AddRule(t.Name, rule); err != nil {
 		panic(err)
 	}
-	t.Annotations = annotations(t.Name, t.Annotations, rule.Worst().Hints())
 	s.AddTool(t, enforcedHandler(r, t.Name, h))
 }
