@@ -66,7 +66,7 @@ const DefaultMaxBodyBytes = 1 << 20
 // untouched, to be decided by the middleware. So does a call of a tool
 // whose effect depends on its arguments (see [EffectRule]) that the
 // caller's scope allows with some arguments, unless the raw arguments
-// give that effect with certainty (see [EffectRule.EffectOf]): the common
+// give that effect with certainty (see [EffectRule.CallEffect]): the common
 // form, read strictly, of a handler that receives its argument as a plain
 // string.
 //

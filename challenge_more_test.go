@@ -69,10 +69,10 @@ func TestHTTPChallengeEveryOperation(t *testing.T) {
 		{"uri not a string", url, "read-token", rpcBody("resources/read", `{"uri":7}`), "", "", mcpeffect.DeniedError{}},
 		{"a destructive action", ruleURL, "read-token", rpcBody("tools/call", `{"name":"resources","arguments":{"action":"delete"}}`),
 			"openid tools:read tools:destructive", "a wider scope is needed to call resources",
-			mcpeffect.DeniedError{Tool: "resources", Classified: true, Required: mcpeffect.Full, RequiredScopeName: "tools:destructive", Granted: mcpeffect.ReadOnly, DependsOnArguments: true, Outcome: `action="delete"`}},
+			mcpeffect.DeniedError{Tool: "resources", Classified: true, Required: mcpeffect.Full, RequiredScopeName: "tools:destructive", Granted: mcpeffect.ReadOnly, DependsOnArguments: true, Selected: `action="delete"`}},
 		{"a write action", ruleURL, "read-token", rpcBody("tools/call", `{"name":"files","arguments":{"action":"create"}}`),
 			"openid tools:read tools:write", "a wider scope is needed to call files",
-			mcpeffect.DeniedError{Tool: "files", Classified: true, Required: mcpeffect.NonDestructive, RequiredScopeName: "tools:write", Granted: mcpeffect.ReadOnly, DependsOnArguments: true, Outcome: `action="create"`}},
+			mcpeffect.DeniedError{Tool: "files", Classified: true, Required: mcpeffect.NonDestructive, RequiredScopeName: "tools:write", Granted: mcpeffect.ReadOnly, DependsOnArguments: true, Selected: `action="create"`}},
 		{"a read action", ruleURL, "read-token", rpcBody("tools/call", `{"name":"resources","arguments":{"action":"get"}}`), "", "", mcpeffect.DeniedError{}},
 		{"action in two cases", ruleURL, "read-token", rpcBody("tools/call", `{"name":"docs","arguments":{"action":"get","Action":"delete"}}`), "", "", mcpeffect.DeniedError{}},
 		{"arguments twice", ruleURL, "read-token", rpcBody("tools/call", `{"name":"resources","arguments":{"action":"delete"},"arguments":{"action":"get"}}`), "", "", mcpeffect.DeniedError{}},
@@ -80,7 +80,7 @@ func TestHTTPChallengeEveryOperation(t *testing.T) {
 		// the handler receives: the worst case, with certainty.
 		{"an undeclared action", ruleURL, "read-token", rpcBody("tools/call", `{"name":"resources","arguments":{"action":"purge"}}`),
 			"openid tools:read tools:destructive", "a wider scope is needed to call resources",
-			mcpeffect.DeniedError{Tool: "resources", Classified: true, Required: mcpeffect.Full, RequiredScopeName: "tools:destructive", Granted: mcpeffect.ReadOnly, DependsOnArguments: true, Outcome: `action="purge", which it does not declare, the worst case`}},
+			mcpeffect.DeniedError{Tool: "resources", Classified: true, Required: mcpeffect.Full, RequiredScopeName: "tools:destructive", Granted: mcpeffect.ReadOnly, DependsOnArguments: true, Selected: `action="purge", which it does not declare, the worst case`}},
 		{"a missing action", ruleURL, "read-token", rpcBody("tools/call", `{"name":"docs","arguments":{}}`), "", "", mcpeffect.DeniedError{}},
 		// A function of the decoded input: only the wrapper can compute
 		// the call's effect, unless no outcome is allowed at all, which

@@ -46,24 +46,6 @@ func (p *person) questions() []string {
 	return append([]string(nil), p.asked...)
 }
 
-// connectAs opens an in-process session to s as a client with opts,
-// speaking protocol.
-func connectAs(t testing.TB, ctx context.Context, s *mcp.Server, opts *mcp.ClientOptions, protocol string) *mcp.ClientSession {
-	t.Helper()
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "confirm-client", Version: "v1"}, opts).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
-
 // newConfirmServer returns the test tools and the rule tools behind a
 // middleware that asks for confirmation with opts.
 func newConfirmServer(t testing.TB, opts *mcpeffect.ConfirmOptions) (*mcp.Server, *calls, *seen) {

@@ -38,13 +38,13 @@ type DeniedError struct {
 	Required          Scope  `json:"required"`
 	RequiredScopeName string `json:"requiredScopeName,omitempty"`
 	// DependsOnArguments reports a tool whose effect depends on its
-	// arguments (see [EffectRule]). Outcome then says what the arguments
+	// arguments (see [EffectRule]). Selected then says what the arguments
 	// of this call selected, such as `action="delete"`, or why they count
 	// as the worst case; it is empty when the call was refused before its
 	// arguments were read, because the caller's scope allows none of the
 	// tool's calls, and Required is then the least scope that allows some.
 	DependsOnArguments bool   `json:"dependsOnArguments,omitempty"`
-	Outcome            string `json:"outcome,omitempty"`
+	Selected           string `json:"selected,omitempty"`
 	// Granted is the scope the caller has.
 	Granted Scope `json:"granted"`
 	// Unscoped reports that nothing gave the caller a scope: the request
@@ -76,8 +76,8 @@ func (d *DeniedError) Error() string {
 	}
 	var msg string
 	switch {
-	case d.Outcome != "":
-		msg = fmt.Sprintf("mcpeffect: %s is refused: with %s, it needs the %s scope (%q), and the caller has ", d.subject(), d.Outcome, d.Required, d.RequiredScopeName)
+	case d.Selected != "":
+		msg = fmt.Sprintf("mcpeffect: %s is refused: with %s, it needs the %s scope (%q), and the caller has ", d.subject(), d.Selected, d.Required, d.RequiredScopeName)
 	case d.DependsOnArguments:
 		msg = fmt.Sprintf("mcpeffect: %s is refused: whatever its arguments, it needs at least the %s scope (%q), and the caller has ", d.subject(), d.Required, d.RequiredScopeName)
 	default:
@@ -117,8 +117,8 @@ func (d *DeniedError) LogValue() slog.Value {
 	if d.Classified {
 		attrs = append(attrs, slog.String("required", d.Required.String()), slog.String("requiredScopeName", d.RequiredScopeName))
 	}
-	if d.Outcome != "" {
-		attrs = append(attrs, slog.String("outcome", d.Outcome))
+	if d.Selected != "" {
+		attrs = append(attrs, slog.String("selected", d.Selected))
 	} else if d.DependsOnArguments {
 		attrs = append(attrs, slog.Bool("dependsOnArguments", true))
 	}

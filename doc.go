@@ -50,8 +50,9 @@
 // maps them to a Scope ("tools:read", "tools:write" and "tools:destructive"
 // by default) and gives the string each tool requires.
 //
-// A Registry is safe for concurrent use, and [Registry.Allowed], which
-// sits on every call, takes no lock and allocates nothing.
+// A Registry is safe for concurrent use. [Registry.Allowed] takes no lock
+// and allocates nothing, at the cost of a lookup in a plain map; the
+// middleware's own check of each call reads the same table.
 //
 // # Servers built with go-sdk
 //

@@ -29,7 +29,7 @@ type tableRow struct {
 func expectedRow(e Effect, classified bool) map[string]string {
 	a, need := NewRegistry().Annotations("unknown"), Scope(0)
 	if classified {
-		a, need = e.Annotations(), e.required()
+		a, need = e.Annotations(), e.Required()
 	}
 	row := map[string]string{
 		"readOnly":    fmt.Sprint(a.ReadOnlyHint),
@@ -39,7 +39,7 @@ func expectedRow(e Effect, classified bool) map[string]string {
 		"least scope": map[Scope]string{0: "none", ReadOnly: "ReadOnly", NonDestructive: "NonDestructive", Full: "Full"}[need],
 	}
 	for _, s := range []Scope{ReadOnly, NonDestructive, Full} {
-		row[map[Scope]string{ReadOnly: "ReadOnly", NonDestructive: "NonDestructive", Full: "Full"}[s]] = map[bool]string{true: "yes", false: "no"}[classified && s.Allows(e)]
+		row[map[Scope]string{ReadOnly: "ReadOnly", NonDestructive: "NonDestructive", Full: "Full"}[s]] = map[bool]string{true: "yes", false: "no"}[classified && s.Permits(e)]
 	}
 	return row
 }

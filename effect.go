@@ -165,8 +165,12 @@ func ParseEffect(s string) (Effect, error) {
 	return e, nil
 }
 
-// required is the least scope that may call a tool of effect e.
-func (e Effect) required() Scope {
+// Required returns the least scope that may make a call of effect e:
+// [ReadOnly] for a read, [NonDestructive] for a write that is not
+// destructive, [Full] for a destructive one. For an invalid effect (see
+// [Effect.Valid]) the result means nothing: [Scope.Permits] refuses such
+// an effect whatever the scope.
+func (e Effect) Required() Scope {
 	switch {
 	case e&destructiveBit != 0:
 		return Full

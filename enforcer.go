@@ -10,11 +10,13 @@ import (
 // An Enforcer is the one decision of a [Registry], configured once: the
 // scope names, where the caller's scope comes from, the refusal hook and
 // confirmation, all from one [MiddlewareOptions]. Every way in is a thin
-// adapter over its [Enforcer.Decide]: the receiving middleware
-// ([Enforcer.Middleware]), the handler wrappers of [AddTool] and the
-// others, the HTTP step-up challenge ([Enforcer.Challenge]), and an
-// adapter for another SDK. So two of them cannot disagree on what a
-// caller may do.
+// adapter over one decision, of which [Enforcer.Decide] is the exported
+// form: the receiving middleware ([Enforcer.Middleware]), the handler
+// wrappers of [AddTool] and the others, the HTTP step-up challenge
+// ([Enforcer.Challenge]), and an adapter for another SDK. Each finds the
+// caller's scope and the operation its own way, and then refuses with the
+// same functions, which build every [DeniedError]; so two of them cannot
+// disagree on what a caller may do.
 //
 // Make one with [Registry.Enforcer] and pass it where it is needed;
 // [Registry.Middleware] is the shortcut for a server that needs only the
@@ -74,7 +76,7 @@ type Operation struct {
 	// Arguments are the raw JSON arguments of a tools/call, as the client
 	// sent them. For a tool whose effect depends on its arguments (see
 	// [EffectRule]), the effect of the call is computed from them: in the
-	// common form read strictly (see [EffectRule.EffectOf]), in the
+	// common form read strictly (see [EffectRule.CallEffect]), in the
 	// general form decoded into the function's input type with
 	// encoding/json. Anything uncertain is the worst case.
 	Arguments json.RawMessage
@@ -146,6 +148,8 @@ type Decision struct {
 	// [ConfirmOptions] want a person to confirm before it runs (the
 	// "ask" outcome): see [Enforcer.ConfirmQuestion].
 	Confirm bool
+
+	scoped bool // something gave the caller a scope (see Caller.Scoped)
 }
 
 // Allowed reports whether the operation may go on (once confirmed, if
@@ -161,7 +165,7 @@ func (d Decision) Allowed() bool { return d.Denied == nil }
 // nothing for an allowed call of a tool with one effect.
 func (e *Enforcer) Decide(ctx context.Context, op Operation, c Caller) Decision {
 	s, sourced := granted(ctx, c)
-	d := Decision{Scope: s}
+	d := Decision{Scope: s, scoped: sourced}
 	switch op.Method {
 	case "tools/call":
 		ent := e.r.lookup(op.Name)
@@ -191,6 +195,19 @@ func (e *Enforcer) Decide(ctx context.Context, op Operation, c Caller) Decision 
 		e.reportDenied(ctx, d.Denied)
 	}
 	return d
+}
+
+// CallerContext returns a copy of ctx that carries the caller's scope of
+// d, an allowed decision, as the middleware hands it to a handler:
+// [CallerScopeFromContext] reads it, and the handler wrappers of
+// [AddTool] and the others run only with it. An adapter for another SDK
+// passes it to the handler of an operation it let through. For a
+// decision that refused, it returns ctx unchanged.
+func (e *Enforcer) CallerContext(ctx context.Context, d Decision) context.Context {
+	if d.Denied != nil {
+		return ctx
+	}
+	return context.WithValue(ctx, callerScopeKey{}, e.info(d.Scope, d.scoped))
 }
 
 // Visible reports whether a list shown to caller c keeps op's tool,
@@ -229,18 +246,18 @@ func (e *Enforcer) toolDenial(ent *entry, name string, s Scope, sourced bool, oc
 		return nil
 	case ent.rule != nil && oc == nil && ent.some&(1<<s) != 0:
 		return nil
-	case ent.rule != nil && oc != nil && ent.some&(1<<s) != 0 && s.allows(oc.effect.required()):
+	case ent.rule != nil && oc != nil && ent.some&(1<<s) != 0 && s.allows(oc.effect.Required()):
 		return nil
 	}
 	need := ent.least
 	if oc != nil && ent.some&(1<<s) != 0 {
-		need = oc.effect.required()
+		need = oc.effect.Required()
 	}
 	d := newDeniedError(name, need, ent.effect != 0, s, e.opts.ScopeNames)
 	d.Unscoped = !sourced
 	d.DependsOnArguments = ent.rule != nil
 	if oc != nil && ent.some&(1<<s) != 0 {
-		d.Outcome = oc.describe(ent.rule)
+		d.Selected = oc.describe(ent.rule)
 	}
 	return d
 }

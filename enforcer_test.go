@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -231,6 +232,8 @@ func TestDecideOutcomes(t *testing.T) {
 	}
 	if d := e.Decide(ctx, call("get_task"), full); !d.Allowed() || d.Confirm {
 		t.Errorf("full caller, read: %+v, want allowed without confirmation", d)
+	} else if s := mcpeffect.CallerScopeFromContext(e.CallerContext(ctx, d)); s != mcpeffect.Full {
+		t.Errorf("CallerContext of an allowed call carries %s, want full", s)
 	}
 	capped := mcpeffect.WithConnectionScope(ctx, mcpeffect.ReadOnly)
 	if d := e.Decide(capped, call("delete_task"), full); d.Allowed() || d.Denied.Granted != mcpeffect.ReadOnly || d.Scope != mcpeffect.ReadOnly {
@@ -239,6 +242,9 @@ func TestDecideOutcomes(t *testing.T) {
 	d := e.Decide(ctx, call("get_task"), mcpeffect.Caller{})
 	if d.Allowed() || !d.Denied.Unscoped {
 		t.Errorf("a caller with no scope: %+v, want refused as unscoped", d)
+	}
+	if s := mcpeffect.CallerScopeFromContext(e.CallerContext(ctx, d)); s != 0 {
+		t.Errorf("CallerContext of a refused call carries %s, want none", s)
 	}
 	code, msg, data := d.Denied.JSONRPCError()
 	if code != mcpeffect.CodeDenied || msg != d.Denied.Error() || !json.Valid(data) {
@@ -250,7 +256,63 @@ func TestDecideOutcomes(t *testing.T) {
 	if d := e.Decide(ctx, mcpeffect.Operation{Method: "tools/delete", Name: "get_task"}, full); d.Allowed() {
 		t.Errorf("an unknown method: %+v, want refused", d)
 	}
+	// A rule of the general form over a typed input: Decide decodes the
+	// raw arguments into it, as a server on another SDK would.
+	s := mcp.NewServer(&mcp.Implementation{Name: "rules", Version: "v1"}, nil)
+	type issue struct {
+		Comment string `json:"comment,omitempty"`
+		State   string `json:"state,omitempty"`
+	}
+	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "update_issue"}, mcpeffect.EffectByFunc(func(in issue) mcpeffect.Effect {
+		if in.State != "" {
+			return mcpeffect.Destructive
+		}
+		return mcpeffect.Write
+	}, mcpeffect.Write, mcpeffect.Destructive), func(context.Context, *mcp.CallToolRequest, issue) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	writer := mcpeffect.Caller{Scope: mcpeffect.NonDestructive, Scoped: true}
+	for _, c := range []struct {
+		args    string
+		allowed bool
+		effect  mcpeffect.Effect
+	}{
+		{`{"comment":"looks good"}`, true, mcpeffect.Write},
+		{`{"state":"closed"}`, false, mcpeffect.Destructive},
+		{`{"state":7}`, false, mcpeffect.Destructive}, // not its input: the worst case
+		{`not json`, false, mcpeffect.Destructive},
+	} {
+		d := e.Decide(ctx, mcpeffect.Operation{Method: "tools/call", Name: "update_issue", Arguments: json.RawMessage(c.args)}, writer)
+		if d.Allowed() != c.allowed || d.Effect != c.effect {
+			t.Errorf("update_issue %s by a non-destructive caller: %+v, want allowed %t, effect %s", c.args, d, c.allowed, c.effect)
+		}
+	}
 	if q := e.ConfirmQuestion(ctx, &mcpeffect.ConfirmCall{Tool: "delete_task", Effect: mcpeffect.Destructive, Arguments: json.RawMessage(`{"id":"\u202e1"}`)}); !strings.Contains(q, `delete_task`) || strings.ContainsRune(q, '\u202e') {
 		t.Errorf("question %q, want the tool named and U+202E escaped", q)
+	}
+}
+
+// TestChallengeConnectionCap: the challenge applies the cap of a scope
+// set on the request's context with WithConnectionScope, as the
+// middleware does, so that a full token on a read-only connection is
+// challenged early, and not only refused later.
+func TestChallengeConnectionCap(t *testing.T) {
+	r := mcpeffect.NewRegistry()
+	r.Add("delete_task", mcpeffect.Destructive)
+	r.Add("get_task", mcpeffect.Read)
+	var reached int
+	next := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached++ })
+	capped := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			h.ServeHTTP(w, req.WithContext(mcpeffect.WithConnectionScope(req.Context(), mcpeffect.ReadOnly)))
+		})
+	}
+	ts := httptest.NewServer(auth.RequireBearerToken(verifyTestToken, nil)(capped(r.Enforcer(nil).Challenge(nil)(next))))
+	defer ts.Close()
+	if resp := postJSON(t, ts.URL, "full-token", callBody(1, "delete_task")); resp.StatusCode != http.StatusForbidden || reached != 0 {
+		t.Errorf("a full token on a read-only connection, destructive call: status %d, reached %d; want 403", resp.StatusCode, reached)
+	}
+	if resp := postJSON(t, ts.URL, "full-token", callBody(2, "get_task")); resp.StatusCode == http.StatusForbidden || reached != 1 {
+		t.Errorf("a read on the same connection: status %d, reached %d; want it passed on", resp.StatusCode, reached)
 	}
 }

@@ -55,7 +55,7 @@ func ExampleAddTool_rule() {
 
 	_, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "pods", Arguments: podArgs{Action: "delete", Name: "web-1"}})
 	if d, ok := mcpeffect.AsDeniedError(err); ok {
-		fmt.Printf("refused: %s with %s needs %s\n", d.Tool, d.Outcome, d.Required)
+		fmt.Printf("refused: %s with %s needs %s\n", d.Tool, d.Selected, d.Required)
 	}
 	// Output:
 	// advertised: write|destructive|idempotent

@@ -106,3 +106,29 @@ func ExampleEnforcer_Challenge() {
 	// 403
 	// Bearer error="insufficient_scope", scope="tools:write tools:destructive", resource_metadata="https://notes.example/.well-known/oauth-protected-resource", error_description="a wider scope is needed to call delete_note"
 }
+
+// A server built on another SDK decides each operation with the same
+// Enforcer that go-sdk's middleware and the HTTP challenge use: from the
+// operation's method, name and raw arguments, and the scope its caller
+// holds. A refusal is the same DeniedError, in the three parts of a
+// JSON-RPC error that any SDK can send.
+func ExampleEnforcer_Decide() {
+	r := mcpeffect.NewRegistry()
+	r.Add("get_note", mcpeffect.Read)
+	r.Add("delete_note", mcpeffect.Destructive|mcpeffect.Idempotent)
+	enforcer := r.Enforcer(nil)
+
+	caller := enforcer.TokenCaller([]string{"tools:write"}) // the scopes of the caller's token
+	for _, tool := range []string{"get_note", "delete_note"} {
+		d := enforcer.Decide(context.Background(), mcpeffect.Operation{Method: "tools/call", Name: tool, Arguments: []byte(`{"id":"n1"}`)}, caller)
+		if d.Denied != nil {
+			code, message, _ := d.Denied.JSONRPCError()
+			fmt.Println(tool, "refused:", code, message)
+			continue
+		}
+		fmt.Println(tool, "allowed, the handler runs with scope", mcpeffect.CallerScopeFromContext(enforcer.CallerContext(context.Background(), d)))
+	}
+	// Output:
+	// get_note allowed, the handler runs with scope non-destructive
+	// delete_note refused: -32050 mcpeffect: tool "delete_note" is refused: it needs the full scope ("tools:destructive"), and the caller has only non-destructive
+}

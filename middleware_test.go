@@ -24,9 +24,9 @@ func TestMiddlewareScopes(t *testing.T) {
 				before := c.count(tool.name)
 				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool.name, Arguments: taskArgs{ID: "1"}})
 				ran := c.count(tool.name) > before
-				want := scope.Allows(tool.effect)
+				want := scope.Permits(tool.effect)
 				if want != r.Allowed(tool.name, scope) {
-					t.Fatalf("Scope.Allows and Registry.Allowed disagree")
+					t.Fatalf("Scope.Permits and Registry.Allowed disagree")
 				}
 				if want {
 					if err != nil || res.IsError || !ran {

@@ -47,7 +47,7 @@ type entry struct {
 	rule  *EffectRule // nil for a tool with one effect
 	// raw reports that the raw arguments of a call give, with
 	// certainty, what the rule computes from the handler's input (see
-	// EffectRule.EffectOf), so that the HTTP challenge and tool
+	// EffectRule.CallEffect), so that the HTTP challenge and tool
 	// resolution may compute the effect of a call; schema is then the
 	// tool's input schema, with which tool resolution validates them.
 	raw    bool
@@ -72,16 +72,16 @@ func scopesFrom(least Scope) uint8 {
 }
 
 func newEntry(e Effect) entry {
-	callers := scopesFrom(e.required())
-	return entry{effect: e, callers: callers, some: callers, least: e.required()}
+	callers := scopesFrom(e.Required())
+	return entry{effect: e, callers: callers, some: callers, least: e.Required()}
 }
 
 func newRuleEntry(tr *toolRule) entry {
 	least := Full
 	for _, o := range tr.rule.outcomes {
-		least = min(least, o.Effect.required())
+		least = min(least, o.Effect.Required())
 	}
-	return entry{effect: tr.rule.worst, callers: scopesFrom(tr.rule.worst.required()), some: scopesFrom(least), least: least,
+	return entry{effect: tr.rule.worst, callers: scopesFrom(tr.rule.worst.Required()), some: scopesFrom(least), least: least,
 		rule: tr.rule, raw: tr.raw, schema: tr.schema}
 }
 
@@ -249,7 +249,7 @@ func (r *Registry) Required(name string) (Scope, bool) {
 	if ent.effect == 0 {
 		return 0, false
 	}
-	return ent.effect.required(), true
+	return ent.effect.Required(), true
 }
 
 // Allowed reports whether a caller holding scope s may call the tool called

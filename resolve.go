@@ -24,7 +24,7 @@ func init() {
 		if err := validateInput(ent.schema, args); err != nil {
 			return 0, 0, true, err
 		}
-		e, _ := ent.rule.EffectOf(args)
+		e, _ := ent.rule.CallEffect(args)
 		return uint8(e), uint8(ent.effect), true, nil
 	}
 }

@@ -27,22 +27,11 @@ func resolvingClient(declare bool, settings map[string]any) *mcp.ClientOptions {
 
 func connectResolving(t *testing.T, ctx context.Context, s *mcp.Server, opts *mcp.ClientOptions, protocol string) *mcp.ClientSession {
 	t.Helper()
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	c := mcp.NewClient(&mcp.Implementation{Name: "resolver", Version: "v1"}, opts)
-	if err := mcp.AddSendingCustomMethod[*resolution.Params, *resolution.Result](c, resolution.Method); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := c.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return connectAs(t, ctx, s, opts, protocol, func(c *mcp.Client) {
+		if err := mcp.AddSendingCustomMethod[*resolution.Params, *resolution.Result](c, resolution.Method); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 func resolve(cs *mcp.ClientSession, tool, args string) (*resolution.Result, error) {
@@ -105,8 +94,7 @@ func TestToolResolution(t *testing.T) {
 					t.Errorf("%s %s: %v", tt.tool, tt.args, err)
 					continue
 				}
-				a := tt.want.Annotations()
-				want := mcpeffect.Hints{ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: *a.DestructiveHint, IdempotentHint: a.IdempotentHint, OpenWorldHint: *a.OpenWorldHint}
+				want := tt.want.Hints()
 				if res.ResultType != "complete" || res.Name != tt.tool || res.Annotations != want {
 					t.Errorf("%s %s: %+v, want %+v", tt.tool, tt.args, res, want)
 				}

@@ -245,7 +245,7 @@ func (r *EffectRule) String() string {
 	return b.String()
 }
 
-// EffectOf returns the effect of a call with the raw arguments args, as
+// CallEffect returns the effect of a call with the raw arguments args, as
 // far as they give it with certainty, and whether they do. Otherwise it
 // returns the worst case and false.
 //
@@ -256,7 +256,7 @@ func (r *EffectRule) String() string {
 // general form over another type is never certain here: only the
 // handler's decoded input gives it.
 //
-// A server does not need EffectOf: the wrapper of [AddTool]
+// A server does not need CallEffect: the wrapper of [AddTool]
 // computes each call's effect from what the handler receives. The HTTP
 // challenge ([Enforcer.Challenge]), tool resolution ([github.com/mcpeffect/mcpeffect/resolution.Serve])
 // and package mcpeffecttest use it where they only have the raw
@@ -264,7 +264,7 @@ func (r *EffectRule) String() string {
 // argument as a plain string (not a type with its own JSON decoding, nor
 // with the ",string" option), whose raw arguments then give what the
 // handler receives.
-func (r *EffectRule) EffectOf(args json.RawMessage) (Effect, bool) {
+func (r *EffectRule) CallEffect(args json.RawMessage) (Effect, bool) {
 	if r.err != nil {
 		return r.worst, false
 	}
@@ -287,14 +287,14 @@ func (r *EffectRule) EffectOf(args json.RawMessage) (Effect, bool) {
 
 // outcomeOfRaw returns the outcome of a call with the raw arguments args,
 // for a server whose handler decodes them itself (see [Operation]
-// Arguments): in the common form read strictly, as EffectOf does; in the
+// Arguments): in the common form read strictly, as CallEffect does; in the
 // general form decoded into the function's input with encoding/json.
 func (r *EffectRule) outcomeOfRaw(args json.RawMessage) callOutcome {
 	if r.err != nil {
 		return callOutcome{effect: r.worst}
 	}
 	if r.arg != "" {
-		e, certain := r.EffectOf(args)
+		e, certain := r.CallEffect(args)
 		oc := callOutcome{effect: e, certain: certain}
 		oc.value, oc.has = selectorValue(args, r.arg)
 		return oc
@@ -303,7 +303,7 @@ func (r *EffectRule) outcomeOfRaw(args json.RawMessage) callOutcome {
 		return callOutcome{effect: r.worst}
 	}
 	if _, raw := r.fn.(func(json.RawMessage) Effect); raw {
-		e, certain := r.EffectOf(args)
+		e, certain := r.CallEffect(args)
 		return callOutcome{effect: e, certain: certain}
 	}
 	e, certain := r.decoded(args)
@@ -331,7 +331,7 @@ func callSafely[In any](f func(In) Effect, in In) (e Effect) {
 }
 
 // selectorValue returns the string value of the member arg of the JSON
-// object args, read strictly (see EffectRule.EffectOf).
+// object args, read strictly (see EffectRule.CallEffect).
 func selectorValue(args json.RawMessage, arg string) (string, bool) {
 	if len(args) == 0 || !json.Valid(args) {
 		return "", false

@@ -252,7 +252,7 @@ func TestRuleEnforcesEachCall(t *testing.T) {
 				t.Fatalf("err %v, result %+v; want a DeniedError", err, res)
 			}
 			if d.Tool != tt.tool || !d.DependsOnArguments || d.Granted != tt.scope || d.Required != tt.need ||
-				(tt.outcome == undecided) != (d.Outcome == "") || !strings.Contains(d.Outcome, tt.outcome) {
+				(tt.outcome == undecided) != (d.Selected == "") || !strings.Contains(d.Selected, tt.outcome) {
 				t.Errorf("denial %+v; want outcome %q, required %s", d, tt.outcome, tt.need)
 			}
 			if !strings.HasSuffix(err.Error(), d.Error()) {
@@ -286,7 +286,7 @@ func TestRuleDuplicateSelector(t *testing.T) {
 			t.Errorf("%s: the handler receives %q; a read-only call ran %t (%v), want %t", args, got[0], ran, err, want)
 		}
 		_, err = readOnly.CallTool(ctx, &mcp.CallToolParams{Name: "files", Arguments: json.RawMessage(args)})
-		if d, ok := mcpeffect.AsDeniedError(err); !ok || !strings.Contains(d.Outcome, "worst case") || len(sn.take("files")) != 0 {
+		if d, ok := mcpeffect.AsDeniedError(err); !ok || !strings.Contains(d.Selected, "worst case") || len(sn.take("files")) != 0 {
 			t.Errorf("%s to a low-level handler: %v, want the worst case, refused", args, err)
 		}
 	}
@@ -320,7 +320,7 @@ func TestRuleRefusalsAgree(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(denied) != 2 || denied[0].Outcome != "" || denied[1].Outcome != `action="delete"` || !denied[0].Unscoped || denied[1].Unscoped {
+	if len(denied) != 2 || denied[0].Selected != "" || denied[1].Selected != `action="delete"` || !denied[0].Unscoped || denied[1].Unscoped {
 		t.Errorf("OnDenied saw %+v", denied)
 	}
 }
@@ -436,7 +436,7 @@ func rawHandler(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, err
 	return &mcp.CallToolResult{}, nil
 }
 
-func TestEffectRuleEffectOf(t *testing.T) {
+func TestEffectRuleCallEffect(t *testing.T) {
 	byAction := mcpeffect.EffectByArgument("action", resourceEffects)
 	byRaw := mcpeffect.EffectByFunc(func(args json.RawMessage) mcpeffect.Effect {
 		if strings.Contains(string(args), "boom") {
@@ -463,9 +463,9 @@ func TestEffectRuleEffectOf(t *testing.T) {
 		{byRaw.EffectRule, `{"boom":1}`, mcpeffect.Write, false},
 		{byTyped.EffectRule, `{}`, mcpeffect.Write, false},
 	} {
-		got, certain := tt.rule.EffectOf(json.RawMessage(tt.args))
+		got, certain := tt.rule.CallEffect(json.RawMessage(tt.args))
 		if got != tt.want || certain != tt.certain {
-			t.Errorf("%s EffectOf(%s) = %s, %t; want %s, %t", tt.rule, tt.args, got, certain, tt.want, tt.certain)
+			t.Errorf("%s CallEffect(%s) = %s, %t; want %s, %t", tt.rule, tt.args, got, certain, tt.want, tt.certain)
 		}
 	}
 	if w := byRaw.Worst(); w != mcpeffect.Write {

@@ -35,10 +35,11 @@ func (s Scope) String() string {
 	return fmt.Sprintf("Scope(%d)", uint8(s))
 }
 
-// Allows reports whether s allows calling a tool of effect e. It is false
-// for an invalid effect and for the zero Scope.
-func (s Scope) Allows(e Effect) bool {
-	return e.Valid() && s.allows(e.required())
+// Permits reports whether s permits a call of effect e: the question
+// for one effect, where [Registry.Allowed] asks it of a tool by name. It
+// is false for an invalid effect and for the zero Scope.
+func (s Scope) Permits(e Effect) bool {
+	return e.Valid() && s.allows(e.Required())
 }
 
 func (s Scope) allows(need Scope) bool {
@@ -146,7 +147,7 @@ func (n ScopeNames) Scope(scopes []string) Scope {
 
 // Validate returns an error if a name is not a valid OAuth scope token
 // (RFC 6749, section 3.3: printable ASCII without space, " or \) or if two
-// levels share a name. [Registry.Middleware] and [Registry.Challenge] panic
+// levels share a name. [Registry.Enforcer] and [Registry.Middleware] panic
 // on names it refuses.
 func (n ScopeNames) Validate() error {
 	names := n.Strings()

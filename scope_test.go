@@ -87,7 +87,7 @@ func TestScopeNamesName(t *testing.T) {
 	}
 }
 
-func TestScopeNamesCheck(t *testing.T) {
+func TestScopeNamesValidate(t *testing.T) {
 	tests := []struct {
 		name    string
 		names   ScopeNames

@@ -78,13 +78,26 @@ func newTestServer(t testing.TB, opts *mcpeffect.MiddlewareOptions) (*mcp.Server
 // connection sees ctx.
 func connect(t testing.TB, ctx context.Context, s *mcp.Server) *mcp.ClientSession {
 	t.Helper()
+	return connectAs(t, ctx, s, nil, "")
+}
+
+// connectAs opens an in-process session to s, whose requests see ctx, as
+// a client with opts, speaking protocol ("": go-sdk's default), after
+// setup, if any, has prepared the client. It is the one in-memory
+// connection of these tests.
+func connectAs(t testing.TB, ctx context.Context, s *mcp.Server, opts *mcp.ClientOptions, protocol string, setup ...func(*mcp.Client)) *mcp.ClientSession {
+	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v1"}, nil).Connect(context.Background(), ct, nil)
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v1"}, opts)
+	for _, f := range setup {
+		f(c)
+	}
+	cs, err := c.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
 		t.Fatal(err)
 	}

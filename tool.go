@@ -34,8 +34,8 @@ type Classification[In any] interface {
 //
 // The handler runs only when the middleware ([Registry.Middleware],
 // [Enforcer.Middleware]) has let the call through: on a server without
-// it, every call to the tool is refused with a JSON-RPC internal error
-// that says how to install it, so that classifying tools without
+// it, every call to the tool is refused with a JSON-RPC error of code
+// [CodeNotEnforced] that says how to install it, so that classifying tools without
 // enforcing them fails at the first call rather than in production.
 // (go-sdk validates the arguments of the typed handler first: a call
 // with arguments its schema refuses gets that error instead.) If the
@@ -85,7 +85,7 @@ func addTyped[In, Out any](s *mcp.Server, r *Registry, t *mcp.Tool, e Effect, h 
 // with [mcp.Server.AddTool]: the handler unmarshals and validates its own
 // arguments. For a rule, the effect of each call comes from its raw
 // arguments: read strictly in the common form (see
-// [EffectRule.EffectOf]: an argument given twice, or in another case,
+// [EffectRule.CallEffect]: an argument given twice, or in another case,
 // counts as the worst case, since the handler's own decoding might read
 // either), or given to the function of a [FuncRule] over
 // [json.RawMessage].
@@ -188,7 +188,7 @@ func (oc callOutcome) describe(rule *EffectRule) string {
 // It panics if rule cannot be used with In.
 //
 // raw reports whether the raw arguments of a call give what the handler
-// receives (see EffectRule.EffectOf): true only for the common form, with
+// receives (see EffectRule.CallEffect): true only for the common form, with
 // an argument decoded as a plain string.
 func typedRule[In any](rule *EffectRule, t *mcp.Tool) (effectOf func(In) callOutcome, raw bool) {
 	checkRule(rule, t)
@@ -245,11 +245,19 @@ func enforced(ctx context.Context, tool string) (*callInfo, error) {
 	return nil, notEnforced(fmt.Sprintf("tool %q", tool), "run")
 }
 
+// CodeNotEnforced is the JSON-RPC error code with which a tool, resource
+// or prompt added with [AddTool] and the others refuses a request that no
+// middleware of this package let through: the server classifies what it
+// serves but enforces nothing, so nothing runs, and the message says how
+// to install the middleware. It is in the range JSON-RPC leaves to
+// servers, beside [CodeDenied].
+const CodeNotEnforced = -32052
+
 // notEnforced returns the error of a handler that the middleware did not
 // let through: what (`tool "x"`) was not done (run, read).
 func notEnforced(what, done string) error {
 	return &jsonrpc.Error{
-		Code: jsonrpc.CodeInternalError,
+		Code: CodeNotEnforced,
 		Message: fmt.Sprintf("mcpeffect: %s was not %s: %s, so nothing checked the caller's scope; "+
 			"install it with server.AddReceivingMiddleware(registry.Middleware(opts))", what, done, testhook.NoMiddleware),
 	}
@@ -267,7 +275,7 @@ func (info *callInfo) admit(ctx context.Context, req *mcp.CallToolRequest, t *mc
 	c := enf.confirmer
 	if rule != nil {
 		e = rule.worst
-		if c != nil || !info.scope.Allows(e) {
+		if c != nil || !info.scope.Permits(e) {
 			oc := outcome()
 			e = oc.effect
 			if d := enf.toolDenial(enf.r.lookup(t.Name), t.Name, info.scope, info.sourced, &oc); d != nil {

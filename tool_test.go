@@ -223,8 +223,8 @@ func TestAddToolFailsClosedWithoutMiddleware(t *testing.T) {
 				continue
 			}
 			var rpcErr *jsonrpc.Error
-			if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInternalError || n != 0 {
-				t.Fatalf("without the middleware, %s: err %v, handler ran %d times; want an internal error and no run", name, err, n)
+			if !errors.As(err, &rpcErr) || rpcErr.Code != mcpeffect.CodeNotEnforced || n != 0 {
+				t.Fatalf("without the middleware, %s: err %v, handler ran %d times; want CodeNotEnforced and no run", name, err, n)
 			}
 			for _, part := range []string{fmt.Sprintf("tool %q was not run", name), "the server has no mcpeffect middleware", "server.AddReceivingMiddleware(registry.Middleware(opts))"} {
 				if !strings.Contains(rpcErr.Message, part) {

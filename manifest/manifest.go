@@ -79,13 +79,7 @@ type Derived struct {
 }
 
 func derived(e mcpeffect.Effect, names mcpeffect.ScopeNames) Derived {
-	need := mcpeffect.Full
-	for _, s := range []mcpeffect.Scope{mcpeffect.ReadOnly, mcpeffect.NonDestructive} {
-		if s.Allows(e) {
-			need = s
-			break
-		}
-	}
+	need := e.Required()
 	return Derived{Effect: e, Hints: e.Hints(), Required: need, RequiredScopeName: names.Name(need)}
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
@@ -154,10 +153,10 @@ func planCalls(t testing.TB, r *mcpeffect.Registry, listed map[string]*mcp.Tool,
 			t.Errorf("call %d of tool %q: the arguments: %v", i, c.Tool, err)
 			continue
 		}
-		e, certain := rule.EffectOf(raw)
+		e, certain := rule.CallEffect(raw)
 		switch {
 		case c.Effect == 0 && !certain:
-			t.Errorf("call %d of tool %q: its arguments %s do not give the effect with certainty (see EffectRule.EffectOf); give it in Call.Effect", i, c.Tool, shown(string(raw)))
+			t.Errorf("call %d of tool %q: its arguments %s do not give the effect with certainty (see EffectRule.CallEffect); give it in Call.Effect", i, c.Tool, shown(string(raw)))
 			continue
 		case c.Effect == 0:
 		case certain && c.Effect != e:
@@ -220,19 +219,19 @@ func checkRefusals(t testing.TB, open func(context.Context) *mcp.ClientSession, 
 			if r.Allowed(name, scope) {
 				continue // calling it would run its handler
 			}
-			checkRefused(t, cs, name, scope, json.RawMessage("{}"), "", false)
+			checkRefused(t, cs, listed[name], scope, json.RawMessage("{}"), "", false)
 			continue
 		}
-		if !slices.ContainsFunc(rule.Outcomes(), func(o mcpeffect.Outcome) bool { return scope.Allows(o.Effect) }) {
+		if !slices.ContainsFunc(rule.Outcomes(), func(o mcpeffect.Outcome) bool { return scope.Permits(o.Effect) }) {
 			// No outcome allowed: refused whatever the arguments.
-			checkRefused(t, cs, name, scope, json.RawMessage("{}"), "whatever its arguments", false)
+			checkRefused(t, cs, listed[name], scope, json.RawMessage("{}"), "whatever its arguments", false)
 			continue
 		}
 		for _, c := range byTool[name] {
-			if scope.Allows(c.effect) {
+			if scope.Permits(c.effect) {
 				continue
 			}
-			checkRefused(t, cs, name, scope, c.args, c.what, c.probe)
+			checkRefused(t, cs, listed[name], scope, c.args, c.what, c.probe)
 		}
 	}
 }
@@ -241,13 +240,24 @@ func checkRefusals(t testing.TB, open func(context.Context) *mcp.ClientSession, 
 // unless the middleware (or the tool's wrapper) refuses it. what says
 // which call it is, for a tool whose effect depends on its arguments;
 // probe accepts a refusal by the tool's input schema too.
-func checkRefused(t testing.TB, cs *mcp.ClientSession, name string, scope mcpeffect.Scope, args json.RawMessage, what string, probe bool) {
+func checkRefused(t testing.TB, cs *mcp.ClientSession, tool *mcp.Tool, scope mcpeffect.Scope, args json.RawMessage, what string, probe bool) {
 	t.Helper()
+	name := tool.Name
 	at := fmt.Sprintf("tool %q with a %s scope", name, scope)
 	if what != "" {
 		at = fmt.Sprintf("tool %q %s, with a %s scope", name, what, scope)
 	}
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	// A result marked as an error, for arguments that the tool's input
+	// schema refuses, is go-sdk's refusal of them before any handler: it
+	// is told apart by the schema, as this package reads it, not by the
+	// words of go-sdk's message.
+	schemaRefused := false
+	if err == nil && res.IsError {
+		if schema, serr := resolveSchema(tool); serr == nil && validateArgs(schema, args) != nil {
+			schemaRefused = true
+		}
+	}
 	d, denied := mcpeffect.AsDeniedError(err)
 	var rpcErr *jsonrpc.Error
 	switch {
@@ -255,18 +265,18 @@ func checkRefused(t testing.TB, cs *mcp.ClientSession, name string, scope mcpeff
 		// Refused before the handler, as it must be.
 	case denied:
 		t.Errorf("%s: refused, but the refusal names tool %q", at, d.Tool)
-	case errors.As(err, &rpcErr) && strings.Contains(rpcErr.Message, testhook.NoMiddleware):
+	case errors.As(err, &rpcErr) && rpcErr.Code == mcpeffect.CodeNotEnforced:
 		t.Errorf("%s: %s: the call was refused by mcpeffect.AddTool, which runs no handler without it, not by the middleware that checks the caller's scope; "+
 			"install it with server.AddReceivingMiddleware(registry.Middleware(opts))", at, testhook.NoMiddleware)
 	case err != nil:
 		t.Errorf("%s: want a refusal by the mcpeffect middleware, got another error, so its handler may have run: %v", at, err)
-	case res.IsError && strings.HasPrefix(resultText(res), `validating "arguments"`) && probe:
+	case schemaRefused && probe:
 		// The schema refuses the undeclared value: the handler did not
 		// run either.
-	case res.IsError && strings.HasPrefix(resultText(res), `validating "arguments"`) && what != "":
+	case schemaRefused && what != "":
 		t.Errorf("%s: go-sdk's schema validation refused the arguments (%s) before the effect of the call was checked: "+
 			"give Check a Call of the tool with arguments that its input schema accepts", at, resultText(res))
-	case res.IsError && strings.HasPrefix(resultText(res), `validating "arguments"`):
+	case schemaRefused:
 		// go-sdk validates the arguments of a typed handler before
 		// calling it, and after the middleware would have refused.
 		t.Errorf("%s: want a refusal by the mcpeffect middleware, but go-sdk's schema validation refused the empty arguments (%s): "+

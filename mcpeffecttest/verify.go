@@ -462,7 +462,7 @@ func (v *verifier[E]) example(t testing.TB, tool string, e mcpeffect.Effect, rul
 		fail("%s: Example.Effect is set, but the tool has one effect, %s: leave it zero", at, e)
 		return out
 	case rule != nil:
-		got, certain := rule.EffectOf(raw)
+		got, certain := rule.CallEffect(raw)
 		switch {
 		case ex.WantError != "":
 			// A call expected to fail changes nothing, whatever its
@@ -472,7 +472,7 @@ func (v *verifier[E]) example(t testing.TB, tool string, e mcpeffect.Effect, rul
 			}
 			e = got
 		case ex.Effect == 0 && !certain:
-			fail("%s: the example's arguments %s do not give the effect of the call with certainty (see EffectRule.EffectOf): set Example.Effect", at, shown(string(raw)))
+			fail("%s: the example's arguments %s do not give the effect of the call with certainty (see EffectRule.CallEffect): set Example.Effect", at, shown(string(raw)))
 			return out
 		case ex.Effect == 0:
 			e = got

@@ -118,7 +118,7 @@ func TestVerifyRules(t *testing.T) {
 		}},
 		{name: "the general form without the effect", examples: append(without("update_task/rename"),
 			mcpeffecttest.Example[*tasks]{Tool: "update_task", Name: "rename", Setup: onSeed(taskArgs{Title: "Buy bread"})}), want: []string{
-			`^tool "update_task", example "rename": the example's arguments .* do not give the effect of the call with certainty \(see EffectRule.EffectOf\): set Example.Effect$`,
+			`^tool "update_task", example "rename": the example's arguments .* do not give the effect of the call with certainty \(see EffectRule.CallEffect\): set Example.Effect$`,
 		}},
 		{name: "an effect the rule contradicts", examples: append(without("manage_task/note"),
 			mcpeffecttest.Example[*tasks]{Tool: "manage_task", Name: "note", Setup: onSeedManage("note", "x"), Effect: mcpeffect.Write}), want: []string{

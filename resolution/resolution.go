@@ -60,7 +60,7 @@ type Result struct {
 // for a client that declares the extension on that request. Those are
 // the tools added with a rule (see [mcpeffect.AddTool]) whose
 // raw arguments give the effect of a call with certainty (see
-// [mcpeffect.EffectRule.EffectOf]): the common form, of a handler that
+// [mcpeffect.EffectRule.CallEffect]): the common form, of a handler that
 // receives its argument as a plain string, and the general form of a
 // low-level handler. A call whose arguments leave the outcome uncertain
 // resolves to the worst case, the advertised hints.
@@ -131,7 +131,7 @@ func resolve(r *mcpeffect.Registry, req *mcp.ServerRequest[*Params]) (*Result, e
 	}
 	hints := mcpeffect.Effect(e).Hints()
 	if !mcpeffect.Effect(e).Valid() || !hints.Within(mcpeffect.Effect(worst).Hints()) {
-		// EffectOf gives only declared outcomes or the worst case.
+		// CallEffect gives only declared outcomes or the worst case.
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s: tool %q: no trustworthy hints", Method, p.Name)}
 	}
 	return &Result{ResultType: "complete", Name: p.Name, Annotations: hints}, nil
