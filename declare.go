@@ -9,8 +9,8 @@ import (
 )
 
 // The declarations of this file are those of AddResource,
-// AddResourceTemplate, AddPrompt and AddToolWithRule without the go-sdk
-// server: an adapter for another SDK (package mcpgo, for mcp-go) adds the
+// AddResourceTemplate, AddPrompt, and AddTool with an EffectRule, without
+// the go-sdk server: an adapter for another SDK (package mcpgo, for mcp-go) adds the
 // resource, prompt or tool to its own server, declares it here, and has
 // each operation decided by [Enforcer.Decide].
 
@@ -74,7 +74,8 @@ func (r *Registry) DeclarePrompt(name string, need Scope) error {
 }
 
 // AddRule classifies the tool called name by rule, an effect that
-// depends on the arguments (see [EffectRule]), as [AddToolWithRule] does:
+// depends on the arguments (see [EffectRule]), as [AddTool] does with a
+// rule:
 // [Enforcer.Decide] then computes the effect of each call from the raw
 // arguments it is given, which must be those the tool's handler acts on.
 // It returns the errors of [Registry.Add], and one for a nil rule or one

@@ -33,7 +33,7 @@ func TestHTTP(t *testing.T) {
 				res, err := callTool(cs, tool.name)
 				ran := ts.calls.count(tool.name) - before
 				switch {
-				case scope.Allows(tool.effect):
+				case scope.Permits(tool.effect):
 					if err != nil || res.IsError || ran != 1 {
 						t.Errorf("challenge %t, %s, %s: got %v, %+v, ran %d times; want it run once", challenge, token, tool.name, err, res, ran)
 					}

@@ -124,7 +124,7 @@ func TestInProcess(t *testing.T) {
 						before := ts.calls.count(tool.name)
 						res, err := callTool(cs, tool.name)
 						ran := ts.calls.count(tool.name) - before
-						if scope.Allows(tool.effect) {
+						if scope.Permits(tool.effect) {
 							if err != nil || res.IsError || ran != 1 {
 								t.Errorf("%s scope, %s: got %v, %+v, ran %d times; want it run once", scope, tool.name, err, res, ran)
 							}
@@ -178,8 +178,9 @@ func TestNoScopeSaysHow(t *testing.T) {
 	}
 }
 
-// TestCallerScopeFromContext checks that a handler sees the caller's
-// scope as the decision computed it, with ServerOptions and without.
+// TestCallerScopeFromContext checks that a handler of mcp-go sees the
+// caller's scope through mcpeffect.CallerScopeFromContext, as the
+// decision computed it, with ServerOptions and without.
 func TestCallerScopeFromContext(t *testing.T) {
 	for _, bare := range []bool{false, true} {
 		t.Run(fmt.Sprint("bare=", bare), func(t *testing.T) {
@@ -190,7 +191,7 @@ func TestCallerScopeFromContext(t *testing.T) {
 			}
 			s := server.NewMCPServer("t", "v1", so...)
 			mcpgo.AddTool(s, r, mcp.NewTool("whoami"), mcpeffect.Read, func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				return mcp.NewToolResultText(mcpgo.CallerScopeFromContext(ctx).String()), nil
+				return mcp.NewToolResultText(mcpeffect.CallerScopeFromContext(ctx).String()), nil
 			})
 			cs := connectStdio(t, mcpeffect.WithConnectionScope(context.Background(), mcpeffect.NonDestructive), s, nil)
 			res, err := callTool(cs, "whoami")
@@ -202,7 +203,7 @@ func TestCallerScopeFromContext(t *testing.T) {
 			}
 		})
 	}
-	if got := mcpgo.CallerScopeFromContext(context.Background()); got != 0 {
+	if got := mcpeffect.CallerScopeFromContext(context.Background()); got != 0 {
 		t.Errorf("outside a call: %s", got)
 	}
 }

@@ -117,34 +117,22 @@ func caller(ctx context.Context, enf *mcpeffect.Enforcer, scope func(context.Con
 // decide it a second time, with another configuration.
 type admittedKey struct{}
 
-// An admission is what the middleware tells the wrappers and the
-// handler about a call, resource or prompt it let through.
+// An admission is what the middleware tells the wrappers about a call,
+// resource or prompt it let through.
 type admission struct {
-	what  string          // the tool's name, the resource's URI or the prompt's name
-	scope mcpeffect.Scope // the caller's, capped by the connection's
+	what string // the tool's name, the resource's URI or the prompt's name
 }
 
-func admit(ctx context.Context, what string, d mcpeffect.Decision) context.Context {
-	return context.WithValue(ctx, admittedKey{}, &admission{what: what, scope: d.Scope})
+// admit returns the context of the handler of what, which d allowed:
+// marked for the wrappers, and with the caller's scope for
+// [mcpeffect.CallerScopeFromContext].
+func admit(ctx context.Context, enf *mcpeffect.Enforcer, what string, d mcpeffect.Decision) context.Context {
+	return enf.CallerContext(context.WithValue(ctx, admittedKey{}, &admission{what: what}), d)
 }
 
 func admitted(ctx context.Context, what string) bool {
 	a, _ := ctx.Value(admittedKey{}).(*admission)
 	return a != nil && a.what == what
-}
-
-// CallerScopeFromContext returns the scope of the caller of the
-// tools/call, resources/read or prompts/get whose handler received ctx,
-// as the decision that let it through computed it: the scope of its
-// token (or of Options.Scope), capped by its connection's. A handler
-// uses it to bound what the caller may create or grant without
-// computing the scope a second time. Outside a call that mcpgo let
-// through, it returns the zero Scope, which allows nothing.
-func CallerScopeFromContext(ctx context.Context) mcpeffect.Scope {
-	if a, _ := ctx.Value(admittedKey{}).(*admission); a != nil {
-		return a.scope
-	}
-	return 0
 }
 
 // ServerOptions returns the options that make an mcp-go server built with
@@ -295,7 +283,7 @@ func (a *adapter) tools(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 				return res, err
 			}
 		}
-		return next(admit(ctx, name, d), req)
+		return next(admit(ctx, a.enf, name, d), req)
 	}
 }
 
@@ -378,7 +366,7 @@ func (a *adapter) resources(next server.ResourceHandlerFunc) server.ResourceHand
 		if d.Denied != nil {
 			return nil, refuse(ctx, d.Denied)
 		}
-		return next(admit(ctx, uri, d), req)
+		return next(admit(ctx, a.enf, uri, d), req)
 	}
 }
 
@@ -393,7 +381,7 @@ func (a *adapter) prompts(next server.PromptHandlerFunc) server.PromptHandlerFun
 		if d.Denied != nil {
 			return nil, refuse(ctx, d.Denied)
 		}
-		return next(admit(ctx, name, d), req)
+		return next(admit(ctx, a.enf, name, d), req)
 	}
 }
 

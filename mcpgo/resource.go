@@ -62,7 +62,7 @@ func enforcedRead(r *mcpeffect.Registry, h server.ResourceHandlerFunc) server.Re
 			if d.Denied != nil {
 				return nil, refuse(ctx, d.Denied)
 			}
-			ctx = admit(ctx, uri, d)
+			ctx = admit(ctx, enf, uri, d)
 		}
 		return h(ctx, req)
 	}
@@ -88,7 +88,7 @@ func AddPrompt(s *server.MCPServer, r *mcpeffect.Registry, p mcp.Prompt, need mc
 			if d.Denied != nil {
 				return nil, refuse(ctx, d.Denied)
 			}
-			ctx = admit(ctx, name, d)
+			ctx = admit(ctx, enf, name, d)
 		}
 		return h(ctx, req)
 	})

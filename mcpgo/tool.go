@@ -67,7 +67,7 @@ func enforcedHandler(r *mcpeffect.Registry, name string, h server.ToolHandlerFun
 			if d.Denied != nil {
 				return nil, refuse(ctx, d.Denied)
 			}
-			ctx = admit(ctx, name, d)
+			ctx = admit(ctx, enf, name, d)
 		}
 		return h(ctx, req)
 	}
