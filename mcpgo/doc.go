@@ -41,7 +41,10 @@
 // A tool added with mcp-go's AddTaskTool runs without the tool handler
 // middleware: its calls are decided by a hook of ServerOptions before
 // the task is created, and, on a server without ServerOptions, not at
-// all. The hooks are mcp-go's one [server.Hooks] value: a
+// all. mcp-go sends a hook's refusal as an invalid request, which over
+// HTTP to a client of protocol 2026-07-28 comes with the status 400,
+// and Handler gives it the code and data of the refusal but leaves the
+// status. The hooks are mcp-go's one [server.Hooks] value: a
 // [server.WithHooks] after ServerOptions replaces them, and the server
 // then refuses every call, saying so.
 //
