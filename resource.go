@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/yosida95/uritemplate/v3"
 )
 
 // Resources and prompts are read, not called: reading one changes nothing.
@@ -139,16 +138,7 @@ func AddResource(s *mcp.Server, r *Registry, res *mcp.Resource, need Scope, h mc
 	if res == nil || h == nil {
 		panic("mcpeffect: AddResource: nil resource or handler")
 	}
-	if err := r.updateScoped(func(t *scopedTable) error {
-		if err := validNeed(fmt.Sprintf("resource %q", res.URI), need); err != nil {
-			return err
-		}
-		if old, ok := t.resources[res.URI]; ok && old != need {
-			return fmt.Errorf("mcpeffect: resource %q already requires the %s scope", res.URI, old)
-		}
-		t.resources[res.URI] = need
-		return nil
-	}); err != nil {
+	if err := r.DeclareResource(res.URI, need); err != nil {
 		panic(err)
 	}
 	s.AddResource(res, resourceHandler(fmt.Sprintf("resource %q", res.URI), need, h))
@@ -163,24 +153,7 @@ func AddResourceTemplate(s *mcp.Server, r *Registry, t *mcp.ResourceTemplate, ne
 	if t == nil || h == nil {
 		panic("mcpeffect: AddResourceTemplate: nil template or handler")
 	}
-	tmpl, err := uritemplate.New(t.URITemplate)
-	if err != nil {
-		panic(fmt.Errorf("mcpeffect: resource template %q is invalid: %w", t.URITemplate, err))
-	}
-	if err := r.updateScoped(func(tab *scopedTable) error {
-		if err := validNeed(fmt.Sprintf("resource template %q", t.URITemplate), need); err != nil {
-			return err
-		}
-		i, found := slices.BinarySearchFunc(tab.templates, t.URITemplate, func(s scopedTemplate, tmpl string) int { return strings.Compare(s.template, tmpl) })
-		if found {
-			if old := tab.templates[i].need; old != need {
-				return fmt.Errorf("mcpeffect: resource template %q already requires the %s scope", t.URITemplate, old)
-			}
-			return nil
-		}
-		tab.templates = slices.Insert(tab.templates, i, scopedTemplate{t.URITemplate, tmpl.Regexp(), need})
-		return nil
-	}); err != nil {
+	if err := r.DeclareResourceTemplate(t.URITemplate, need); err != nil {
 		panic(err)
 	}
 	s.AddResourceTemplate(t, resourceHandler(fmt.Sprintf("resource template %q", t.URITemplate), need, h))
@@ -209,16 +182,7 @@ func AddPrompt(s *mcp.Server, r *Registry, p *mcp.Prompt, need Scope, h mcp.Prom
 	if p == nil || h == nil {
 		panic("mcpeffect: AddPrompt: nil prompt or handler")
 	}
-	if err := r.updateScoped(func(t *scopedTable) error {
-		if err := validNeed(fmt.Sprintf("prompt %q", p.Name), need); err != nil {
-			return err
-		}
-		if old, ok := t.prompts[p.Name]; ok && old != need {
-			return fmt.Errorf("mcpeffect: prompt %q already requires the %s scope", p.Name, old)
-		}
-		t.prompts[p.Name] = need
-		return nil
-	}); err != nil {
+	if err := r.DeclarePrompt(p.Name, need); err != nil {
 		panic(err)
 	}
 	name := p.Name

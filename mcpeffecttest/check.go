@@ -59,9 +59,35 @@ import (
 // hides them from callers (HideDenied).
 func Check(t testing.TB, server *mcp.Server, r *mcpeffect.Registry, calls ...Call) {
 	t.Helper()
+	check(t, func(ctx context.Context) *mcp.ClientSession { return connect(t, ctx, server) }, r, calls)
+}
+
+// CheckClient is [Check] for a server that Check cannot connect to in
+// process itself, such as one built on another SDK (package mcpgo, for
+// mcp-go): connect opens each session that Check needs, whose requests
+// must have the scope that ctx carries ([mcpeffect.WithConnectionScope]),
+// as a connection given ctx in process has. Check closes each session it
+// opens. To list the server's tools unfiltered (HideDenied), ctx carries
+// a mark that the adapters of this module read.
+func CheckClient(t testing.TB, connect func(ctx context.Context) (*mcp.ClientSession, error), r *mcpeffect.Registry, calls ...Call) {
+	t.Helper()
+	check(t, func(ctx context.Context) *mcp.ClientSession {
+		t.Helper()
+		cs, err := connect(ctx)
+		if err != nil {
+			t.Errorf("mcpeffecttest: connecting to the server: %v", err)
+			return nil
+		}
+		return cs
+	}, r, calls)
+}
+
+// check is Check with the sessions that open opens, nil where it failed.
+func check(t testing.TB, open func(context.Context) *mcp.ClientSession, r *mcpeffect.Registry, calls []Call) {
+	t.Helper()
 	ctx := context.Background()
 
-	listed := listTools(t, testhook.WithUnfilteredList(mcpeffect.WithConnectionScope(ctx, mcpeffect.Full)), server)
+	listed := listToolsWith(t, testhook.WithUnfilteredList(mcpeffect.WithConnectionScope(ctx, mcpeffect.Full)), open)
 	if listed == nil {
 		return
 	}
@@ -84,7 +110,7 @@ func Check(t testing.TB, server *mcp.Server, r *mcpeffect.Registry, calls ...Cal
 	byTool := planCalls(t, r, listed, calls)
 
 	for _, scope := range []mcpeffect.Scope{mcpeffect.ReadOnly, mcpeffect.NonDestructive} {
-		checkRefusals(t, server, r, scope, listed, byTool)
+		checkRefusals(t, open, r, scope, listed, byTool)
 	}
 }
 
@@ -265,10 +291,10 @@ const undeclaredValue = "mcpeffecttest: no such value"
 // that scope may not call, each of which must be refused by the middleware;
 // for a tool whose effect depends on its arguments, each planned call that
 // scope may not make.
-func checkRefusals(t testing.TB, server *mcp.Server, r *mcpeffect.Registry, scope mcpeffect.Scope, listed map[string]*mcp.Tool, byTool map[string][]plannedCall) {
+func checkRefusals(t testing.TB, open func(context.Context) *mcp.ClientSession, r *mcpeffect.Registry, scope mcpeffect.Scope, listed map[string]*mcp.Tool, byTool map[string][]plannedCall) {
 	t.Helper()
 	ctx := context.Background()
-	cs := connect(t, mcpeffect.WithConnectionScope(ctx, scope), server)
+	cs := open(mcpeffect.WithConnectionScope(ctx, scope))
 	if cs == nil {
 		return
 	}
@@ -366,10 +392,11 @@ func connect(t testing.TB, ctx context.Context, server *mcp.Server) *mcp.ClientS
 	return cs
 }
 
-// listTools returns every tool of server by name, following pagination.
-func listTools(t testing.TB, ctx context.Context, server *mcp.Server) map[string]*mcp.Tool {
+// listToolsWith returns every tool of the server that open connects to,
+// by name, following pagination.
+func listToolsWith(t testing.TB, ctx context.Context, open func(context.Context) *mcp.ClientSession) map[string]*mcp.Tool {
 	t.Helper()
-	cs := connect(t, ctx, server)
+	cs := open(ctx)
 	if cs == nil {
 		return nil
 	}

@@ -27,6 +27,12 @@ import (
 type Instance[E any] struct {
 	// Server is the server under test, with its middleware installed.
 	Server *mcp.Server
+	// Connect, set instead of Server, opens a client session to a server
+	// that Verify cannot connect to in process, such as one built on
+	// another SDK (package mcpgo, for mcp-go): its requests must have the
+	// caller that ctx says, as a connection given ctx in process has (see
+	// Caller). Verify closes each session it opens.
+	Connect func(ctx context.Context) (*mcp.ClientSession, error)
 	// Registry classifies the server's tools.
 	Registry *mcpeffect.Registry
 	// State captures what users see as data (see [State]). Verify calls it
@@ -169,7 +175,7 @@ func Verify[E any](t testing.TB, newInstance func(testing.TB) Instance[E], examp
 		return
 	}
 	ctx := testhook.WithUnfilteredList(mcpeffect.WithConnectionScope(t.Context(), mcpeffect.Full))
-	v.listed = listTools(t, ctx, inst.Server)
+	v.listed = listToolsWith(t, ctx, func(ctx context.Context) *mcp.ClientSession { return connectTo(t, ctx, inst.Server, inst.Connect) })
 	if v.listed == nil {
 		return
 	}
@@ -420,7 +426,7 @@ func (v *verifier[E]) example(t testing.TB, tool string, e mcpeffect.Effect, rul
 			return out
 		}
 	}
-	cs := connect(t, owner, inst.Server)
+	cs := connectTo(t, owner, inst.Server, inst.Connect)
 	if cs == nil {
 		out.failed = true
 		return out
@@ -429,7 +435,7 @@ func (v *verifier[E]) example(t testing.TB, tool string, e mcpeffect.Effect, rul
 
 	args := ex.Args
 	if ex.Setup != nil {
-		args = ex.Setup(t, inst.Env, &Session{t: t, server: inst.Server, cs: cs})
+		args = ex.Setup(t, inst.Env, &Session{t: t, server: inst.Server, dial: inst.Connect, cs: cs})
 	}
 	if ex.Caller != nil {
 		callerCtx := ex.Caller(ctx, inst.Env)
@@ -437,7 +443,7 @@ func (v *verifier[E]) example(t testing.TB, tool string, e mcpeffect.Effect, rul
 			fail("%s: the example's Caller returned a nil context", at)
 			return out
 		}
-		caller := connect(t, callerCtx, inst.Server)
+		caller := connectTo(t, callerCtx, inst.Server, inst.Connect)
 		if caller == nil {
 			out.failed = true
 			return out
@@ -601,7 +607,7 @@ func adds(c change) bool     { return !c.kind.destroys() }
 // check reports what is missing from an Instance.
 func (inst *Instance[E]) check() error {
 	switch {
-	case inst.Server == nil:
+	case inst.Server == nil && inst.Connect == nil:
 		return errors.New("the Instance has no Server")
 	case inst.Registry == nil:
 		return errors.New("the Instance has no Registry")
@@ -694,6 +700,7 @@ func validateArgs(schema *jsonschema.Resolved, raw json.RawMessage) (err error) 
 type Session struct {
 	t      testing.TB
 	server *mcp.Server
+	dial   func(context.Context) (*mcp.ClientSession, error) // Instance.Connect
 	cs     *mcp.ClientSession
 }
 
@@ -739,10 +746,25 @@ func (s *Session) CallTool(name string, args, out any) {
 // work on. The session closes when the example ends.
 func (s *Session) Connect(ctx context.Context) *Session {
 	s.t.Helper()
-	cs := connect(s.t, ctx, s.server)
+	cs := connectTo(s.t, ctx, s.server, s.dial)
 	if cs == nil {
 		s.t.FailNow()
 	}
 	s.t.Cleanup(func() { cs.Close() })
-	return &Session{t: s.t, server: s.server, cs: cs}
+	return &Session{t: s.t, server: s.server, dial: s.dial, cs: cs}
+}
+
+// connectTo opens a session to server in process, or, without a server,
+// with dial (Instance.Connect).
+func connectTo(t testing.TB, ctx context.Context, server *mcp.Server, dial func(context.Context) (*mcp.ClientSession, error)) *mcp.ClientSession {
+	t.Helper()
+	if server != nil || dial == nil {
+		return connect(t, ctx, server)
+	}
+	cs, err := dial(ctx)
+	if err != nil {
+		t.Errorf("mcpeffecttest: connecting to the server: %v", err)
+		return nil
+	}
+	return cs
 }

@@ -1,0 +1,209 @@
+package mcpgo_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/mcpgo"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestAnnotations checks that a tool made with mcp.NewTool, which presets
+// every hint to the worst case, is listed with its effect's four hints,
+// all explicit, and keeps its title.
+func TestAnnotations(t *testing.T) {
+	ts := newTestServer(t, nil, false)
+	cs := connectStdio(t, mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full), ts.s, nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]*sdk.Tool{}
+	for _, tool := range res.Tools {
+		listed[tool.Name] = tool
+	}
+	for _, tool := range testTools {
+		got := listed[tool.name]
+		if got == nil || got.Annotations == nil {
+			t.Fatalf("tool %s: listed %+v, without annotations", tool.name, got)
+		}
+		a, want := got.Annotations, tool.effect.Annotations()
+		if a.ReadOnlyHint != want.ReadOnlyHint || a.IdempotentHint != want.IdempotentHint ||
+			a.DestructiveHint == nil || *a.DestructiveHint != *want.DestructiveHint ||
+			a.OpenWorldHint == nil || *a.OpenWorldHint != *want.OpenWorldHint {
+			t.Errorf("tool %s, %s: listed hints %s, want %s", tool.name, tool.effect, hints(a), hints(want))
+		}
+		if a.Title != "Title of "+tool.name {
+			t.Errorf("tool %s: title %q, want it kept", tool.name, a.Title)
+		}
+	}
+	// The tool added with mcp-go alone keeps mcp.NewTool's worst case.
+	if a := listed["unclassified_tool"].Annotations; a == nil || a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint {
+		t.Errorf("unclassified_tool: hints %s, want the worst case", hints(a))
+	}
+}
+
+func hints(a *sdk.ToolAnnotations) string {
+	if a == nil {
+		return "none"
+	}
+	b := func(p *bool) string {
+		if p == nil {
+			return "unset"
+		}
+		if *p {
+			return "true"
+		}
+		return "false"
+	}
+	return "readOnly=" + b(&a.ReadOnlyHint) + " destructive=" + b(a.DestructiveHint) + " idempotent=" + b(&a.IdempotentHint) + " openWorld=" + b(a.OpenWorldHint)
+}
+
+// TestAddToolHandWrittenHint checks that a hint written by hand that
+// contradicts the effect is refused at registration, and one that agrees
+// is accepted.
+func TestAddToolHandWrittenHint(t *testing.T) {
+	s := server.NewMCPServer("t", "v1")
+	r := mcpeffect.NewRegistry()
+	h := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil }
+	mcpgo.AddTool(s, r, mcp.NewTool("get", mcp.WithReadOnlyHintAnnotation(true), mcp.WithDestructiveHintAnnotation(false)), mcpeffect.Read, h)
+	for _, c := range []struct {
+		name string
+		tool mcp.Tool
+		e    mcpeffect.Effect
+	}{
+		{"read-only write", mcp.NewTool("w1", mcp.WithReadOnlyHintAnnotation(true)), mcpeffect.Write},
+		{"non-destructive delete", mcp.NewTool("d1", mcp.WithDestructiveHintAnnotation(false)), mcpeffect.Destructive},
+		{"closed world fetch", mcp.NewTool("f1", mcp.WithOpenWorldHintAnnotation(false)), mcpeffect.Read | mcpeffect.OpenWorld},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("AddTool accepted a hint written by hand that contradicts %s", c.e)
+				}
+			}()
+			mcpgo.AddTool(s, r, c.tool, c.e, h)
+		})
+	}
+	// A tool refused for its hints is not classified either.
+	if _, ok := r.Effect("w1"); ok {
+		t.Error("w1, refused, is classified")
+	}
+	// The same classification twice is accepted; another is not.
+	mcpgo.AddTool(s, r, mcp.NewTool("get"), mcpeffect.Read, h)
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("AddTool accepted a second, other classification of get")
+			}
+		}()
+		mcpgo.AddTool(s, r, mcp.NewTool("get"), mcpeffect.Write, h)
+	}()
+}
+
+// TestInProcess runs every tool with every scope, in process: a scope
+// runs what it allows, and is refused the rest before the handler, with
+// mcpeffect's code, message and data.
+func TestInProcess(t *testing.T) {
+	for _, bare := range []bool{false, true} {
+		name := "ServerOptions"
+		if bare {
+			name = "without ServerOptions"
+		}
+		t.Run(name, func(t *testing.T) {
+			ts := newTestServer(t, nil, bare)
+			for _, scope := range []mcpeffect.Scope{0, mcpeffect.ReadOnly, mcpeffect.NonDestructive, mcpeffect.Full} {
+				t.Run(scope.String(), func(t *testing.T) {
+					cs := connectStdio(t, mcpeffect.WithConnectionScope(context.Background(), scope), ts.s, nil)
+					for _, tool := range testTools {
+						before := ts.calls.count(tool.name)
+						res, err := callTool(cs, tool.name)
+						ran := ts.calls.count(tool.name) - before
+						if scope.Permits(tool.effect) {
+							if err != nil || res.IsError || ran != 1 {
+								t.Errorf("%s scope, %s: got %v, %+v, ran %d times; want it run once", scope, tool.name, err, res, ran)
+							}
+							continue
+						}
+						if ran != 0 {
+							t.Errorf("%s scope, %s: the handler ran", scope, tool.name)
+						}
+						d := denied(t, err, tool.name)
+						need, _ := ts.r.Required(tool.name)
+						if !d.Classified || d.Required != need || d.Granted != scope || d.RequiredScopeName != (mcpeffect.ScopeNames{}).Name(need) {
+							t.Errorf("%s scope, %s: refusal %+v", scope, tool.name, d)
+						}
+						if !strings.Contains(err.Error(), d.Error()) {
+							t.Errorf("%s scope, %s: the message %q is not the DeniedError's %q", scope, tool.name, err, d.Error())
+						}
+					}
+					if scope == 0 {
+						return
+					}
+					// No scope calls a tool that has no classification.
+					_, err := callTool(cs, "unclassified_tool")
+					if bare {
+						// Nothing of mcpeffect stands in front of a tool
+						// that mcp-go alone added.
+						return
+					}
+					if d := denied(t, err, "unclassified_tool"); d.Classified {
+						t.Errorf("%s scope: unclassified_tool refused as classified: %+v", scope, d)
+					}
+					if n := ts.calls.count("unclassified_tool"); n != 0 {
+						t.Errorf("unclassified_tool ran %d times", n)
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestNoScopeSaysHow checks that a connection given no scope is refused
+// even a read, and told how to give one.
+func TestNoScopeSaysHow(t *testing.T) {
+	ts := newTestServer(t, nil, false)
+	cs := connectStdio(t, context.Background(), ts.s, nil)
+	_, err := callTool(cs, "get_task")
+	if d := denied(t, err, "get_task"); !d.Unscoped || d.Granted != 0 {
+		t.Errorf("refusal %+v, want unscoped", d)
+	}
+	if !strings.Contains(err.Error(), "WithConnectionScope") {
+		t.Errorf("the refusal %q does not say how to give a scope", err)
+	}
+}
+
+// TestCallerScopeFromContext checks that a handler of mcp-go sees the
+// caller's scope through mcpeffect.CallerScopeFromContext, as the
+// decision computed it, with ServerOptions and without.
+func TestCallerScopeFromContext(t *testing.T) {
+	for _, bare := range []bool{false, true} {
+		t.Run(fmt.Sprint("bare=", bare), func(t *testing.T) {
+			r := mcpeffect.NewRegistry()
+			var so []server.ServerOption
+			if !bare {
+				so = mcpgo.ServerOptions(r, nil)
+			}
+			s := server.NewMCPServer("t", "v1", so...)
+			mcpgo.AddTool(s, r, mcp.NewTool("whoami"), mcpeffect.Read, func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.NewToolResultText(mcpeffect.CallerScopeFromContext(ctx).String()), nil
+			})
+			cs := connectStdio(t, mcpeffect.WithConnectionScope(context.Background(), mcpeffect.NonDestructive), s, nil)
+			res, err := callTool(cs, "whoami")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Content[0].(*sdk.TextContent).Text; got != "non-destructive" {
+				t.Errorf("the handler sees the scope %q, want non-destructive", got)
+			}
+		})
+	}
+	if got := mcpeffect.CallerScopeFromContext(context.Background()); got != 0 {
+		t.Errorf("outside a call: %s", got)
+	}
+}

@@ -1,0 +1,404 @@
+package mcpgo
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/internal/testhook"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Options configure the enforcement of [ServerOptions] and [Handler],
+// once for both: give the same Options to each. A nil *Options is the
+// zero value.
+type Options struct {
+	// Scope returns the scope of the caller of a request, from the
+	// request's context. If nil, the scope comes from the scope strings of
+	// the request's bearer token, the [auth.TokenInfo] that go-sdk's
+	// [auth.RequireBearerToken] puts in the HTTP request's context (which
+	// mcp-go's Streamable HTTP server hands on to every handler), mapped
+	// by ScopeNames; a request that carries no token (stdio, in process)
+	// has only the scope of its connection, set with
+	// [mcpeffect.WithConnectionScope], and without one it may call
+	// nothing.
+	//
+	// Whatever Scope returns, a scope set with WithConnectionScope caps
+	// it. The HTTP challenge of [Handler] calls Scope with the HTTP
+	// request's context, before mcp-go adds its own: a Scope that reads
+	// what an [server.HTTPContextFunc] adds sees it only in the handlers.
+	Scope func(context.Context) mcpeffect.Scope
+
+	// HideDenied makes tools/list show only the tools the caller may call
+	// (a tool whose effect depends on its arguments, when it may make
+	// some of its calls), and resources/list, resources/templates/list
+	// and prompts/list only what it may read. Left false, everything is
+	// listed, so that a host can see what a wider scope would allow and
+	// ask for it. A call of a tool the list hides is refused as any
+	// other, naming the scope it needs: not answered "tool not found" as
+	// mcp-go's own tool filter would.
+	HideDenied bool
+
+	// ScopeNames maps token scope strings to a Scope, and names the scope
+	// string a refused call needs. The zero value is the default names.
+	ScopeNames mcpeffect.ScopeNames
+
+	// OnDenied, if non-nil, is called with each refused tools/call,
+	// resources/read and prompts/get, before the refusal is sent: for
+	// logging or metrics. It must not block.
+	OnDenied func(context.Context, *mcpeffect.DeniedError)
+
+	// Confirm, if non-nil, makes a person confirm the calls it chooses
+	// (destructive ones by default) before they run, through mcp-go's
+	// form elicitation: see [mcpeffect.ConfirmOptions].
+	Confirm *mcpeffect.ConfirmOptions
+
+	// Challenge, if non-nil, makes [Handler] answer a refused request
+	// early, over HTTP, with the step-up challenge of the MCP
+	// authorization specification (see [mcpeffect.Enforcer.Challenge]).
+	Challenge *mcpeffect.ChallengeOptions
+}
+
+// enforcer returns the one decision that o configures for r.
+func (o *Options) enforcer(r *mcpeffect.Registry) *mcpeffect.Enforcer {
+	var mo mcpeffect.MiddlewareOptions
+	if o != nil {
+		mo = mcpeffect.MiddlewareOptions{
+			HideDenied: o.HideDenied,
+			ScopeNames: o.ScopeNames,
+			OnDenied:   o.OnDenied,
+			Confirm:    o.Confirm,
+		}
+		if o.Scope != nil {
+			scope := o.Scope
+			// The challenge, the one user of the enforcer's Scope here,
+			// has no request of mcp-go's to give: the context is all.
+			mo.Scope = func(ctx context.Context, _ sdk.Request) mcpeffect.Scope { return scope(ctx) }
+		}
+	}
+	return r.Enforcer(&mo)
+}
+
+// The operations that the enforcer decides, as mcp-go names them.
+const (
+	methodCallTool     = string(mcp.MethodToolsCall)
+	methodReadResource = string(mcp.MethodResourcesRead)
+	methodGetPrompt    = string(mcp.MethodPromptsGet)
+)
+
+// An adapter is the enforcement of one [ServerOptions].
+type adapter struct {
+	r     *mcpeffect.Registry
+	enf   *mcpeffect.Enforcer
+	scope func(context.Context) mcpeffect.Scope
+	hide  bool
+	// hooks holds the Hooks that ServerOptions installed on each server
+	// built with it, to tell when a later option replaced them.
+	hooks sync.Map // *server.MCPServer to *server.Hooks
+}
+
+// caller returns who makes the request whose handler has ctx.
+func caller(ctx context.Context, enf *mcpeffect.Enforcer, scope func(context.Context) mcpeffect.Scope) mcpeffect.Caller {
+	if scope != nil {
+		return mcpeffect.Caller{Scope: scope(ctx), Scoped: true}
+	}
+	if ti := auth.TokenInfoFromContext(ctx); ti != nil {
+		return enf.TokenCaller(ti.Scopes)
+	}
+	return mcpeffect.Caller{}
+}
+
+// admittedKey marks the context of a call that the middleware of
+// ServerOptions let through, so that the wrapper of AddTool does not
+// decide it a second time, with another configuration.
+type admittedKey struct{}
+
+// An admission is what the middleware tells the wrappers about a call,
+// resource or prompt it let through.
+type admission struct {
+	what string // the tool's name, the resource's URI or the prompt's name
+}
+
+// admit returns the context of the handler of what, which d allowed:
+// marked for the wrappers, and with the caller's scope for
+// [mcpeffect.CallerScopeFromContext].
+func admit(ctx context.Context, enf *mcpeffect.Enforcer, what string, d mcpeffect.Decision) context.Context {
+	return enf.CallerContext(context.WithValue(ctx, admittedKey{}, &admission{what: what}), d)
+}
+
+func admitted(ctx context.Context, what string) bool {
+	a, _ := ctx.Value(admittedKey{}).(*admission)
+	return a != nil && a.what == what
+}
+
+// ServerOptions returns the options that make an mcp-go server built with
+// them enforce r: pass them to [server.NewMCPServer], after any
+// [server.WithHooks] and before any other middleware, so that no other
+// middleware sees a call that is refused. They install:
+//
+//   - tool handler middleware that decides every tools/call before the
+//     tool's handler runs, by the one decision of mcpeffect
+//     ([mcpeffect.Enforcer.Decide]): a tool that r does not classify is
+//     refused for every scope (fail closed), so is a tool added with
+//     mcp-go's AddTool alone; a tool whose effect depends on its
+//     arguments is decided by the arguments its handler receives;
+//   - resource and prompt handler middleware that does the same on
+//     resources/read and prompts/get, where read-only is needed unless
+//     [AddResource], [AddResourceTemplate] or [AddPrompt] declared more,
+//     so that the zero Scope reads nothing;
+//   - hooks that refuse a task-augmented tools/call the same way, since
+//     mcp-go runs a task tool's handler without the middleware, and, with
+//     HideDenied, that filter the lists.
+//
+// A refusal names the tool (resource, prompt) and the scope it needs,
+// as [mcpeffect.DeniedError] does; served with [Listen], [ServeStdio] or
+// [Handler], it reaches the client as the go-sdk integration sends it,
+// code [mcpeffect.CodeDenied] with the DeniedError as data.
+//
+// If a later [server.WithHooks] replaces the hooks, every call is refused
+// with an error that says so, since the lists would go unfiltered and
+// task tools unchecked. ServerOptions panics where
+// [mcpeffect.Registry.Enforcer] does (invalid ScopeNames, a Confirm Key
+// too short).
+func ServerOptions(r *mcpeffect.Registry, opts *Options) []server.ServerOption {
+	a := &adapter{r: r, enf: opts.enforcer(r)}
+	if opts != nil {
+		a.scope, a.hide = opts.Scope, opts.HideDenied
+	}
+	return []server.ServerOption{
+		a.installHooks,
+		server.WithToolHandlerMiddleware(a.tools),
+		server.WithResourceHandlerMiddleware(a.resources),
+		server.WithPromptHandlerMiddleware(a.prompts),
+	}
+}
+
+func (a *adapter) caller(ctx context.Context) mcpeffect.Caller { return caller(ctx, a.enf, a.scope) }
+
+// installHooks adds the adapter's hooks to those of s.
+func (a *adapter) installHooks(s *server.MCPServer) {
+	h := s.GetHooks()
+	if h == nil {
+		h = &server.Hooks{}
+		server.WithHooks(h)(s)
+	}
+	a.hooks.Store(s, h)
+	h.AddOnRequestInitialization(a.taskCall)
+	if !a.hide {
+		return
+	}
+	h.AddAfterListTools(func(ctx context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+		// mcpeffecttest.CheckClient lists the server's tools as they
+		// are, on a connection it makes itself.
+		if res == nil || testhook.UnfilteredList(ctx) {
+			return
+		}
+		c := a.caller(ctx)
+		res.Tools = keep(res.Tools, func(t mcp.Tool) bool {
+			return a.enf.Visible(ctx, mcpeffect.Operation{Method: methodCallTool, Name: t.Name}, c)
+		})
+	})
+	h.AddAfterListResources(func(ctx context.Context, _ any, _ *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
+		if res == nil {
+			return
+		}
+		c := a.caller(ctx)
+		res.Resources = keep(res.Resources, func(r mcp.Resource) bool {
+			return a.enf.Visible(ctx, mcpeffect.Operation{Method: methodReadResource, URI: r.URI}, c)
+		})
+	})
+	h.AddAfterListResourceTemplates(func(ctx context.Context, _ any, _ *mcp.ListResourceTemplatesRequest, res *mcp.ListResourceTemplatesResult) {
+		if res == nil {
+			return
+		}
+		c := a.caller(ctx)
+		res.ResourceTemplates = keep(res.ResourceTemplates, func(t mcp.ResourceTemplate) bool {
+			return t.URITemplate != nil &&
+				a.enf.Visible(ctx, mcpeffect.Operation{Method: methodReadResource, URI: t.URITemplate.Raw(), Template: true}, c)
+		})
+	})
+	h.AddAfterListPrompts(func(ctx context.Context, _ any, _ *mcp.ListPromptsRequest, res *mcp.ListPromptsResult) {
+		if res == nil {
+			return
+		}
+		c := a.caller(ctx)
+		res.Prompts = keep(res.Prompts, func(p mcp.Prompt) bool {
+			return a.enf.Visible(ctx, mcpeffect.Operation{Method: methodGetPrompt, Name: p.Name}, c)
+		})
+	})
+}
+
+// keep returns a new slice of the items that ok keeps, in their order,
+// never nil: a list is a required array.
+func keep[T any](items []T, ok func(T) bool) []T {
+	out := make([]T, 0, len(items))
+	for _, it := range items {
+		if ok(it) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// hooksReplaced returns the error that refuses every request of a server
+// whose hooks are no longer those that ServerOptions installed, or nil.
+func (a *adapter) hooksReplaced(ctx context.Context) error {
+	s := server.ServerFromContext(ctx)
+	if s == nil {
+		return nil
+	}
+	h, ok := a.hooks.Load(s)
+	if ok && s.GetHooks() == h {
+		return nil
+	}
+	return errHooksReplaced
+}
+
+var errHooksReplaced = &hooksError{}
+
+type hooksError struct{}
+
+func (*hooksError) Error() string {
+	return "mcpgo: the server's hooks are not those that mcpgo.ServerOptions installed (a later server.WithHooks replaced them), " +
+		"so its lists would go unfiltered and its task tools unchecked: every request is refused; pass server.WithHooks before mcpgo.ServerOptions"
+}
+
+// tools is the tool handler middleware of ServerOptions.
+func (a *adapter) tools(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if err := a.hooksReplaced(ctx); err != nil {
+			return nil, err
+		}
+		name := req.Params.Name
+		d := a.enf.Decide(ctx, a.callOf(req), a.caller(ctx))
+		if d.Denied != nil {
+			return nil, refuse(ctx, d.Denied)
+		}
+		if d.Confirm {
+			if res, err := a.confirm(ctx, req, d); res != nil || err != nil {
+				return res, err
+			}
+		}
+		return next(admit(ctx, a.enf, name, d), req)
+	}
+}
+
+// callOf returns the operation of a tools/call. The arguments of a tool
+// whose effect depends on them are those its handler receives, in JSON:
+// mcp-go hands a handler the arguments decoded (GetArguments, and
+// BindArguments, which encodes them again to decode them into a struct),
+// so the rule reads what the handler will act on.
+func (a *adapter) callOf(req mcp.CallToolRequest) mcpeffect.Operation {
+	op := mcpeffect.Operation{Method: methodCallTool, Name: req.Params.Name}
+	if _, ok := a.r.Rule(op.Name); ok {
+		op.Arguments = argumentsJSON(req)
+	}
+	return op
+}
+
+// argumentsJSON returns the arguments of req in JSON, {} for none. What
+// cannot be encoded is null, which a rule counts as the worst case.
+func argumentsJSON(req mcp.CallToolRequest) json.RawMessage {
+	if req.Params.Arguments == nil {
+		return json.RawMessage("{}")
+	}
+	raw, err := json.Marshal(req.Params.Arguments)
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return raw
+}
+
+// taskCall decides a task-augmented tools/call before mcp-go creates its
+// task: mcp-go runs the handler of a tool added with AddTaskTool without
+// the tool handler middleware, and the refusal of one that it runs with
+// the middleware would come only with the task's result.
+func (a *adapter) taskCall(ctx context.Context, _ any, message any) error {
+	raw, ok := message.(json.RawMessage)
+	if !ok {
+		return nil
+	}
+	var m struct {
+		Method string `json:"method"`
+		Params *struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+			Task      json.RawMessage `json:"task"`
+		} `json:"params"`
+	}
+	// A message mcp-go cannot decode either is refused by mcp-go.
+	if json.Unmarshal(raw, &m) != nil || m.Method != string(mcp.MethodToolsCall) || m.Params == nil ||
+		len(m.Params.Task) == 0 || string(m.Params.Task) == "null" {
+		return nil
+	}
+	if err := a.hooksReplaced(ctx); err != nil {
+		return err
+	}
+	req := mcp.CallToolRequest{}
+	if json.Unmarshal(raw, &req) != nil {
+		return nil
+	}
+	d := a.enf.Decide(ctx, a.callOf(req), a.caller(ctx))
+	if d.Denied != nil {
+		return refuse(ctx, d.Denied)
+	}
+	if d.Confirm {
+		// A task runs after its call has been answered: there is no
+		// call left in which to ask. Refuse rather than run unasked.
+		return notConfirmed(ctx, &mcpeffect.NotConfirmedError{Tool: req.Params.Name, Effect: d.Effect, Answer: "unsupported",
+			Detail: "a task-augmented call cannot be confirmed"})
+	}
+	return nil
+}
+
+// resources is the resource handler middleware of ServerOptions.
+func (a *adapter) resources(next server.ResourceHandlerFunc) server.ResourceHandlerFunc {
+	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		if err := a.hooksReplaced(ctx); err != nil {
+			return nil, err
+		}
+		uri := req.Params.URI
+		d := a.enf.Decide(ctx, mcpeffect.Operation{Method: methodReadResource, URI: uri}, a.caller(ctx))
+		if d.Denied != nil {
+			return nil, refuse(ctx, d.Denied)
+		}
+		return next(admit(ctx, a.enf, uri, d), req)
+	}
+}
+
+// prompts is the prompt handler middleware of ServerOptions.
+func (a *adapter) prompts(next server.PromptHandlerFunc) server.PromptHandlerFunc {
+	return func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		if err := a.hooksReplaced(ctx); err != nil {
+			return nil, err
+		}
+		name := req.Params.Name
+		d := a.enf.Decide(ctx, mcpeffect.Operation{Method: methodGetPrompt, Name: name}, a.caller(ctx))
+		if d.Denied != nil {
+			return nil, refuse(ctx, d.Denied)
+		}
+		return next(admit(ctx, a.enf, name, d), req)
+	}
+}
+
+// refuse returns the error that refuses a request with d, recorded for
+// the transport's wrapper to send with its code and data.
+func refuse(ctx context.Context, d *mcpeffect.DeniedError) error {
+	code, msg, data := d.JSONRPCError()
+	r := &refusal{wire: rpcError{Code: int(code), Message: msg, Data: data}, cause: d}
+	record(ctx, r)
+	return r
+}
+
+// notConfirmed returns the error of a call that did not run for want of
+// confirmation, recorded as refuse records a refusal.
+func notConfirmed(ctx context.Context, n *mcpeffect.NotConfirmedError) error {
+	code, msg, data := n.JSONRPCError()
+	r := &refusal{wire: rpcError{Code: int(code), Message: msg, Data: data}, cause: n}
+	record(ctx, r)
+	return r
+}
