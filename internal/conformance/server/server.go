@@ -41,13 +41,19 @@ func newConformance() *conformance {
 	return c
 }
 
-// newHandler returns the HTTP handler of a conformance server that accepts
-// the bearer tokens of tokens (secret to scope strings), and a function that
-// stops the server's background work.
+// newHandler returns the HTTP handler of a new conformance server that
+// accepts the bearer tokens of tokens (secret to scope strings), and a
+// function that stops the server's background work.
 func newHandler(tokens map[string][]string, stateless bool) (http.Handler, func()) {
 	c := newConformance()
 	ctx, cancel := context.WithCancel(context.Background())
 	go c.changeWatched(ctx, 3*time.Second)
+	return c.handler(tokens, stateless), cancel
+}
+
+// handler returns the HTTP handler of c, serving /mcp. Call it once: it
+// installs c's enforcement.
+func (c *conformance) handler(tokens map[string][]string, stateless bool) http.Handler {
 	opts := &mcp.StreamableHTTPOptions{Stateless: stateless}
 	if !stateless {
 		// Sessions keep their streams' events, so that a client whose
@@ -57,7 +63,7 @@ func newHandler(tokens map[string][]string, stateless bool) (http.Handler, func(
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return c.server }, opts)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", enforce(c.server, c.reg, h, verifier(tokens)))
-	return mux, cancel
+	return mux
 }
 
 // enforce puts mcpeffect's checks around a server and its HTTP handler:
