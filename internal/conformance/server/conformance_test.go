@@ -118,14 +118,7 @@ var resultDir = regexp.MustCompile(`^server-(.+)-\d{4}-\d{2}-\d{2}T[0-9-]+Z$`)
 // token, and asserts that each passes, as the suite's own results say.
 func TestConformance(t *testing.T) {
 	node, entry := suite(t)
-	for _, leg := range []struct {
-		spec      string
-		stateless bool
-	}{
-		// The dated protocols keep sessions; 2026-07-28 is stateless.
-		{"2025-11-25", false},
-		{"2026-07-28", true},
-	} {
+	for _, leg := range legs {
 		t.Run(leg.spec, func(t *testing.T) {
 			scenarios := listScenarios(t, node, entry, leg.spec)
 			for _, name := range mustHave[leg.spec] {
@@ -133,51 +126,7 @@ func TestConformance(t *testing.T) {
 					t.Errorf("the suite lists no scenario %s for %s", name, leg.spec)
 				}
 			}
-			h, stop := newHandler(map[string][]string{"full-secret": {"tools:destructive"}}, leg.stateless)
-			t.Cleanup(stop)
-			// httptest listens on 127.0.0.1: the DNS rebinding scenario
-			// needs a loopback server.
-			ts := httptest.NewServer(withToken("full-secret", h))
-			t.Cleanup(ts.Close)
-
-			out := t.TempDir()
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, node, entry, "server", "--url", ts.URL+"/mcp",
-				"--spec-version", leg.spec, "--suite", "all", "--output-dir", out)
-			// The suite writes nothing but its results to out.
-			cmd.Dir = out
-			var stdout bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stdout
-			// The exit status says whether some check failed; the results
-			// below say which.
-			runErr := cmd.Run()
-			if ctx.Err() != nil {
-				t.Fatalf("the suite did not finish: %v\n%s", ctx.Err(), stdout.String())
-			}
-
-			results := map[string][]check{}
-			dirs, err := os.ReadDir(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, d := range dirs {
-				m := resultDir.FindStringSubmatch(d.Name())
-				if m == nil {
-					continue
-				}
-				b, err := os.ReadFile(filepath.Join(out, d.Name(), "checks.json"))
-				if err != nil {
-					t.Errorf("scenario %s: %v", m[1], err)
-					continue
-				}
-				var checks []check
-				if err := json.Unmarshal(b, &checks); err != nil {
-					t.Errorf("scenario %s: checks.json: %v", m[1], err)
-					continue
-				}
-				results[m[1]] = append(results[m[1]], checks...)
-			}
+			results, output, runErr := runSuite(t, node, entry, leg.spec, leg.stateless, "tools:destructive")
 			failed := false
 			for _, name := range scenarios {
 				checks, ok := results[name]
@@ -209,13 +158,119 @@ func TestConformance(t *testing.T) {
 				}
 			}
 			if runErr != nil && !failed {
-				t.Errorf("the suite failed (%v), though every check passed:\n%s", runErr, stdout.String())
+				t.Errorf("the suite failed (%v), though every check passed:\n%s", runErr, output)
 			}
 			if failed {
-				t.Logf("the suite's output:\n%s", stdout.String())
+				t.Logf("the suite's output:\n%s", output)
 				return
 			}
 			t.Logf("%s: all %d scenarios passed", leg.spec, len(scenarios))
+		})
+	}
+}
+
+// legs are the protocols the suite tests, and how the server serves each.
+var legs = []struct {
+	spec      string
+	stateless bool
+}{
+	// The dated protocols keep sessions; 2026-07-28 is stateless.
+	{"2025-11-25", false},
+	{"2026-07-28", true},
+}
+
+// runSuite runs the suite's server scenarios of spec against a new
+// conformance server, with a token of scope, and returns the checks of each
+// scenario, as the suite wrote them, its output and how it exited.
+func runSuite(t *testing.T, node, entry, spec string, stateless bool, scope string) (map[string][]check, string, error) {
+	t.Helper()
+	h, stop := newHandler(map[string][]string{"the-secret": {scope}}, stateless)
+	t.Cleanup(stop)
+	// httptest listens on 127.0.0.1: the DNS rebinding scenario needs a
+	// loopback server.
+	ts := httptest.NewServer(withToken("the-secret", h))
+	t.Cleanup(ts.Close)
+
+	out := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, entry, "server", "--url", ts.URL+"/mcp",
+		"--spec-version", spec, "--suite", "all", "--output-dir", out)
+	// The suite writes nothing but its results to out.
+	cmd.Dir = out
+	var output bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &output, &output
+	// The exit status says whether some check failed; the results say
+	// which.
+	runErr := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("the suite did not finish: %v\n%s", ctx.Err(), output.String())
+	}
+	results := map[string][]check{}
+	dirs, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		m := resultDir.FindStringSubmatch(d.Name())
+		if m == nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(out, d.Name(), "checks.json"))
+		if err != nil {
+			t.Errorf("scenario %s: %v", m[1], err)
+			continue
+		}
+		var checks []check
+		if err := json.Unmarshal(b, &checks); err != nil {
+			t.Errorf("scenario %s: checks.json: %v", m[1], err)
+			continue
+		}
+		results[m[1]] = append(results[m[1]], checks...)
+	}
+	return results, output.String(), runErr
+}
+
+// TestConformanceReadOnly runs the suite again with a read-only token: the
+// scenarios that fail are exactly those that call what needs more than
+// read-only, and each of their failures is mcpeffect's refusal.
+func TestConformanceReadOnly(t *testing.T) {
+	node, entry := suite(t)
+	// The scenarios of the tools all pass: their tools are reads, but for
+	// the two triggers, which server-stateless alone calls, and whose
+	// refusal it reports as a SHOULD not met (a warning), not a failure.
+	want := map[string][]string{
+		"2025-11-25": {"prompts-get-embedded-resource", "resources-read-binary", "resources-templates-read"},
+		// caching reads the binary resource too.
+		"2026-07-28": {"caching", "prompts-get-embedded-resource", "resources-read-binary", "resources-templates-read"},
+	}
+	for _, leg := range legs {
+		t.Run(leg.spec, func(t *testing.T) {
+			results, output, _ := runSuite(t, node, entry, leg.spec, leg.stateless, "tools:read")
+			var failed []string
+			for name, checks := range results {
+				failedHere := false
+				for _, c := range checks {
+					switch c.Status {
+					case "FAILURE":
+						failedHere = true
+						// The 403 of the challenge carries the same
+						// JSON-RPC error, with its quotes escaped.
+						if msg := strings.ReplaceAll(c.ErrorMessage, `\"`, `"`); !strings.Contains(msg, "is refused: it needs the") || !strings.Contains(msg, "and the caller has only read-only") {
+							t.Errorf("%s: check %s failed, and not for mcpeffect's refusal: %s", name, c.ID, c.ErrorMessage)
+						}
+					case "WARNING":
+						t.Logf("%s: check %s warns: %s", name, c.ID, c.ErrorMessage)
+					}
+				}
+				if failedHere {
+					failed = append(failed, name)
+				}
+			}
+			slices.Sort(failed)
+			if !slices.Equal(failed, want[leg.spec]) {
+				t.Errorf("with a read-only token, failed %q, want %q\n%s", failed, want[leg.spec], output)
+			}
 		})
 	}
 }
