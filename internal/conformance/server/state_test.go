@@ -1,0 +1,37 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestRequestState holds the requestState of the multi-round-trip tools to
+// what a client may send back: only a state made for the same tool, as it
+// was made, is accepted.
+func TestRequestState(t *testing.T) {
+	c := newConformance()
+	good := c.sign("tool_a", "round1")
+	if got, ok := c.verify("tool_a", good); !ok || got != "round1" {
+		t.Fatalf("verify(sign(...)) = %q, %t", got, ok)
+	}
+	p, m, _ := strings.Cut(good, ".")
+	other := newConformance()
+	for name, state := range map[string]string{
+		"tampered, as the suite does": good + "-TAMPERED",
+		"for another tool":            c.sign("tool_b", "round1"),
+		"by another server":           other.sign("tool_a", "round1"),
+		"another payload":             "cm91bmQy." + m,
+		"no mac":                      p,
+		"empty mac":                   p + ".",
+		"empty":                       "",
+		"a dot":                       ".",
+		"newlines in the payload":     strings.Repeat("\r\n", 100) + good,
+		"padding":                     p + "==." + m,
+		"not base64":                  "ü." + m,
+		"huge":                        strings.Repeat("A", 1<<20) + "." + m,
+	} {
+		if got, ok := c.verify("tool_a", state); ok {
+			t.Errorf("%s: verify(%.40q) accepted, payload %q", name, state, got)
+		}
+	}
+}

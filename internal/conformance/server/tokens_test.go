@@ -1,0 +1,63 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestTokens checks that a request without a token the server knows is
+// turned away before MCP, and how -token is read.
+func TestTokens(t *testing.T) {
+	ts := httptest.NewServer(newConformance().handler(map[string][]string{"the-secret": {"tools:read"}}, false))
+	t.Cleanup(ts.Close)
+	for name, header := range map[string]string{
+		"no token":             "",
+		"a wrong token":        "Bearer not-the-secret",
+		"a prefix of it":       "Bearer the-secre",
+		"it with more":         "Bearer the-secret2",
+		"not a bearer token":   "Basic dGhlLXNlY3JldA==",
+		"the token in unicode": "Bearer the-ſecret",
+	} {
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(rpc("tools/list", map[string]any{})))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if header != "" {
+			req.Header.Set("Authorization", header)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s: status %d, want 401", name, resp.StatusCode)
+		}
+	}
+
+	for _, tc := range []struct {
+		arg    string
+		secret string
+		scopes []string
+		ok     bool
+	}{
+		{"s=tools:read", "s", []string{"tools:read"}, true},
+		{"s=tools:read, tools:write", "s", []string{"tools:read", "tools:write"}, true},
+		{"s=", "s", nil, true},
+		{"a=b=c", "a", []string{"b=c"}, true},
+		{"=tools:read", "", nil, false},
+		{"tools:read", "", nil, false},
+	} {
+		f := tokenFlag{}
+		err := f.Set(tc.arg)
+		if (err == nil) != tc.ok {
+			t.Errorf("Set(%q): error %v, want ok %t", tc.arg, err, tc.ok)
+			continue
+		}
+		if scopes, found := f[tc.secret]; tc.ok && (!found || !slices.Equal(scopes, tc.scopes)) {
+			t.Errorf("Set(%q): %v, want %q: %q", tc.arg, f, tc.secret, tc.scopes)
+		}
+	}
+}
