@@ -26,6 +26,16 @@ import (
 // (mcpeffect.ToolResolutionExtension), so that a server that serves it
 // marks the tools whose calls it resolves; it sends no tools/resolve.
 func List(ctx context.Context, t mcp.Transport) (Server, []Listed, error) {
+	cs, server, tools, err := listOpen(ctx, t)
+	if cs != nil {
+		closeSession(ctx, cs)
+	}
+	return server, tools, err
+}
+
+// listOpen is [List] that leaves the session open, for the caller to
+// close, even when listing fails; cs is nil when connecting failed.
+func listOpen(ctx context.Context, t mcp.Transport) (cs *mcp.ClientSession, _ Server, _ []Listed, _ error) {
 	rec := &recordingTransport{Transport: t}
 	// Capabilities given replace go-sdk's default, roots, which the roots
 	// feature's deprecation does not change: it is kept, since some
@@ -37,9 +47,8 @@ func List(ctx context.Context, t mcp.Transport) (Server, []Listed, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpeffect-audit", Version: "v0"}, &mcp.ClientOptions{Capabilities: caps})
 	cs, err := client.Connect(ctx, rec, nil)
 	if err != nil {
-		return Server{}, nil, &stageError{stageInitialize, err}
+		return nil, Server{}, nil, &stageError{stageInitialize, err}
 	}
-	defer closeSession(ctx, cs)
 
 	var server Server
 	if res := cs.InitializeResult(); res != nil {
@@ -53,27 +62,27 @@ func List(ctx context.Context, t mcp.Transport) (Server, []Listed, error) {
 	cursors := make(map[string]bool)
 	for cursor := ""; ; {
 		if _, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor}); err != nil {
-			return server, nil, &stageError{stageList, err}
+			return cs, server, nil, &stageError{stageList, err}
 		}
 		raw := rec.takeToolsList()
 		if raw == nil {
 			// Each cursor is asked for once, so go-sdk cannot have
 			// answered from its cache: this cannot happen.
-			return server, nil, errors.New("listing tools: the tools/list response was not seen on the connection")
+			return cs, server, nil, errors.New("listing tools: the tools/list response was not seen on the connection")
 		}
 		var page struct {
 			Tools      []Listed `json:"tools"`
 			NextCursor string   `json:"nextCursor"`
 		}
 		if err := json.Unmarshal(raw, &page); err != nil {
-			return server, nil, fmt.Errorf("listing tools: %w", err)
+			return cs, server, nil, fmt.Errorf("listing tools: %w", err)
 		}
 		tools = append(tools, page.Tools...)
 		if page.NextCursor == "" {
-			return server, tools, nil
+			return cs, server, tools, nil
 		}
 		if cursors[page.NextCursor] {
-			return server, nil, fmt.Errorf("listing tools: the server returned cursor %q twice", page.NextCursor)
+			return cs, server, nil, fmt.Errorf("listing tools: the server returned cursor %q twice", page.NextCursor)
 		}
 		cursors[page.NextCursor] = true
 		cursor = page.NextCursor

@@ -28,6 +28,9 @@ type Target struct {
 	// Timeout bounds everything, the server's shutdown included; 0 waits
 	// for ever.
 	Timeout time.Duration
+	// Env is added to the environment a server run as a command inherits:
+	// "NAME=value" each.
+	Env []string
 }
 
 // String names the target for people: its command or its URL.
@@ -65,7 +68,7 @@ func (t Target) List(ctx context.Context) (Server, []Listed, error) {
 }
 
 func (t Target) listCommand(ctx context.Context) (Server, []Listed, error) {
-	p, err := startProcess(t.Command)
+	p, err := startProcess(t.Command, t.Env)
 	if err != nil {
 		return Server{}, nil, describeStart(t.Command[0], err)
 	}
