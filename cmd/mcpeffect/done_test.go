@@ -25,10 +25,16 @@ var (
 	buildsDir string // removed by TestMain
 )
 
-// removeBuilds removes what doneServer built.
+// builtDirs are other directories of builds, removed by TestMain.
+var builtDirs []string
+
+// removeBuilds removes what doneServer and the other builds built.
 func removeBuilds() {
 	if buildsDir != "" {
 		os.RemoveAll(buildsDir)
+	}
+	for _, dir := range builtDirs {
+		os.RemoveAll(dir)
 	}
 }
 

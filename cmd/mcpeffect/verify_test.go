@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/verify"
@@ -118,5 +119,109 @@ func TestVerifyPlantedLies(t *testing.T) {
 	}
 	if !strings.Contains(r.Tool("get_note").Examples[0].Lies[0].Message, "a read must not") {
 		t.Errorf("the lie's message does not say the rule: %q", r.Tool("get_note").Examples[0].Lies[0].Message)
+	}
+}
+
+// The mcpeffect-sqlite command, built once for every test that reads a
+// SQLite state.
+var (
+	sqliteOnce sync.Once
+	sqliteBin  string
+	sqliteErr  error
+)
+
+// sqliteReaderFlag returns the flag that gives verify the mcpeffect-sqlite
+// command, building it the first time.
+func sqliteReaderFlag(t *testing.T) []string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds mcpeffect-sqlite")
+	}
+	sqliteOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "mcpeffect-sqlite-")
+		if err != nil {
+			sqliteErr = err
+			return
+		}
+		builtDirs = append(builtDirs, dir)
+		sqliteBin = filepath.Join(dir, "mcpeffect-sqlite")
+		build := exec.Command("go", "build", "-o", sqliteBin, ".")
+		build.Dir = "../mcpeffect-sqlite"
+		if out, err := build.CombinedOutput(); err != nil {
+			sqliteErr = &buildError{err, out}
+		}
+	})
+	if sqliteErr != nil {
+		t.Fatalf("building mcpeffect-sqlite: %v", sqliteErr)
+	}
+	return []string{"-sqlite-reader", sqliteBin}
+}
+
+// TestVerifyNPMServers verifies servers published on npm that no one here
+// wrote, at the exact versions of their lock files, with the examples
+// files of testdata/verify. The verdicts are those the README reports.
+func TestVerifyNPMServers(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		examples string
+		args     func(t *testing.T) []string
+		want     map[string]verify.Verdict
+	}{
+		{
+			name:     "filesystem",
+			examples: "server-filesystem.json",
+			args:     func(t *testing.T) []string { return npmServer(t, "server-filesystem", "{dir}") },
+			want: map[string]verify.Verdict{
+				"read_file": verify.Proven, "read_text_file": verify.Proven, "read_media_file": verify.Proven,
+				"read_multiple_files": verify.Proven, "list_directory": verify.Proven,
+				"list_directory_with_sizes": verify.Proven, "directory_tree": verify.Proven,
+				"search_files": verify.Proven, "get_file_info": verify.Proven, "list_allowed_directories": verify.Proven,
+				"write_file": verify.Proven, "edit_file": verify.Proven, "create_directory": verify.Proven,
+				// Its repeat fails, the source being gone: moving is
+				// idempotent, though its hints say it is not.
+				"move_file": verify.Overcautious,
+			},
+		},
+		{
+			name:     "memory",
+			examples: "server-memory.json",
+			// The examples file gives MEMORY_FILE_PATH, in {dir}.
+			args: func(t *testing.T) []string { return npmServer(t, "server-memory") },
+			want: map[string]verify.Verdict{
+				// Each skips what exists already: idempotent, though their
+				// hints say they are not.
+				"create_entities": verify.Overcautious, "create_relations": verify.Overcautious,
+				"add_observations": verify.Overcautious,
+				"delete_entities":  verify.Proven, "delete_observations": verify.Proven, "delete_relations": verify.Proven,
+				"read_graph": verify.Proven, "search_nodes": verify.Proven, "open_nodes": verify.Proven,
+			},
+		},
+		{
+			name:     "sqlite",
+			examples: "mcp-sqlite.json",
+			args: func(t *testing.T) []string {
+				flags := sqliteReaderFlag(t)
+				server := nodeScript(t, "testdata/npmdbserver", "testdata/npmdbserver/node_modules/mcp-sqlite/mcp-sqlite-server.js", "{dir}/db.sqlite")
+				return append(flags, server...)
+			},
+			// No tool declares a hint: each is taken as a destructive
+			// write, not idempotent, which only query, running any SQL,
+			// can be.
+			want: map[string]verify.Verdict{
+				"db_info": verify.Overcautious, "list_tables": verify.Overcautious, "get_table_schema": verify.Overcautious,
+				"read_records": verify.Overcautious, "create_record": verify.Overcautious,
+				"update_records": verify.Overcautious, "delete_records": verify.Overcautious,
+				"query": verify.Proven,
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			code, r := verifyJSON(t, tc.examples, tc.args(t)...)
+			checkVerdicts(t, r, tc.want, nil)
+			if code != exitFindings {
+				t.Errorf("exit %d, want %d: some tools are over-cautious", code, exitFindings)
+			}
+		})
 	}
 }

@@ -126,7 +126,7 @@ func (r *runner) tool(ctx context.Context, t audit.Listed, examples []int) ToolR
 		return tr
 	}
 	e := hints.Effect()
-	tr.Effect = (e &^ mcpeffect.OpenWorld).String()
+	tr.Effect = e.String()
 	if len(examples) == 0 {
 		tr.Verdict = NotExamined
 		if reason, ok := r.f.Skip[t.Name]; ok {

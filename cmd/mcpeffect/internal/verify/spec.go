@@ -76,6 +76,11 @@ type JSONState struct {
 	// present, joined by "/", key its record; without it a member is
 	// keyed by its JSON pointer.
 	Key []string `json:"key,omitempty"`
+	// Sets names the members of a record that hold arrays whose elements
+	// are a set, such as a list of tags: each element becomes a record of
+	// its own, keyed RECORD/MEMBER/ELEMENT, so that adding one is an
+	// addition rather than a change of the whole list.
+	Sets []string `json:"sets,omitempty"`
 }
 
 // A LeaveOut is bookkeeping left out of the state: a record, or a field

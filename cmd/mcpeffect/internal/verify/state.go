@@ -329,6 +329,21 @@ func jsonState(file string, spec *JSONState) (state, error) {
 		}
 		if obj, ok := member.(map[string]any); ok {
 			s[key] = obj
+			for _, set := range spec.Sets {
+				elems, ok := obj[set].([]any)
+				if !ok {
+					continue
+				}
+				delete(obj, set)
+				for _, el := range elems {
+					text, ok := el.(string)
+					if !ok {
+						raw, _ := json.Marshal(el)
+						text = string(raw)
+					}
+					s[key+"/"+set+"/"+text] = map[string]any{"member": set}
+				}
+			}
 		} else {
 			s[key] = map[string]any{"value": member}
 		}
