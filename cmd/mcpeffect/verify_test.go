@@ -225,3 +225,36 @@ func TestVerifyNPMServers(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyCannotRun holds verify to exit 2, with a message that says
+// why, whenever it cannot prove anything.
+func TestVerifyCannotRun(t *testing.T) {
+	examples := filepath.Join("testdata", "verify", "notes.json")
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`{"state": {}, "examples": []}`), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no examples file", []string{"--", "true"}, "no examples"},
+		{"no server", []string{"-examples", examples}, "no server"},
+		{"both a URL and a command", []string{"-examples", examples, "-url", "http://127.0.0.1:1/mcp", "--", "true"}, "not both"},
+		{"a URL without a reset command", []string{"-examples", examples, "-url", "http://127.0.0.1:1/mcp"}, "reset command"},
+		{"an examples file that is wrong", []string{"-examples", bad, "--", "true"}, "exactly one"},
+		{"a server that exits", []string{"-examples", examples, "-timeout", "20s", "--", "sh", "-c", "echo broken >&2; exit 3"}, "exit status 3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := runCommand(t, append([]string{"verify"}, tc.args...)...)
+			if res.code != exitError || !strings.Contains(res.stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", res.code, res.stderr, exitError, tc.want)
+			}
+		})
+	}
+	res := runCommand(t, "help", "verify")
+	for _, want := range []string{"verify-examples.schema.json", "leaveOut", "wantError", "{dir}", "over-cautious"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("help verify does not explain %q", want)
+		}
+	}
+}
