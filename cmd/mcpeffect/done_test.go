@@ -43,6 +43,20 @@ func removeBuilds() {
 // token in DONE_TOKEN, building the server the first time.
 func doneServer(t *testing.T) []string {
 	t.Helper()
+	doneBin := buildDone(t)
+	data := t.TempDir()
+	secret, err := exec.Command(doneBin, "token", "create", "-data", data, "-scope", "read-only", "-kind", "human", "-name", "auditor").Output()
+	if err != nil {
+		t.Fatalf("minting a token: %v", err)
+	}
+	t.Setenv("DONE_TOKEN", strings.TrimSpace(string(secret)))
+	return []string{"--", doneBin, "-data", data}
+}
+
+// buildDone returns the path of the Done server, building it the first
+// time.
+func buildDone(t *testing.T) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the Done server")
 	}
@@ -60,13 +74,7 @@ func doneServer(t *testing.T) []string {
 	if doneErr != nil {
 		t.Fatalf("building the Done server: %v", doneErr)
 	}
-	data := t.TempDir()
-	secret, err := exec.Command(doneBin, "token", "create", "-data", data, "-scope", "read-only", "-kind", "human", "-name", "auditor").Output()
-	if err != nil {
-		t.Fatalf("minting a token: %v", err)
-	}
-	t.Setenv("DONE_TOKEN", strings.TrimSpace(string(secret)))
-	return []string{"--", doneBin, "-data", data}
+	return doneBin
 }
 
 type buildError struct {

@@ -258,3 +258,40 @@ func TestVerifyCannotRun(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyDoneServer verifies the Done example server from outside, as
+// any server: each example runs on a fresh data directory, served by its
+// owner, with the rows of its SQLite database as the state and the
+// bookkeeping that examples/done-server/effects_state_test.go leaves out
+// left out here too. Every tool examined is proven, as TestEffectsProved
+// proves it in Go; the others are skipped, with the reason, since their
+// fixtures (agents, runs, approvals, context files) are the Go examples'.
+func TestVerifyDoneServer(t *testing.T) {
+	flags := sqliteReaderFlag(t)
+	done := buildDone(t)
+	code, r := verifyJSON(t, "done.json", append(flags, "--", done, "-data", "{dir}")...)
+	if code != exitOK {
+		t.Errorf("exit %d, want %d", code, exitOK)
+	}
+	examined := map[string]string{
+		"create_project": "write", "update_project": "write|destructive|idempotent",
+		"create_task": "write", "update_task": "write|destructive|idempotent",
+		"comment_on_task": "write", "edit_comment": "write|destructive|idempotent",
+		"create_label": "write|idempotent", "add_label_to_task": "write|idempotent",
+		"remove_label_from_task": "write|destructive|idempotent",
+		"list_projects":          "read", "get_project": "read", "list_tasks": "read", "get_task": "read",
+		"search_tasks": "read", "list_comments": "read", "list_labels": "read", "whoami": "read",
+	}
+	if len(r.Tools) != 84 {
+		t.Errorf("%d tools, want Done's 84", len(r.Tools))
+	}
+	for _, tr := range r.Tools {
+		effect, ok := examined[tr.Name]
+		switch {
+		case ok && (tr.Verdict != verify.Proven || tr.Effect != effect):
+			t.Errorf("tool %q: %s, %s; want proven, %s: %s\n%s", tr.Name, tr.Verdict, tr.Effect, effect, tr.Reason, mustJSON(t, tr))
+		case !ok && (tr.Verdict != verify.NotExamined || !strings.HasPrefix(tr.Reason, "skipped: ")):
+			t.Errorf("tool %q: %s (%s), want skipped", tr.Name, tr.Verdict, tr.Reason)
+		}
+	}
+}
