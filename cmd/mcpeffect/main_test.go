@@ -36,8 +36,9 @@ const serverEnv = "MCPEFFECT_TEST_SERVER"
 // stdio, when serverEnv names one: "bad" (the fixture of badserver, in
 // pages of 4), "clean" (built with mcpeffect.AddTool), "e2e" (the server
 // of the library's end-to-end tests, whose tools' effects depend on their
-// arguments, with the full scope), "exit" (a server that fails at start)
-// or "hang" (one that never answers: see hang).
+// arguments, with the full scope), "exit" (a server that fails at start),
+// "hang" (one that never answers: see hang) or "stall" (one whose tool
+// never returns: see stallServer).
 func TestMain(m *testing.M) {
 	switch kind := os.Getenv(serverEnv); kind {
 	case "":
@@ -60,6 +61,12 @@ func TestMain(m *testing.M) {
 	case "e2e":
 		ctx := mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full)
 		if err := e2e.NewServer().Run(ctx, &mcp.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "stall":
+		if err := stallServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -1,15 +1,21 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/verify"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // verifyJSON runs mcpeffect verify -json with the examples file of
@@ -294,4 +300,105 @@ func TestVerifyDoneServer(t *testing.T) {
 			t.Errorf("tool %q: %s (%s), want skipped", tr.Name, tr.Verdict, tr.Reason)
 		}
 	}
+}
+
+// stallServer is a server whose one tool, a read, never returns until its
+// call is cancelled: a server that hangs in the middle of a proof.
+func stallServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "stall", Version: "1.0.0"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "wait", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			<-ctx.Done()
+			return nil, nil, ctx.Err()
+		})
+	return s
+}
+
+// TestVerifyTimeout holds verify to -timeout against a server that
+// hangs in a call: it gives up with exit 2, saying so, rather than
+// reporting a verdict on a proof cut short.
+func TestVerifyTimeout(t *testing.T) {
+	examples := filepath.Join(t.TempDir(), "stall.json")
+	os.WriteFile(examples, []byte(`{"state": {"dir": "{dir}"}, "examples": [{"tool": "wait"}]}`), 0o644)
+	start := time.Now()
+	res := runCommand(t, append([]string{"verify", "-examples", examples, "-timeout", "2s"}, stdioServer(t, "stall")...)...)
+	t.Logf("verify ended %v after it started, with -timeout 2s", time.Since(start).Round(time.Millisecond))
+	if res.code != exitError || !strings.Contains(res.stderr, "no end within 2s (-timeout)") {
+		t.Errorf("exit %d, stderr %q; want exit %d, saying the time ran out", res.code, res.stderr, exitError)
+	}
+}
+
+// A jar is a server over Streamable HTTP, behind a bearer token, that
+// keeps counters in files of a directory: put writes one (a destructive,
+// idempotent write, as it says), and peek, which says it only reads,
+// bumps a counter of views, a planted lie.
+func jarServer(dir string) http.Handler {
+	s := mcp.NewServer(&mcp.Implementation{Name: "jar", Version: "1.0.0"}, nil)
+	type args struct {
+		Name  string `json:"name"`
+		Value string `json:"value,omitempty"`
+	}
+	destructive := true
+	mcp.AddTool(s, &mcp.Tool{Name: "put", Annotations: &mcp.ToolAnnotations{DestructiveHint: &destructive, IdempotentHint: true}},
+		func(_ context.Context, _ *mcp.CallToolRequest, in args) (*mcp.CallToolResult, any, error) {
+			return nil, nil, os.WriteFile(filepath.Join(dir, filepath.Base(in.Name)), []byte(in.Value), 0o644)
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "peek", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, _ *mcp.CallToolRequest, in args) (*mcp.CallToolResult, any, error) {
+			views := filepath.Join(dir, "views")
+			n, _ := os.ReadFile(views)
+			os.WriteFile(views, append(n, '+'), 0o644)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+		})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	check := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		if token != "s3cret" {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{UserID: "ann", Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	return auth.RequireBearerToken(check, nil)(h)
+}
+
+// TestVerifyHTTP verifies a server reached by -url, which verify cannot
+// start afresh: the examples file's reset command empties its directory
+// before each example, and the caller's bearer token comes from verify's
+// environment. The planted lie is caught over HTTP as over stdio.
+func TestVerifyHTTP(t *testing.T) {
+	dir := t.TempDir()
+	ts := httptest.NewServer(jarServer(dir))
+	t.Cleanup(ts.Close)
+	t.Setenv("JAR_TOKEN", "s3cret")
+	examples := filepath.Join(t.TempDir(), "jar.json")
+	os.WriteFile(examples, []byte(`{
+	"reset": ["sh", "-c", "rm -f \"$0\"/*", `+strconvQuote(dir)+`],
+	"state": {"dir": `+strconvQuote(dir)+`},
+	"callers": {"default": {"headers": {"Authorization": "Bearer {env:JAR_TOKEN}"}}},
+	"examples": [
+		{"tool": "put", "fixtures": [{"tool": "put", "args": {"name": "a", "value": "1"}}], "args": {"name": "a", "value": "2"}},
+		{"tool": "peek", "args": {"name": "a"}}
+	]}`), 0o644)
+	res := runCommand(t, "verify", "-json", "-timeout", "1m", "-examples", examples, "-url", ts.URL)
+	var r verify.Report
+	if err := json.Unmarshal([]byte(res.stdout), &r); err != nil {
+		t.Fatalf("exit %d, %s: %v\n%s", res.code, res.stderr, err, res.stdout)
+	}
+	if res.code != exitFindings {
+		t.Errorf("exit %d, want %d", res.code, exitFindings)
+	}
+	checkVerdicts(t, &r, map[string]verify.Verdict{"put": verify.Proven, "peek": verify.Lie},
+		map[string]lie{"peek": {"read", "views", "", "empty", `{"content":"+","kind":"file","mode":"0644"}`}})
+
+	// Without the token, the server refuses the connection: verify
+	// cannot run, and says why.
+	t.Setenv("JAR_TOKEN", "wrong")
+	res = runCommand(t, "verify", "-timeout", "1m", "-examples", examples, "-url", ts.URL)
+	if res.code != exitError || !strings.Contains(res.stderr, "401") {
+		t.Errorf("with a wrong token: exit %d, stderr %q; want exit %d and the 401", res.code, res.stderr, exitError)
+	}
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

@@ -88,6 +88,10 @@ func Run(ctx context.Context, f *File, o Options) (*Report, error) {
 		}
 		rep.Tools = append(rep.Tools, r.tool(ctx, listed[name], byTool[name]))
 	}
+	if ctx.Err() != nil {
+		// An example cut short by the deadline proves nothing either way.
+		return nil, fmt.Errorf("ran out of time: %w", ctx.Err())
+	}
 	for i, used := range r.used {
 		if !used {
 			l := f.State.LeaveOut[i]
