@@ -302,10 +302,15 @@ func TestVerifyDoneServer(t *testing.T) {
 	}
 }
 
-// stallServer is a server whose one tool, a read, never returns until its
-// call is cancelled: a server that hangs in the middle of a proof.
+// stallServer is a server whose tool wait, a read, never returns until
+// its call is cancelled: a server that hangs in the middle of a proof;
+// and whose tool flood answers 20 MiB of text in one message.
 func stallServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "stall", Version: "1.0.0"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "flood", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", 20<<20)}}}, nil, nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "wait", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 			<-ctx.Done()
@@ -319,7 +324,7 @@ func stallServer() *mcp.Server {
 // reporting a verdict on a proof cut short.
 func TestVerifyTimeout(t *testing.T) {
 	examples := filepath.Join(t.TempDir(), "stall.json")
-	os.WriteFile(examples, []byte(`{"state": {"dir": "{dir}"}, "examples": [{"tool": "wait"}]}`), 0o644)
+	os.WriteFile(examples, []byte(`{"state": {"dir": "{dir}"}, "examples": [{"tool": "wait"}], "skip": {"flood": "TestVerifyFlood's"}}`), 0o644)
 	start := time.Now()
 	res := runCommand(t, append([]string{"verify", "-examples", examples, "-timeout", "2s"}, stdioServer(t, "stall")...)...)
 	t.Logf("verify ended %v after it started, with -timeout 2s", time.Since(start).Round(time.Millisecond))
@@ -401,4 +406,25 @@ func TestVerifyHTTP(t *testing.T) {
 func strconvQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// TestVerifyFlood holds verify to its bound on what a server may answer:
+// a tool whose answer is larger fails its example, with the reason,
+// rather than filling verify's memory.
+func TestVerifyFlood(t *testing.T) {
+	examples := filepath.Join(t.TempDir(), "flood.json")
+	os.WriteFile(examples, []byte(`{"state": {"dir": "{dir}"}, "examples": [{"tool": "flood"}], "skip": {"wait": "TestVerifyTimeout's"}}`), 0o644)
+	res := runCommand(t, append([]string{"verify", "-json", "-examples", examples, "-timeout", "1m"}, stdioServer(t, "stall")...)...)
+	var r verify.Report
+	if err := json.Unmarshal([]byte(res.stdout), &r); err != nil {
+		t.Fatalf("exit %d, %s: %v", res.code, res.stderr, err)
+	}
+	tr := r.Tool("flood")
+	// go-sdk's own bound on a line may come first, or verify's.
+	bounded := func(e string) bool {
+		return strings.Contains(e, "maximum line length") || strings.Contains(e, "more than 16777216 bytes")
+	}
+	if res.code != exitFindings || tr == nil || tr.Verdict != verify.Failed || !bounded(tr.Examples[0].Error) {
+		t.Errorf("exit %d, flood: %s; want it failed for its answer's size", res.code, mustJSON(t, tr))
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -30,6 +32,7 @@ func (t Target) Open(ctx context.Context) (*Session, error) {
 			return nil, &ConnectError{What: "no server: give a command or a URL"}
 		}
 		tr := newHTTPTransport(t.URL, t.Header)
+		tr.rt.base = limitBodies{tr.rt.base}
 		cs, server, tools, err := listOpen(ctx, tr)
 		if err != nil {
 			if cs != nil {
@@ -43,7 +46,8 @@ func (t Target) Open(ctx context.Context) (*Session, error) {
 	if err != nil {
 		return nil, describeStart(t.Command[0], err)
 	}
-	cs, server, tools, err := listOpen(ctx, p.transport())
+	bounded := &mcp.IOTransport{Reader: &lineLimitReader{r: p.stdout, max: maxAnswer}, Writer: p.stdin}
+	cs, server, tools, err := listOpen(ctx, bounded)
 	if err == nil {
 		return &Session{Client: cs, Server: server, Tools: tools, p: p}, nil
 	}
@@ -79,4 +83,62 @@ func (s *Session) Close(ctx context.Context) {
 	if s.p != nil {
 		s.p.stop(ctx)
 	}
+}
+
+// maxAnswer bounds one message of a server to a session of [Target.Open]:
+// a line over stdio, a response body over HTTP. A tool that answers more
+// fails its call, rather than exhausting the memory of the caller.
+const maxAnswer = 16 << 20
+
+// A lineLimitReader fails a read once a line (bytes between newlines)
+// grows past max, as the newline-delimited JSON of stdio has a message a
+// line.
+type lineLimitReader struct {
+	r    io.ReadCloser
+	max  int
+	line int // bytes since the last newline
+}
+
+func (l *lineLimitReader) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	for _, b := range p[:n] {
+		if b == '\n' {
+			l.line = 0
+			continue
+		}
+		if l.line++; l.line > l.max {
+			return 0, fmt.Errorf("the server wrote a message of more than %d bytes", l.max)
+		}
+	}
+	return n, err
+}
+
+func (l *lineLimitReader) Close() error { return l.r.Close() }
+
+// limitBodies caps the body of every response at maxAnswer bytes.
+type limitBodies struct{ base http.RoundTripper }
+
+func (l limitBodies) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := l.base.RoundTrip(req)
+	if err == nil && resp.Body != nil {
+		resp.Body = &limitedBody{ReadCloser: resp.Body, left: maxAnswer}
+	}
+	return resp, err
+}
+
+type limitedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, fmt.Errorf("the server answered more than %d bytes", maxAnswer)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
