@@ -37,8 +37,8 @@ const serverEnv = "MCPEFFECT_TEST_SERVER"
 // pages of 4), "clean" (built with mcpeffect.AddTool), "e2e" (the server
 // of the library's end-to-end tests, whose tools' effects depend on their
 // arguments, with the full scope), "exit" (a server that fails at start),
-// "hang" (one that never answers: see hang) or "stall" (one whose tool
-// never returns: see stallServer).
+// "hang" (one that never answers: see hang), "stall" (one whose tool
+// never returns: see stallServer) or "shelf" (see shelfServer).
 func TestMain(m *testing.M) {
 	switch kind := os.Getenv(serverEnv); kind {
 	case "":
@@ -61,6 +61,13 @@ func TestMain(m *testing.M) {
 	case "e2e":
 		ctx := mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full)
 		if err := e2e.NewServer().Run(ctx, &mcp.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "shelf":
+		s, _ := shelfServer(os.Getenv(shelfDirEnv))
+		if err := s.Run(mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full), &mcp.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

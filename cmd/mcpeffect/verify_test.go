@@ -428,3 +428,5 @@ func TestVerifyFlood(t *testing.T) {
 		t.Errorf("exit %d, flood: %s; want it failed for its answer's size", res.code, mustJSON(t, tr))
 	}
 }
+
+func decodeReport(text string, r *verify.Report) error { return json.Unmarshal([]byte(text), r) }

@@ -510,3 +510,10 @@ func globMatch(pattern, name string) bool {
 	}
 	return false
 }
+
+// ReadDir returns the state of the directory tree at root as the dir
+// state source reads it, records by key each its fields by name: for a
+// Go test that holds mcpeffecttest.Verify to the same state as verify.
+func ReadDir(root string) (map[string]map[string]any, error) {
+	return dirState(root)
+}
