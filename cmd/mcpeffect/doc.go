@@ -129,7 +129,7 @@
 //
 // # Verify
 //
-//	mcpeffect verify -examples FILE [-json] [-timeout d] [-sqlite-reader PATH] -- command [args...]
+//	mcpeffect verify -examples FILE [-json] [-timeout d] [-parallel n] [-sqlite-reader PATH] -- command [args...]
 //	mcpeffect verify -examples FILE [-json] [-timeout d] [-sqlite-reader PATH] -url URL [-header "Name: value"]...
 //
 // Verify proves the hints of a server's tools by calling them, by the

@@ -16,7 +16,7 @@ import (
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/verify"
 )
 
-const verifyUsage = `usage: mcpeffect verify -examples FILE [-json] [-timeout d] [-sqlite-reader PATH] -- command [args...]
+const verifyUsage = `usage: mcpeffect verify -examples FILE [-json] [-timeout d] [-parallel n] [-sqlite-reader PATH] -- command [args...]
        mcpeffect verify -examples FILE [-json] [-timeout d] [-sqlite-reader PATH] -url URL [-header "Name: value"]...`
 
 func verifyCommand() *command {
@@ -126,6 +126,7 @@ type verifyOptions struct {
 	header   headerFlag
 	timeout  time.Duration
 	sqlite   string
+	parallel int
 }
 
 func verifyFlags() (*flag.FlagSet, *verifyOptions) {
@@ -136,6 +137,7 @@ func verifyFlags() (*flag.FlagSet, *verifyOptions) {
 	fs.StringVar(&o.url, "url", "", "verify the Streamable HTTP endpoint at `URL`")
 	fs.Var(o.header, "header", "add the header `\"Name: value\"` to every HTTP request (repeatable)")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "give up after this `duration`; 0 waits for ever")
+	fs.IntVar(&o.parallel, "parallel", 1, "verify `n` tools at once, each example on an instance of its own (a command only)")
 	fs.StringVar(&o.sqlite, "sqlite-reader", "", "the `PATH` of mcpeffect-sqlite, which reads a SQLite state (default: beside mcpeffect, or on $PATH)")
 	return fs, o
 }
@@ -180,7 +182,10 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "mcpeffect verify: %v\n", err)
 		return exitError
 	}
-	opts := verify.Options{SQLiteReader: sqliteReader(o.sqlite)}
+	if o.parallel < 1 {
+		return bad(fmt.Sprintf("-parallel %d: want 1 or more", o.parallel))
+	}
+	opts := verify.Options{SQLiteReader: sqliteReader(o.sqlite), Parallel: o.parallel}
 	opts.Target.Command, opts.Target.URL, opts.Target.Header = command, o.url, http.Header(o.header)
 	if o.timeout > 0 {
 		var cancel context.CancelFunc

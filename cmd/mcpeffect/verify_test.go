@@ -23,7 +23,7 @@ import (
 // report.
 func verifyJSON(t *testing.T, examples string, args ...string) (int, *verify.Report) {
 	t.Helper()
-	full := append([]string{"verify", "-json", "-timeout", "3m", "-examples", filepath.Join("testdata", "verify", examples)}, args...)
+	full := append([]string{"verify", "-json", "-timeout", "3m", "-parallel", "4", "-examples", filepath.Join("testdata", "verify", examples)}, args...)
 	res := runCommand(t, full...)
 	if res.code == exitError {
 		t.Fatalf("verify could not run (exit %d): %s", res.code, res.stderr)

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpeffect/mcpeffect"
@@ -28,6 +29,10 @@ type Options struct {
 	// SQLiteReader is the command that prints a SQLite database's rows
 	// as records, given the file after its arguments: mcpeffect-sqlite.
 	SQLiteReader []string
+	// Parallel is how many tools are verified at once, each example on
+	// an instance of its own; 0 is 1. A server reached by URL, whose
+	// instances are one, is verified one example at a time.
+	Parallel int
 }
 
 // Run verifies the server of o with the examples of f. An error says it
@@ -36,6 +41,9 @@ type Options struct {
 func Run(ctx context.Context, f *File, o Options) (*Report, error) {
 	if len(o.Target.Command) == 0 && len(f.Reset) == 0 {
 		return nil, errors.New("a server reached by -url cannot be started afresh for each example: give the examples file a reset command")
+	}
+	if o.Parallel > 1 && len(o.Target.Command) == 0 {
+		return nil, errors.New("a server reached by -url is one instance, which its examples cannot share: -parallel must be 1")
 	}
 	r := &runner{f: f, o: o}
 	inst, err := r.newInstance(ctx)
@@ -82,12 +90,20 @@ func Run(ctx context.Context, f *File, o Options) (*Report, error) {
 		}
 	}
 	names := slices.Sorted(maps.Keys(listed))
-	for _, name := range names {
+	rep.Tools = make([]ToolReport, len(names))
+	slots := make(chan struct{}, max(o.Parallel, 1))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		slots <- struct{}{}
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("ran out of time at tool %q: %w", name, ctx.Err())
+			break
 		}
-		rep.Tools = append(rep.Tools, r.tool(ctx, listed[name], byTool[name]))
+		wg.Go(func() {
+			defer func() { <-slots }()
+			rep.Tools[i] = r.tool(ctx, listed[name], byTool[name])
+		})
 	}
+	wg.Wait()
 	if ctx.Err() != nil {
 		// An example cut short by the deadline proves nothing either way.
 		return nil, fmt.Errorf("ran out of time: %w", ctx.Err())
@@ -117,6 +133,7 @@ func (s StateSpec) kind() string {
 type runner struct {
 	f    *File
 	o    Options
+	mu   sync.Mutex
 	used []bool // which entries of LeaveOut left something out
 }
 
@@ -225,7 +242,9 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 	capture := func(i int) error {
 		st, err := capture(ctx, r.f.State, inst.vars, r.o.SQLiteReader)
 		if err == nil {
+			r.mu.Lock()
 			leaveOut(st, r.f.State.LeaveOut, r.used)
+			r.mu.Unlock()
 			snaps[i], err = effectproof.Canonical(st)
 		}
 		return err
