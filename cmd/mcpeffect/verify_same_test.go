@@ -152,3 +152,84 @@ func TestVerifySameAsGo(t *testing.T) {
 	}
 	checkVerdicts(t, &r, map[string]verify.Verdict{"put": verify.Proven, "list": verify.Proven, "peek": verify.Lie, "tag": verify.Lie}, nil)
 }
+
+// TestVerifyWaiversAndMissing holds verify to what it reports besides
+// lies, on the shelf server: a tool without an example fails the proof,
+// a tool skipped with a reason does not, a claim waived with a reason is
+// proven with the waiver shown, and a waiver that waives nothing, or an
+// example of a tool the server lacks, fails it.
+func TestVerifyWaiversAndMissing(t *testing.T) {
+	const skips = `"skip": {"peek": "a planted lie, TestVerifySameAsGo's", "tag": "a planted lie, TestVerifySameAsGo's"}`
+	// put only makes a new file here: it destroys nothing, which its
+	// classification claims.
+	const newFile = `{"tool": "put", "args": {"name": "milk", "value": "1"}}`
+	for _, tc := range []struct {
+		name     string
+		file     string
+		code     int
+		verdicts map[string]verify.Verdict
+		problem  string
+	}{
+		{
+			name: "a tool without an example",
+			file: `"examples": [` + newFile + `], "overcautious": {"put": "its examples make new files only"}, ` + skips,
+			code: exitFindings,
+			verdicts: map[string]verify.Verdict{
+				"put": verify.Proven, "list": verify.NotExamined, "peek": verify.NotExamined, "tag": verify.NotExamined,
+			},
+		},
+		{
+			name: "every tool examined or skipped",
+			file: `"examples": [` + newFile + `, {"tool": "list"}], "overcautious": {"put": "its examples make new files only"}, ` + skips,
+			code: exitOK,
+			verdicts: map[string]verify.Verdict{
+				"put": verify.Proven, "list": verify.Proven, "peek": verify.NotExamined, "tag": verify.NotExamined,
+			},
+		},
+		{
+			name: "a claim not waived",
+			file: `"examples": [` + newFile + `, {"tool": "list"}], ` + skips,
+			code: exitFindings,
+			verdicts: map[string]verify.Verdict{
+				"put": verify.Overcautious, "list": verify.Proven, "peek": verify.NotExamined, "tag": verify.NotExamined,
+			},
+		},
+		{
+			name: "a waiver that waives nothing",
+			file: `"examples": [` + newFile + `, {"tool": "list"}], "overcautious": {"list": "a read claims nothing"}, ` + skips,
+			code: exitFindings,
+			verdicts: map[string]verify.Verdict{
+				"put": verify.Overcautious, "list": verify.Failed, "peek": verify.NotExamined, "tag": verify.NotExamined,
+			},
+		},
+		{
+			name: "an example of a tool the server lacks",
+			file: `"examples": [` + newFile + `, {"tool": "list"}, {"tool": "drop"}], "overcautious": {"put": "its examples make new files only"}, ` + skips,
+			code: exitFindings,
+			verdicts: map[string]verify.Verdict{
+				"put": verify.Proven, "list": verify.Proven, "peek": verify.NotExamined, "tag": verify.NotExamined,
+			},
+			problem: `calls tool "drop", which is not on the server`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "shelf.json")
+			os.WriteFile(path, []byte(`{"env": {"`+shelfDirEnv+`": "{dir}"}, "state": {"dir": "{dir}"}, `+tc.file+`}`), 0o644)
+			res := runCommand(t, append([]string{"verify", "-json", "-timeout", "1m", "-examples", path}, stdioServer(t, "shelf")...)...)
+			var r verify.Report
+			if err := decodeReport(res.stdout, &r); err != nil {
+				t.Fatalf("exit %d, %s: %v", res.code, res.stderr, err)
+			}
+			if res.code != tc.code {
+				t.Errorf("exit %d, want %d", res.code, tc.code)
+			}
+			checkVerdicts(t, &r, tc.verdicts, nil)
+			if put := r.Tool("put"); put != nil && tc.verdicts["put"] == verify.Proven && put.Waived == "" {
+				t.Errorf("put is proven without showing its waiver: %s", mustJSON(t, put))
+			}
+			if got := strings.Join(r.Problems, "\n"); (tc.problem == "") != (got == "") || !strings.Contains(got, tc.problem) {
+				t.Errorf("problems %q, want %q", got, tc.problem)
+			}
+		})
+	}
+}
