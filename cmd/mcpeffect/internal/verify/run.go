@@ -8,7 +8,6 @@ import (
 	"maps"
 	"net/http"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -332,10 +331,9 @@ func (r *runner) newInstance(ctx context.Context) (*instance, error) {
 	if len(r.f.Reset) > 0 {
 		args, err := inst.vars.texts(r.f.Reset)
 		if err == nil {
-			var out []byte
-			out, err = exec.CommandContext(ctx, args[0], args[1:]...).CombinedOutput()
-			if err != nil {
-				err = fmt.Errorf("the reset command: %v: %s", err, effectproof.Printable(strings.TrimSpace(string(out)), effectproof.MaxShownError))
+			var out tailBuffer
+			if err = runBounded(ctx, args, "", &out, &out); err != nil {
+				err = fmt.Errorf("the reset command: %v: %s", err, effectproof.Printable(out.String(), effectproof.MaxShownError))
 			}
 		}
 		if err != nil {

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 	"unicode/utf8"
 )
 
@@ -29,10 +30,13 @@ type state map[string]map[string]any
 // Bounds on what a state source may make Verify read, so that a hostile
 // or broken server cannot exhaust its memory through its state.
 const (
-	maxStateBytes   = 256 << 20 // all the bytes read for one capture
 	maxRecords      = 200_000
 	maxContentBytes = 1 << 20 // a file's contents kept as they are; past this, its digest
 )
+
+// maxStateBytes bounds all the bytes read for one capture; a variable,
+// so that a test can pass it without reading as much.
+var maxStateBytes = 256 << 20
 
 // builtinLeftOut is what each kind of state source leaves out by itself,
 // with the reason; help and the report show it.
@@ -247,7 +251,7 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 
 // readBounded reads at most maxStateBytes of r.
 func readBounded(r io.Reader, what string) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxStateBytes+1))
+	data, err := io.ReadAll(io.LimitReader(r, int64(maxStateBytes)+1))
 	if err != nil {
 		return nil, err
 	}
@@ -421,30 +425,18 @@ func commandState(ctx context.Context, args []string, dir string) (state, error)
 	if len(args) == 0 || args[0] == "" {
 		return nil, errors.New("no state command")
 	}
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	cmd.Dir = dir
+	var stdout bytes.Buffer
 	var stderr tailBuffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	data, readErr := readBounded(out, "the output of "+args[0])
-	if readErr != nil {
-		cmd.Process.Kill()
-	}
-	err = cmd.Wait()
+	out := &boundedWriter{b: &stdout, max: maxStateBytes}
+	err := runBounded(ctx, args, dir, out, &stderr)
 	switch {
-	case readErr != nil:
-		return nil, readErr
+	case out.over:
+		return nil, fmt.Errorf("%s printed more than %d bytes", args[0], maxStateBytes)
 	case err != nil:
 		return nil, fmt.Errorf("%s: %v: %s", args[0], err, stderr.String())
 	}
 	var s state
-	dec := json.NewDecoder(bytes.NewReader(data))
+	dec := json.NewDecoder(&stdout)
 	dec.UseNumber()
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("%s printed what is not records by key (a JSON object of JSON objects): %v", args[0], err)
@@ -456,6 +448,33 @@ func commandState(ctx context.Context, args []string, dir string) (state, error)
 		s = state{}
 	}
 	return s, nil
+}
+
+// runBounded runs args until it exits or ctx is done, its output to
+// stdout and stderr. Processes it starts that keep its output open are
+// not waited for past a second after it exits, so that ctx holds.
+func runBounded(ctx context.Context, args []string, dir string, stdout, stderr io.Writer) error {
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = time.Second
+	return cmd.Run()
+}
+
+// A boundedWriter keeps at most max bytes, and fails the write that
+// would pass them.
+type boundedWriter struct {
+	b    *bytes.Buffer
+	max  int
+	over bool // a write would have passed max
+}
+
+func (w *boundedWriter) Write(p []byte) (int, error) {
+	if w.b.Len()+len(p) > w.max {
+		w.over = true
+		return 0, fmt.Errorf("more than %d bytes of output", w.max)
+	}
+	return w.b.Write(p)
 }
 
 // A tailBuffer keeps the last 2 KiB written to it.

@@ -1,12 +1,14 @@
 package verify
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpeffect/mcpeffect/internal/effectproof"
@@ -283,5 +285,41 @@ func TestGlobMatch(t *testing.T) {
 		if got := globMatch(tt.pattern, tt.name); got != tt.want {
 			t.Errorf("globMatch(%q, %q) = %t, want %t", tt.pattern, tt.name, got, tt.want)
 		}
+	}
+}
+
+func TestCommandState(t *testing.T) {
+	defer func(n int) { maxStateBytes = n }(maxStateBytes)
+	maxStateBytes = 1 << 20
+	ctx := t.Context()
+	s, err := commandState(ctx, []string{"sh", "-c", `echo '{"task/1": {"title": "Milk", "n": 12345678901234567890}}'`}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s["task/1"]["title"] != "Milk" || s["task/1"]["n"] != json.Number("12345678901234567890") {
+		t.Errorf("state = %v", s)
+	}
+	for _, tc := range []struct {
+		name, script, want string
+	}{
+		{"not records", `echo '[1, 2]'`, "not records by key"},
+		{"a failure", `echo broken >&2; exit 3`, "exit status 3: broken"},
+		{"too much", `head -c 3000000 /dev/zero`, "more than 1048576 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := commandState(ctx, []string{"sh", "-c", tc.script}, "")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+	// A command whose child keeps its output open after it is killed
+	// does not hold the deadline up.
+	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = commandState(short, []string{"sh", "-c", "sleep 30 & sleep 30"}, "")
+	if err == nil || time.Since(start) > 10*time.Second {
+		t.Errorf("a command that outlived its deadline: %v after %v", err, time.Since(start))
 	}
 }
