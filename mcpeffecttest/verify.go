@@ -1,7 +1,6 @@
 package mcpeffecttest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/internal/effectproof"
 	"github.com/mcpeffect/mcpeffect/internal/testhook"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -293,7 +293,7 @@ func (v *verifier[E]) tool(t testing.TB, name string, e mcpeffect.Effect, rule *
 	} else {
 		schema = s
 	}
-	byEffect := map[mcpeffect.Effect]*outcome{}
+	byEffect := map[mcpeffect.Effect]*effectproof.Outcome{}
 	complete := true
 	for _, ex := range examples {
 		var out outcome
@@ -304,13 +304,10 @@ func (v *verifier[E]) tool(t testing.TB, name string, e mcpeffect.Effect, rule *
 		complete = complete && passed && !out.failed
 		all := byEffect[out.effect]
 		if all == nil {
-			all = &outcome{}
+			all = &effectproof.Outcome{}
 			byEffect[out.effect] = all
 		}
-		all.reached = all.reached || out.reached
-		all.changed = all.changed || out.changed
-		all.destroyed = all.destroyed || out.destroyed
-		all.repeatChanged = all.repeatChanged || out.repeatChanged
+		all.Merge(out.Outcome)
 	}
 	if !complete {
 		return // a failed example may have hidden what it would have shown
@@ -318,11 +315,11 @@ func (v *verifier[E]) tool(t testing.TB, name string, e mcpeffect.Effect, rule *
 	var claims []string
 	if rule == nil {
 		all := byEffect[e]
-		if all == nil || !all.reached {
+		if all == nil || !all.Reached {
 			t.Errorf("tool %q, classified %s, has no example that reaches its work: every one expects an error", name, e)
 			return
 		}
-		claims = unshown(name, e, "", all)
+		claims = effectproof.Unshown(name, e, "", *all)
 	} else {
 		var effects []mcpeffect.Effect
 		for _, o := range rule.Outcomes() {
@@ -333,11 +330,11 @@ func (v *verifier[E]) tool(t testing.TB, name string, e mcpeffect.Effect, rule *
 		for _, oe := range effects {
 			what := fmt.Sprintf(", with arguments of effect %s,", oe)
 			all := byEffect[oe]
-			if all == nil || !all.reached {
+			if all == nil || !all.Reached {
 				t.Errorf("tool %q has no example of its outcome %s that reaches its work: give one, with Example.Effect set in the general form", name, oe)
 				continue
 			}
-			claims = append(claims, unshown(name, oe, what, all)...)
+			claims = append(claims, effectproof.Unshown(name, oe, what, *all)...)
 		}
 	}
 	if e&mcpeffect.Write == 0 {
@@ -358,39 +355,11 @@ func (v *verifier[E]) tool(t testing.TB, name string, e mcpeffect.Effect, rule *
 	}
 }
 
-// unshown returns what effect e of tool claims that the examples, whose
-// outcomes are all, did not show. what qualifies the tool's calls, for a
-// tool whose effect depends on its arguments.
-func unshown(name string, e mcpeffect.Effect, what string, all *outcome) []string {
-	if e&mcpeffect.Write == 0 {
-		return nil
-	}
-	var claims []string
-	switch {
-	case !all.changed:
-		claims = append(claims, fmt.Sprintf("tool %q%s is classified %s, but no example changed anything: "+
-			"either the examples do not reach its write or it is a read", name, what, e))
-	default:
-		if e&mcpeffect.Destructive == mcpeffect.Destructive && !all.destroyed {
-			claims = append(claims, fmt.Sprintf("tool %q%s is classified %s, but no example changed or removed an existing value: "+
-				"hosts will ask people before calls that destroy nothing", name, what, e))
-		}
-		if e&mcpeffect.Idempotent != mcpeffect.Idempotent && !all.repeatChanged {
-			claims = append(claims, fmt.Sprintf("tool %q%s is classified %s, not idempotent, but no example's repeat changed anything: "+
-				"hosts will warn people against retrying calls that are safe to retry", name, what, e))
-		}
-	}
-	return claims
-}
-
 // An outcome is what one example showed.
 type outcome struct {
-	effect        mcpeffect.Effect // the effect the example was held to
-	failed        bool             // Verify reported a failure of the example
-	reached       bool             // the first call succeeded, reaching the tool's work
-	changed       bool             // a call changed the state
-	destroyed     bool             // a call changed or removed a value that existed
-	repeatChanged bool             // the second call changed the state
+	effectproof.Outcome
+	effect mcpeffect.Effect // the effect the example was held to
+	failed bool             // Verify reported a failure of the example
 }
 
 // example runs one example on a fresh instance and proves what it shows
@@ -540,7 +509,6 @@ func (v *verifier[E]) example(t testing.TB, tool string, e mcpeffect.Effect, rul
 		fail("%s: the example did not reach the tool's work: %s", at, firstErr)
 		return out
 	}
-	out.reached = true
 	secondErr := call()
 	if !capture(2) {
 		return out
@@ -549,38 +517,10 @@ func (v *verifier[E]) example(t testing.TB, tool string, e mcpeffect.Effect, rul
 		t.Logf("%s: the repeat failed: %s", at, secondErr)
 	}
 
-	first, second := diff(snaps[0], snaps[1]), diff(snaps[1], snaps[2])
-	out.changed = len(first) > 0 || len(second) > 0
-	out.destroyed = slices.ContainsFunc(first, destroys) || slices.ContainsFunc(second, destroys)
-	out.repeatChanged = len(second) > 0
-
-	switch {
-	case e&mcpeffect.Read != 0:
-		for _, c := range []struct {
-			when    string
-			changes []change
-		}{{"its first call", first}, {"its repeat", second}} {
-			if len(c.changes) > 0 {
-				fail("tool %q is classified %s, but example %q changed the state on %s, which a read must not:%s",
-					tool, e, ex.name, c.when, describe(c.changes))
-				break
-			}
-		}
-	case e&mcpeffect.Destructive != mcpeffect.Destructive:
-		for _, c := range []struct {
-			when    string
-			changes []change
-		}{{"its first call", first}, {"its repeat", second}} {
-			if lost := slices.DeleteFunc(slices.Clone(c.changes), adds); len(lost) > 0 {
-				fail("tool %q is classified %s, not destructive, but example %q changed or removed existing values on %s, which only a destructive write may:%s",
-					tool, e, ex.name, c.when, describe(lost))
-				break
-			}
-		}
-	}
-	if e&mcpeffect.Idempotent == mcpeffect.Idempotent && len(second) > 0 {
-		fail("tool %q is classified %s, but example %q, repeated with the same arguments, changed the state again, which an idempotent write must not:%s",
-			tool, e, ex.name, describe(second))
+	var lies []effectproof.Lie
+	out.Outcome, lies = effectproof.Judge(tool, ex.name, e, diff(snaps[0], snaps[1]), diff(snaps[1], snaps[2]))
+	for _, l := range lies {
+		fail("%s", l.Message)
 	}
 	return out
 }
@@ -589,20 +529,10 @@ func (v *verifier[E]) example(t testing.TB, tool string, e mcpeffect.Effect, rul
 // as expected and changed nothing.
 func (v *verifier[E]) expectedError(t testing.TB, at, want, got, when string, before, after snapshot, fail func(string, ...any)) {
 	t.Helper()
-	switch {
-	case got == "":
-		fail("%s: the example expects an error containing %q, but its %s succeeded", at, want, when)
-	case !strings.Contains(got, want):
-		fail("%s: the example expects an error containing %q, but its %s failed with another: %s", at, want, when, got)
-	default:
-		if changes := diff(before, after); len(changes) > 0 {
-			fail("%s: its %s failed, as expected, but changed the state, which a refused call must not:%s", at, when, describe(changes))
-		}
+	if msg := effectproof.ExpectedError(at, want, got, when, diff(before, after)); msg != "" {
+		fail("%s", msg)
 	}
 }
-
-func destroys(c change) bool { return c.kind.destroys() }
-func adds(c change) bool     { return !c.kind.destroys() }
 
 // check reports what is missing from an Instance.
 func (inst *Instance[E]) check() error {
@@ -618,7 +548,7 @@ func (inst *Instance[E]) check() error {
 }
 
 // maxShownError is the most bytes of an error's text a failure shows.
-const maxShownError = 500
+const maxShownError = effectproof.MaxShownError
 
 // resultText returns the text of a tool result, for an error.
 func resultText(res *mcp.CallToolResult) string {
@@ -634,24 +564,7 @@ func resultText(res *mcp.CallToolResult) string {
 	return strings.Join(texts, "; ")
 }
 
-// marshalArgs returns args as a JSON object; nil is {}.
-func marshalArgs(args any) (json.RawMessage, error) {
-	if args == nil {
-		return json.RawMessage("{}"), nil
-	}
-	raw, err := json.Marshal(args)
-	if err != nil {
-		return nil, err
-	}
-	raw = bytes.TrimSpace(raw)
-	switch {
-	case string(raw) == "null":
-		return json.RawMessage("{}"), nil
-	case len(raw) == 0 || raw[0] != '{':
-		return nil, fmt.Errorf("they must marshal to a JSON object, not %s", shown(string(raw)))
-	}
-	return raw, nil
-}
+func marshalArgs(args any) (json.RawMessage, error) { return effectproof.MarshalArgs(args) }
 
 // resolveSchema resolves the input schema a tool advertises; a tool
 // without one has nil.
@@ -659,38 +572,11 @@ func resolveSchema(tool *mcp.Tool) (*jsonschema.Resolved, error) {
 	if tool == nil || tool.InputSchema == nil {
 		return nil, nil
 	}
-	raw, err := json.Marshal(tool.InputSchema)
-	if err != nil {
-		return nil, err
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, err
-	}
-	return s.Resolve(nil)
+	return effectproof.ResolveSchema(tool.InputSchema)
 }
 
-// validateArgs validates raw, a JSON object, against schema as go-sdk does
-// before a handler runs: the schema's defaults applied first.
-func validateArgs(schema *jsonschema.Resolved, raw json.RawMessage) (err error) {
-	if schema == nil {
-		return nil
-	}
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return err
-	}
-	defer func() {
-		// ApplyDefaults panics on a default it cannot assign; the server
-		// will meet the same default and say so.
-		if recover() != nil {
-			err = nil
-		}
-	}()
-	if err := schema.ApplyDefaults(&v); err != nil {
-		return err
-	}
-	return schema.Validate(&v)
+func validateArgs(schema *jsonschema.Resolved, raw json.RawMessage) error {
+	return effectproof.ValidateArgs(schema, raw)
 }
 
 // A Session is a client's connection to the instance an example runs on.

@@ -9,6 +9,7 @@
 //
 //	audit   check the tool annotations of any MCP server
 //	diff    compare the tools of two versions of a server; fail if one may do more
+//	verify  prove the hints of any MCP server's tools by calling them
 //	help    show the help of a command, or of the host profiles (help hosts)
 //
 // # Audit
@@ -139,4 +140,23 @@
 // and outcomes no longer listed are reported. The exit status is 0 when nothing widened, 1 when something did,
 // and 2 when the diff could not run: a check for CI, against a report
 // saved with the last release.
+//
+// # Verify
+//
+//	mcpeffect verify -examples FILE [-json] [-timeout d] [-parallel n] [-sqlite-reader PATH] -- command [args...]
+//	mcpeffect verify -examples FILE [-json] [-timeout d] [-sqlite-reader PATH] -url URL [-header "Name: value"]...
+//
+// Verify proves the hints of a server's tools by calling them, by the
+// rules and with the engine of mcpeffecttest.Verify: for each example of
+// the examples file, on a fresh instance of the server, it makes the
+// example's fixtures through the server's own tools, captures the state
+// (a directory tree, a SQLite database, a JSON file, or what a command
+// prints), calls the tool twice with the same arguments, and captures the
+// state after each call. A read must change nothing, a write that is not
+// destructive may only add, and an idempotent write's repeat must change
+// nothing. Each tool is proven, a lie (naming the record and field, with
+// the values before and after), over-cautious (its hints claim more than
+// any example showed), failed or not examined. mcpeffect help verify
+// explains the examples file; the exit status is 0 when every examined
+// tool is proven, 1 when not, and 2 when verify could not run.
 package main

@@ -25,10 +25,16 @@ var (
 	buildsDir string // removed by TestMain
 )
 
-// removeBuilds removes what doneServer built.
+// builtDirs are other directories of builds, removed by TestMain.
+var builtDirs []string
+
+// removeBuilds removes what doneServer and the other builds built.
 func removeBuilds() {
 	if buildsDir != "" {
 		os.RemoveAll(buildsDir)
+	}
+	for _, dir := range builtDirs {
+		os.RemoveAll(dir)
 	}
 }
 
@@ -36,6 +42,20 @@ func removeBuilds() {
 // server over stdio, on a data directory of its own with a read-only
 // token in DONE_TOKEN, building the server the first time.
 func doneServer(t *testing.T) []string {
+	t.Helper()
+	doneBin := buildDone(t)
+	data := t.TempDir()
+	secret, err := exec.Command(doneBin, "token", "create", "-data", data, "-scope", "read-only", "-kind", "human", "-name", "auditor").Output()
+	if err != nil {
+		t.Fatalf("minting a token: %v", err)
+	}
+	t.Setenv("DONE_TOKEN", strings.TrimSpace(string(secret)))
+	return []string{"--", doneBin, "-data", data}
+}
+
+// buildDone returns the path of the Done server, building it the first
+// time.
+func buildDone(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the Done server")
@@ -54,13 +74,7 @@ func doneServer(t *testing.T) []string {
 	if doneErr != nil {
 		t.Fatalf("building the Done server: %v", doneErr)
 	}
-	data := t.TempDir()
-	secret, err := exec.Command(doneBin, "token", "create", "-data", data, "-scope", "read-only", "-kind", "human", "-name", "auditor").Output()
-	if err != nil {
-		t.Fatalf("minting a token: %v", err)
-	}
-	t.Setenv("DONE_TOKEN", strings.TrimSpace(string(secret)))
-	return []string{"--", doneBin, "-data", data}
+	return doneBin
 }
 
 type buildError struct {

@@ -38,11 +38,12 @@ const serverEnv = "MCPEFFECT_TEST_SERVER"
 // stdio, when serverEnv names one: "bad" (the fixture of badserver, in
 // pages of 4), "clean" (built with mcpeffect.AddTool), "e2e" (the server
 // of the library's end-to-end tests, whose tools' effects depend on their
-// arguments, with the full scope), "exit" (a server that fails at start)
-// or "hang" (one that never answers: see hang), or "hostile:ATTACK[:SIZE]"
-// (a server of package hostile). With runEnv set, the test binary runs
-// mcpeffect itself with its arguments, so that a test can measure it as
-// a process of its own.
+// arguments, with the full scope), "exit" (a server that fails at start),
+// "hang" (one that never answers: see hang), "stall" (one whose tool
+// never returns: see stallServer), "shelf" (see shelfServer), or
+// "hostile:ATTACK[:SIZE]" (a server of package hostile). With runEnv set,
+// the test binary runs mcpeffect itself with its arguments, so that a test
+// can measure it as a process of its own.
 func TestMain(m *testing.M) {
 	if os.Getenv(runEnv) != "" {
 		os.Unsetenv(runEnv)
@@ -70,6 +71,19 @@ func TestMain(m *testing.M) {
 	case "e2e":
 		ctx := mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full)
 		if err := e2e.NewServer().Run(ctx, &mcp.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "shelf":
+		s, _ := shelfServer(os.Getenv(shelfDirEnv))
+		if err := s.Run(mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full), &mcp.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "stall":
+		if err := stallServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

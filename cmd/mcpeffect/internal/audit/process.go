@@ -38,8 +38,8 @@ type serverProcess struct {
 // startProcess starts the command args, in a process group of its own
 // where the system has them, so that stop can end the processes it
 // starts as well (npx runs node, which runs the server). It inherits the
-// environment.
-func startProcess(args []string) (_ *serverProcess, err error) {
+// environment, with env ("NAME=value") added.
+func startProcess(args, env []string) (_ *serverProcess, err error) {
 	p := &serverProcess{
 		cmd:        exec.Command(args[0], args[1:]...),
 		stderr:     &tailWriter{},
@@ -74,6 +74,9 @@ func startProcess(args []string) (_ *serverProcess, err error) {
 	}
 	toClose = append(toClose, errW)
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, errW
+	if len(env) > 0 {
+		p.cmd.Env = append(os.Environ(), env...)
+	}
 	ownProcessGroup(p.cmd)
 	if err := p.cmd.Start(); err != nil {
 		errR.Close()

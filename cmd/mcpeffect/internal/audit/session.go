@@ -40,7 +40,7 @@ func (t Target) Connect(ctx context.Context) (*Session, error) {
 	var tr mcp.Transport
 	switch {
 	case len(t.Command) > 0:
-		p, err := startProcess(t.Command)
+		p, err := startProcess(t.Command, t.Env)
 		if err != nil {
 			return nil, describeStart(t.Command[0], err)
 		}
@@ -70,6 +70,15 @@ func (s *Session) bound(ctx context.Context) (context.Context, context.CancelFun
 		return context.WithCancel(ctx)
 	}
 	return context.WithDeadline(ctx, s.deadline)
+}
+
+// Stderr returns the last lines a server run as a command wrote on its
+// standard error, made printable; nil for a server over HTTP.
+func (s *Session) Stderr(ctx context.Context) []string {
+	if s.proc == nil {
+		return nil
+	}
+	return s.proc.stderrTail(ctx)
 }
 
 // Server returns how the server introduced itself.

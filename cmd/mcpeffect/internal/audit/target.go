@@ -33,6 +33,9 @@ type Target struct {
 	// Limits bound what is read from the server; zero fields take
 	// their values in [DefaultLimits].
 	Limits Limits
+	// Env is added to the environment a server run as a command inherits:
+	// "NAME=value" each.
+	Env []string
 }
 
 // String names the target for people: its command or its URL.

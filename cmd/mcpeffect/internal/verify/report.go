@@ -1,0 +1,205 @@
+package verify
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+	"github.com/mcpeffect/mcpeffect/host"
+	"github.com/mcpeffect/mcpeffect/internal/effectproof"
+)
+
+// A Verdict is what the examples of a tool proved of its hints.
+type Verdict string
+
+// The verdicts.
+const (
+	// Proven: every example did what the hints allow, and together they
+	// showed all the hints claim (or what they did not show is waived).
+	Proven Verdict = "proven"
+	// Lie: a call did what the hints say the tool does not.
+	Lie Verdict = "lie"
+	// Overcautious: the hints claim more than any example showed, such as
+	// a destructive tool that never destroyed anything.
+	Overcautious Verdict = "over-cautious"
+	// Failed: an example could not be run as written (a fixture failed,
+	// the call failed, an expected error did not come).
+	Failed Verdict = "failed"
+	// NotExamined: the tool has no example.
+	NotExamined Verdict = "not examined"
+)
+
+// What one example came to.
+const (
+	resultShown   = "shown"   // its calls did what the hints allow
+	resultLie     = "lie"     // they did not
+	resultRefused = "refused" // it failed, as expected, and changed nothing
+	resultFailed  = "failed"  // it could not be run as written
+)
+
+// A Report is what verify found.
+type Report struct {
+	Server audit.Server `json:"server"`
+	Tools  []ToolReport `json:"tools"`
+	// LeftOut is what the state leaves out as bookkeeping, each with its
+	// reason: what the proof cannot see.
+	LeftOut []LeaveOut `json:"leftOut"`
+	// Problems are mismatches of the examples file and the server, which
+	// fail the proof.
+	Problems []string `json:"problems,omitempty"`
+	// Notes are worth reading, and fail nothing.
+	Notes   []string        `json:"notes,omitempty"`
+	Summary map[Verdict]int `json:"summary"`
+}
+
+// A ToolReport is the verdict on one tool.
+type ToolReport struct {
+	Name string `json:"name"`
+	// Hints are the hints the tool advertises, missing ones absent.
+	Hints host.Hints `json:"hints"`
+	// Effect is what the hints amount to, as mcpeffect writes effects.
+	Effect  string  `json:"effect,omitempty"`
+	Verdict Verdict `json:"verdict"`
+	Reason  string  `json:"reason,omitempty"`
+	// Claims are what the hints claim that no example showed.
+	Claims []string `json:"claims,omitempty"`
+	// Waived is the reason the claims are waived, if they are.
+	Waived   string          `json:"waived,omitempty"`
+	Examples []ExampleReport `json:"examples,omitempty"`
+
+	missing bool // no example, and not skipped
+}
+
+// An ExampleReport is what one example came to.
+type ExampleReport struct {
+	Name string `json:"name"`
+	// Result is shown, lie, refused (an expected error) or failed.
+	Result string `json:"result"`
+	// Error says why an example failed.
+	Error string `json:"error,omitempty"`
+	// RepeatError is the error of the repeat, which may fail, as a
+	// deletion's does once the record is gone.
+	RepeatError string      `json:"repeatError,omitempty"`
+	Lies        []LieReport `json:"lies,omitempty"`
+}
+
+// A LieReport is one rule of the hints that a call broke.
+type LieReport struct {
+	// Rule is read, non-destructive or idempotent.
+	Rule string `json:"rule"`
+	// When is the call: its first call or its repeat.
+	When    string         `json:"when"`
+	Message string         `json:"message"`
+	Changes []ChangeReport `json:"changes"`
+}
+
+// A ChangeReport is one record or field changed: values as JSON, made
+// printable and cut as the text shows them; "empty" for none.
+type ChangeReport struct {
+	Kind   string `json:"kind"`
+	Record string `json:"record"`
+	Field  string `json:"field,omitempty"`
+	Before string `json:"before"`
+	After  string `json:"after"`
+}
+
+func changeReport(c effectproof.Change) ChangeReport {
+	return ChangeReport{
+		Kind:   c.Kind.String(),
+		Record: effectproof.Printable(c.Key, effectproof.MaxShownValue),
+		Field:  effectproof.Printable(c.Field, effectproof.MaxShownValue),
+		Before: effectproof.Shown(c.Before),
+		After:  effectproof.Shown(c.After),
+	}
+}
+
+func (r *Report) count() {
+	r.Summary = map[Verdict]int{}
+	for _, t := range r.Tools {
+		r.Summary[t.Verdict]++
+	}
+}
+
+// Tool returns the report on the tool called name, or nil.
+func (r *Report) Tool(name string) *ToolReport {
+	for i := range r.Tools {
+		if r.Tools[i].Name == name {
+			return &r.Tools[i]
+		}
+	}
+	return nil
+}
+
+// Failing reports whether the proof failed: a tool that is not proven,
+// other than one skipped with a reason, or a problem.
+func (r *Report) Failing() bool {
+	if len(r.Problems) > 0 {
+		return true
+	}
+	for _, t := range r.Tools {
+		switch {
+		case t.Verdict == NotExamined && !t.missing:
+		case t.Verdict != Proven:
+			return true
+		}
+	}
+	return false
+}
+
+// WriteText writes the report for people. Every text that came from the
+// server or the state is made printable.
+func WriteText(w io.Writer, r *Report) error {
+	var b strings.Builder
+	name := r.Server.Name
+	if name == "" {
+		name = "(unnamed)"
+	}
+	fmt.Fprintf(&b, "server %s %s: %d tools\n\n", effectproof.Printable(name, 100), effectproof.Printable(r.Server.Version, 50), len(r.Tools))
+	for _, t := range r.Tools {
+		fmt.Fprintf(&b, "  %-14s %-30s %s\n", t.Verdict, effectproof.Printable(t.Name, 100), t.Effect)
+		if t.Reason != "" && t.Verdict != Proven {
+			fmt.Fprintf(&b, "      %s\n", t.Reason)
+		}
+		for _, ex := range t.Examples {
+			if ex.Error != "" {
+				fmt.Fprintf(&b, "      example %q failed: %s\n", ex.Name, indent(ex.Error))
+			}
+			for _, l := range ex.Lies {
+				fmt.Fprintf(&b, "      %s\n", indent(l.Message))
+			}
+		}
+		for _, c := range t.Claims {
+			if t.Waived != "" {
+				fmt.Fprintf(&b, "      %s; waived: %s\n", c, t.Waived)
+			} else {
+				fmt.Fprintf(&b, "      %s\n", c)
+			}
+		}
+	}
+	if len(r.Problems) > 0 {
+		b.WriteString("\nProblems:\n")
+		for _, p := range r.Problems {
+			fmt.Fprintf(&b, "  %s\n", p)
+		}
+	}
+	if len(r.LeftOut) > 0 {
+		b.WriteString("\nLeft out of the state, as bookkeeping:\n")
+		for _, l := range r.LeftOut {
+			what := "records " + l.Record
+			if l.Field != "" {
+				what = fmt.Sprintf("%s of records %s", l.Field, l.Record)
+			}
+			fmt.Fprintf(&b, "  %s: %s\n", what, l.Reason)
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	fmt.Fprintf(&b, "\n%d proven, %d lie, %d over-cautious, %d failed, %d not examined\n",
+		r.Summary[Proven], r.Summary[Lie], r.Summary[Overcautious], r.Summary[Failed], r.Summary[NotExamined])
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func indent(s string) string { return strings.ReplaceAll(s, "\n\t", "\n\t    ") }

@@ -1,0 +1,471 @@
+package verify
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+	"github.com/mcpeffect/mcpeffect/host"
+	"github.com/mcpeffect/mcpeffect/internal/effectproof"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Options say which server to verify and how.
+type Options struct {
+	// Target is the server: a command, whose arguments may hold {dir},
+	// or a URL with headers. Its Timeout is not used: ctx bounds Run.
+	Target audit.Target
+	// SQLiteReader is the command that prints a SQLite database's rows
+	// as records, given the file after its arguments: mcpeffect-sqlite.
+	SQLiteReader []string
+	// Parallel is how many tools are verified at once, each example on
+	// an instance of its own; 0 is 1. A server reached by URL, whose
+	// instances are one, is verified one example at a time.
+	Parallel int
+}
+
+// Run verifies the server of o with the examples of f. An error says it
+// could not run at all: the server could not be started or listed. What
+// it found, including examples that could not run, is in the report.
+func Run(ctx context.Context, f *File, o Options) (*Report, error) {
+	if len(o.Target.Command) == 0 && len(f.Reset) == 0 {
+		return nil, errors.New("a server reached by -url cannot be started afresh for each example: give the examples file a reset command")
+	}
+	if o.Parallel > 1 && len(o.Target.Command) == 0 {
+		return nil, errors.New("a server reached by -url is one instance, which its examples cannot share: -parallel must be 1")
+	}
+	r := &runner{f: f, o: o}
+	inst, err := r.newInstance(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s, err := inst.session(ctx, "")
+	if err != nil {
+		inst.close(ctx)
+		return nil, err
+	}
+	server := s.Server()
+	tools, err := s.ListTools(ctx)
+	inst.close(ctx)
+	if err != nil {
+		return nil, err
+	}
+
+	rep := &Report{Server: server}
+	for _, kind := range []string{"dir", "sqlite", "json"} {
+		if kind == f.State.kind() {
+			rep.LeftOut = append(rep.LeftOut, builtinLeftOut[kind]...)
+		}
+	}
+	rep.LeftOut = append(rep.LeftOut, f.State.LeaveOut...)
+	r.used = make([]bool, len(f.State.LeaveOut))
+
+	listed := map[string]audit.Listed{}
+	for _, t := range tools {
+		listed[t.Name] = t
+	}
+	byTool := map[string][]int{}
+	for i, ex := range f.Examples {
+		if _, ok := listed[ex.Tool]; !ok {
+			rep.Problems = append(rep.Problems, fmt.Sprintf("example %d (%q) calls tool %q, which is not on the server", i, ex.Name, ex.Tool))
+			continue
+		}
+		byTool[ex.Tool] = append(byTool[ex.Tool], i)
+	}
+	for _, name := range slices.Sorted(maps.Keys(f.Overcautious)) {
+		if _, ok := listed[name]; !ok {
+			rep.Problems = append(rep.Problems, fmt.Sprintf("overcautious waives tool %q, which is not on the server", name))
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(f.Skip)) {
+		if _, ok := listed[name]; !ok {
+			rep.Problems = append(rep.Problems, fmt.Sprintf("skip names tool %q, which is not on the server", name))
+		}
+	}
+	names := slices.Sorted(maps.Keys(listed))
+	rep.Tools = make([]ToolReport, len(names))
+	slots := make(chan struct{}, max(o.Parallel, 1))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		slots <- struct{}{}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			rep.Tools[i] = r.tool(ctx, listed[name], byTool[name])
+		})
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		// An example cut short by the deadline proves nothing either way.
+		return nil, fmt.Errorf("ran out of time: %w", ctx.Err())
+	}
+	for i, used := range r.used {
+		if !used {
+			l := f.State.LeaveOut[i]
+			rep.Notes = append(rep.Notes, fmt.Sprintf("state.leaveOut[%d] (record %q, field %q) left nothing out in any capture", i, l.Record, l.Field))
+		}
+	}
+	rep.count()
+	return rep, nil
+}
+
+func (s StateSpec) kind() string {
+	switch {
+	case s.Dir != "":
+		return "dir"
+	case s.SQLite != "":
+		return "sqlite"
+	case s.JSON != nil:
+		return "json"
+	}
+	return "command"
+}
+
+type runner struct {
+	f    *File
+	o    Options
+	mu   sync.Mutex
+	used []bool // which entries of LeaveOut left something out
+}
+
+// tool runs the examples of one tool and gives its verdict, as
+// mcpeffecttest.Verify does.
+func (r *runner) tool(ctx context.Context, t audit.Listed, examples []int) ToolReport {
+	hints, err := host.ParseHints(t.Annotations)
+	tr := ToolReport{Name: t.Name, Hints: hints}
+	if err != nil {
+		tr.Verdict, tr.Reason = Failed, fmt.Sprintf("its annotations cannot be read: %v", err)
+		return tr
+	}
+	e := hints.Effect()
+	tr.Effect = e.String()
+	if len(examples) == 0 {
+		tr.Verdict = NotExamined
+		if reason, ok := r.f.Skip[t.Name]; ok {
+			tr.Reason = "skipped: " + reason
+		} else {
+			tr.Reason = "no example: its hints are not proved"
+			tr.missing = true
+		}
+		return tr
+	}
+	var schema *jsonschema.Resolved
+	if len(t.InputSchema) > 0 {
+		if s, err := effectproof.ResolveSchema(t.InputSchema); err == nil {
+			schema = s
+		}
+	}
+	var all effectproof.Outcome
+	complete, lied := true, false
+	for n, i := range examples {
+		ex := r.f.Examples[i]
+		name := ex.Name
+		if name == "" {
+			name = fmt.Sprintf("#%d", n+1)
+		}
+		er, out := r.example(ctx, t.Name, name, e, schema, ex)
+		tr.Examples = append(tr.Examples, er)
+		all.Merge(out)
+		lied = lied || len(er.Lies) > 0
+		complete = complete && er.Result != resultFailed && !lied
+	}
+	switch {
+	case lied:
+		tr.Verdict, tr.Reason = Lie, "a call did what its hints say it does not"
+		return tr
+	case !complete:
+		tr.Verdict, tr.Reason = Failed, "an example could not be run as written"
+		return tr
+	case !all.Reached:
+		tr.Verdict, tr.Reason = Failed, "every example expects an error: none reaches its work"
+		return tr
+	}
+	tr.Claims = effectproof.Unshown(t.Name, e, "", all)
+	reason, waived := r.f.Overcautious[t.Name]
+	switch {
+	case len(tr.Claims) > 0 && waived:
+		tr.Verdict, tr.Waived = Proven, reason
+	case len(tr.Claims) > 0:
+		tr.Verdict, tr.Reason = Overcautious, "its hints claim more than any example showed: hosts ask, or warn, for nothing"
+	case waived:
+		tr.Verdict, tr.Reason = Failed, fmt.Sprintf("waived in overcautious (%q), but its examples show all its hints claim: remove the waiver", reason)
+	default:
+		tr.Verdict = Proven
+	}
+	return tr
+}
+
+// example runs one example on a fresh instance.
+func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Effect, schema *jsonschema.Resolved, ex Example) (er ExampleReport, out effectproof.Outcome) {
+	er.Name = name
+	at := fmt.Sprintf("tool %q, example %q", tool, name)
+	failed := func(format string, args ...any) (ExampleReport, effectproof.Outcome) {
+		er.Result = resultFailed
+		er.Error = fmt.Sprintf(format, args...)
+		return er, effectproof.Outcome{}
+	}
+	inst, err := r.newInstance(ctx)
+	if err != nil {
+		return failed("%s: starting a fresh instance: %v", at, err)
+	}
+	defer inst.close(ctx)
+	for j, fx := range ex.Fixtures {
+		if err := inst.fixture(ctx, fx); err != nil {
+			return failed("%s: fixture %d (tool %q): %v", at, j+1, fx.Tool, err)
+		}
+	}
+	args, err := inst.vars.expand(map[string]any(ex.Args))
+	if err != nil {
+		return failed("%s: the arguments: %v", at, err)
+	}
+	raw, err := effectproof.MarshalArgs(args)
+	if err != nil {
+		return failed("%s: the arguments: %v", at, err)
+	}
+	if err := effectproof.ValidateArgs(schema, raw); err != nil {
+		return failed("%s: the tool's input schema refuses the example's arguments %s: %s", at, effectproof.Shown(string(raw)), effectproof.Printable(err.Error(), effectproof.MaxShownError))
+	}
+	s, err := inst.session(ctx, ex.Caller)
+	if err != nil {
+		return failed("%s: connecting as caller %q: %v", at, ex.Caller, err)
+	}
+	var snaps [3]effectproof.Snapshot
+	capture := func(i int) error {
+		st, err := capture(ctx, r.f.State, inst.vars, r.o.SQLiteReader)
+		if err == nil {
+			r.mu.Lock()
+			leaveOut(st, r.f.State.LeaveOut, r.used)
+			r.mu.Unlock()
+			snaps[i], err = effectproof.Canonical(st)
+		}
+		return err
+	}
+	call := func() string {
+		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: raw})
+		switch {
+		case err != nil:
+			return effectproof.Printable(err.Error(), effectproof.MaxShownError)
+		case res.IsError:
+			return effectproof.Printable(resultText(res), effectproof.MaxShownError)
+		}
+		return ""
+	}
+	if err := capture(0); err != nil {
+		return failed("%s: capturing the state: %v", at, err)
+	}
+	firstErr := call()
+	if err := capture(1); err != nil {
+		return failed("%s: capturing the state: %v", at, err)
+	}
+	if ex.WantError != "" {
+		if msg := effectproof.ExpectedError(at, ex.WantError, firstErr, "first call", effectproof.Diff(snaps[0], snaps[1])); msg != "" {
+			return failed("%s", msg)
+		}
+		secondErr := call()
+		if err := capture(2); err != nil {
+			return failed("%s: capturing the state: %v", at, err)
+		}
+		if msg := effectproof.ExpectedError(at, ex.WantError, secondErr, "repeat", effectproof.Diff(snaps[1], snaps[2])); msg != "" {
+			return failed("%s", msg)
+		}
+		er.Result = resultRefused
+		return er, effectproof.Outcome{}
+	}
+	if firstErr != "" {
+		return failed("%s: the example did not reach the tool's work: %s", at, firstErr)
+	}
+	er.RepeatError = call()
+	if err := capture(2); err != nil {
+		return failed("%s: capturing the state: %v", at, err)
+	}
+	out, lies := effectproof.Judge(tool, name, e, effectproof.Diff(snaps[0], snaps[1]), effectproof.Diff(snaps[1], snaps[2]))
+	er.Result = resultShown
+	for _, l := range lies {
+		er.Result = resultLie
+		lr := LieReport{Rule: l.Rule, When: l.When, Message: l.Message}
+		for _, c := range l.Changes {
+			lr.Changes = append(lr.Changes, changeReport(c))
+		}
+		er.Lies = append(er.Lies, lr)
+	}
+	return er, out
+}
+
+func resultText(res *mcp.CallToolResult) string {
+	var texts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			texts = append(texts, tc.Text)
+		}
+	}
+	if len(texts) == 0 {
+		return "(a tool error without text)"
+	}
+	return strings.Join(texts, "; ")
+}
+
+// An instance is one fresh copy of the server: its directory, the values
+// its fixtures saved, and a session for each caller, opened when first
+// needed.
+type instance struct {
+	r        *runner
+	dir      string
+	vars     vars
+	sessions map[string]*audit.Session
+}
+
+func (r *runner) newInstance(ctx context.Context) (*instance, error) {
+	dir, err := os.MkdirTemp("", "mcpeffect-verify-")
+	if err != nil {
+		return nil, err
+	}
+	inst := &instance{r: r, dir: dir, vars: vars{"dir": dir}, sessions: map[string]*audit.Session{}}
+	if len(r.f.Reset) > 0 {
+		args, err := inst.vars.texts(r.f.Reset)
+		if err == nil {
+			var out tailBuffer
+			if err = runBounded(ctx, args, "", &out, &out); err != nil {
+				err = fmt.Errorf("the reset command: %v: %s", err, effectproof.Printable(out.String(), effectproof.MaxShownError))
+			}
+		}
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+	}
+	return inst, nil
+}
+
+// session returns the session of the caller called name, opening it.
+func (inst *instance) session(ctx context.Context, name string) (*audit.Session, error) {
+	if name == "default" {
+		name = ""
+	}
+	if s, ok := inst.sessions[name]; ok {
+		return s, nil
+	}
+	caller := inst.r.f.caller(name)
+	t := inst.r.o.Target
+	var err error
+	if len(t.Command) > 0 {
+		if t.Command, err = inst.vars.texts(t.Command); err != nil {
+			return nil, err
+		}
+	}
+	env, err := inst.vars.env(inst.r.f.Env)
+	if err != nil {
+		return nil, fmt.Errorf("env: %v", err)
+	}
+	cenv, err := inst.vars.env(caller.Env)
+	if err != nil {
+		return nil, fmt.Errorf("the caller's env: %v", err)
+	}
+	t.Env = append(append(slices.Clone(t.Env), env...), cenv...)
+	if len(caller.Headers) > 0 {
+		if len(t.Command) > 0 {
+			return nil, fmt.Errorf("caller %q has headers, but the server runs over stdio: give it env", name)
+		}
+		h := http.Header{}
+		for k, v := range t.Header {
+			h[k] = slices.Clone(v)
+		}
+		for k, v := range caller.Headers {
+			text, err := inst.vars.text(v)
+			if err != nil {
+				return nil, fmt.Errorf("header %s: %v", k, err)
+			}
+			h.Set(k, text)
+		}
+		t.Header = h
+	}
+	s, err := t.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	inst.sessions[name] = s
+	return s, nil
+}
+
+// fixture makes one fixture and saves what it names.
+func (inst *instance) fixture(ctx context.Context, fx Fixture) error {
+	s, err := inst.session(ctx, fx.Caller)
+	if err != nil {
+		return err
+	}
+	args, err := inst.vars.expand(map[string]any(fx.Args))
+	if err != nil {
+		return err
+	}
+	raw, err := effectproof.MarshalArgs(args)
+	if err != nil {
+		return err
+	}
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: fx.Tool, Arguments: raw})
+	switch {
+	case err != nil:
+		return errors.New(effectproof.Printable(err.Error(), effectproof.MaxShownError))
+	case res.IsError:
+		return fmt.Errorf("it returned a tool error: %s", effectproof.Printable(resultText(res), effectproof.MaxShownError))
+	}
+	for _, name := range slices.Sorted(maps.Keys(fx.Save)) {
+		ptr := fx.Save[name]
+		v, err := saved(res, ptr)
+		if err != nil {
+			return fmt.Errorf("save %q (%s): %v", name, ptr, err)
+		}
+		inst.vars[name] = v
+	}
+	return nil
+}
+
+// saved returns the value at ptr in a fixture's result.
+func saved(res *mcp.CallToolResult, ptr string) (any, error) {
+	text := ""
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text = tc.Text
+			break
+		}
+	}
+	if rest, ok := strings.CutPrefix(ptr, "#text"); ok {
+		if rest != "" {
+			return nil, errors.New("#text takes no pointer")
+		}
+		return text, nil
+	}
+	var doc any
+	if res.StructuredContent != nil {
+		raw, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			return nil, err
+		}
+		if doc, err = decodeJSON(raw); err != nil {
+			return nil, err
+		}
+	} else {
+		var err error
+		if doc, err = decodeJSON([]byte(text)); err != nil {
+			return nil, fmt.Errorf("the result has no structured content, and its text is not JSON: %v", err)
+		}
+	}
+	return pointer(doc, ptr)
+}
+
+func (inst *instance) close(ctx context.Context) {
+	for _, s := range inst.sessions {
+		s.Close()
+	}
+	os.RemoveAll(inst.dir)
+}

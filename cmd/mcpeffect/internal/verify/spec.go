@@ -1,0 +1,377 @@
+// Package verify is mcpeffect verify: the proof, from outside, that the
+// hints each tool of an MCP server advertises are true, by calling it on
+// a known state and comparing the state before and after. It judges
+// through internal/effectproof, the engine mcpeffecttest.Verify uses, so
+// that the command and the Go helper cannot disagree.
+package verify
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+)
+
+// A File is an examples file: what to call, on what state, as whom. Its
+// JSON Schema is verify-examples.schema.json, beside this package's
+// command's README.
+type File struct {
+	// Env is added to the environment of the server run as a command,
+	// with each placeholder replaced (see [Example]).
+	Env map[string]string `json:"env,omitempty"`
+	// Reset, if set, is run before each example, in place of a fresh
+	// instance: for a server reached by URL, which Verify cannot start.
+	Reset []string `json:"reset,omitempty"`
+	// State says where the state the tools change is, and what of it is
+	// bookkeeping rather than data.
+	State StateSpec `json:"state"`
+	// Callers are who may call, by name; the one named "" (or "default")
+	// makes every call that names no caller.
+	Callers map[string]Caller `json:"callers,omitempty"`
+	// Examples are the calls that prove the tools' hints: at least one
+	// for each tool.
+	Examples []Example `json:"examples"`
+	// Overcautious waives, tool by tool with a reason, the finding that a
+	// tool's hints claim more than any example showed.
+	Overcautious map[string]string `json:"overcautious,omitempty"`
+	// Skip leaves tools out of the proof, tool by tool with a reason:
+	// they are reported as not examined rather than as lacking an
+	// example.
+	Skip map[string]string `json:"skip,omitempty"`
+}
+
+// A StateSpec is where the state is: exactly one of Dir, SQLite, JSON and
+// Command.
+type StateSpec struct {
+	// Dir is a directory tree: a record for each path under it.
+	Dir string `json:"dir,omitempty"`
+	// SQLite is a SQLite database file: a record for each row of every
+	// table, by its key.
+	SQLite string `json:"sqlite,omitempty"`
+	// JSON is a JSON document or JSON Lines file: a record for each
+	// member of a collection in it.
+	JSON *JSONState `json:"json,omitempty"`
+	// Command prints the state as one JSON object, records by key, each
+	// a JSON object of fields.
+	Command []string `json:"command,omitempty"`
+	// LeaveOut is the bookkeeping left out of the state, each entry with
+	// its reason.
+	LeaveOut []LeaveOut `json:"leaveOut,omitempty"`
+}
+
+// A JSONState is a JSON file as a state.
+type JSONState struct {
+	File string `json:"file"`
+	// Lines reads the file as JSON Lines: one JSON value a line, the
+	// lines a collection.
+	Lines bool `json:"lines,omitempty"`
+	// At is the JSON pointer of the collection (an array or an object)
+	// whose members are the records; "" is the whole document.
+	At string `json:"at,omitempty"`
+	// Key, if set, are JSON pointers into each member whose values, those
+	// present, joined by "/", key its record; without it a member is
+	// keyed by its JSON pointer.
+	Key []string `json:"key,omitempty"`
+	// Sets names the members of a record that hold arrays whose elements
+	// are a set, such as a list of tags: each element becomes a record of
+	// its own, keyed RECORD/MEMBER/ELEMENT, so that adding one is an
+	// addition rather than a change of the whole list.
+	Sets []string `json:"sets,omitempty"`
+}
+
+// A LeaveOut is bookkeeping left out of the state: a record, or a field
+// of records, that users do not see as data.
+type LeaveOut struct {
+	// Record matches record keys; * matches any run of characters.
+	Record string `json:"record"`
+	// Field, if set, leaves out that field of the records matched, and
+	// otherwise the whole records.
+	Field string `json:"field,omitempty"`
+	// Reason says why it is not data. Required.
+	Reason string `json:"reason"`
+}
+
+// A Caller is who makes a call.
+type Caller struct {
+	// Env is added to the environment of the server run as a command for
+	// this caller's calls: such as a token the server reads at start.
+	Env map[string]string `json:"env,omitempty"`
+	// Headers are added to each HTTP request of this caller's calls: such
+	// as "Authorization": "Bearer {env:TOKEN}".
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// An Example is one call of a tool.
+//
+// In its arguments, the arguments of its fixtures, the state's paths, and
+// the environment, headers and command lines, {dir} is the example's own
+// temporary directory; {NAME} is a value a fixture saved under NAME; and
+// {env:NAME} is the variable NAME of verify's own environment. A string
+// that is a placeholder alone becomes the value itself, a number stays a
+// number; within a longer string the value is written as text.
+type Example struct {
+	Tool string `json:"tool"`
+	// Name tells the tool's examples apart; "#1" and so on if empty.
+	Name string `json:"name,omitempty"`
+	// Fixtures are calls made first, through the server's own tools, to
+	// make what the example's call needs.
+	Fixtures []Fixture `json:"fixtures,omitempty"`
+	// Args are the call's arguments.
+	Args map[string]any `json:"args,omitempty"`
+	// Caller names who makes the call, one of the file's Callers.
+	Caller string `json:"caller,omitempty"`
+	// WantError, if set, says the call must fail, with a tool error or
+	// protocol error whose text holds it, and change nothing.
+	WantError string `json:"wantError,omitempty"`
+}
+
+// A Fixture is a call that makes what an example needs.
+type Fixture struct {
+	Tool   string         `json:"tool"`
+	Args   map[string]any `json:"args,omitempty"`
+	Caller string         `json:"caller,omitempty"`
+	// Save names values of the result to use in later arguments: name to
+	// the JSON pointer of the value in the result's structured content
+	// or, without structured content, in its first text parsed as JSON;
+	// a pointer that starts with #text reads the first text as is.
+	Save map[string]string `json:"save,omitempty"`
+}
+
+// maxFileSize bounds the examples file.
+const maxFileSize = 8 << 20
+
+// ReadFile reads and checks an examples file.
+func ReadFile(name string) (*File, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxFileSize {
+		return nil, fmt.Errorf("%s: more than %d bytes", name, maxFileSize)
+	}
+	return ParseFile(data)
+}
+
+// ParseFile parses an examples file and checks what needs no server.
+func ParseFile(data []byte) (*File, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	// "$schema" is allowed, as editors use it to find the schema.
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, fmt.Errorf("the examples file is not a JSON object: %v", err)
+	}
+	if _, ok := top["$schema"]; ok {
+		delete(top, "$schema")
+		data, _ = json.Marshal(top)
+		dec = json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		dec.UseNumber()
+	}
+	var f File
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("the examples file: %v", err)
+	}
+	return &f, f.check()
+}
+
+var placeholder = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*|env:[A-Za-z_][A-Za-z0-9_]*)\}`)
+
+func (f *File) check() error {
+	var errs []error
+	n := 0
+	s := f.State
+	for _, set := range []bool{s.Dir != "", s.SQLite != "", s.JSON != nil, len(s.Command) > 0} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		errs = append(errs, errors.New("state: give exactly one of dir, sqlite, json and command"))
+	}
+	if s.JSON != nil && s.JSON.File == "" {
+		errs = append(errs, errors.New("state.json: no file"))
+	}
+	for i, l := range s.LeaveOut {
+		switch {
+		case l.Record == "":
+			errs = append(errs, fmt.Errorf("state.leaveOut[%d]: no record pattern", i))
+		case strings.TrimSpace(l.Reason) == "":
+			errs = append(errs, fmt.Errorf("state.leaveOut[%d] (%q): no reason: say why it is not data", i, l.Record))
+		}
+	}
+	if len(f.Examples) == 0 {
+		errs = append(errs, errors.New("no examples"))
+	}
+	caller := func(where, name string) {
+		if name != "" && name != "default" {
+			if _, ok := f.Callers[name]; !ok {
+				errs = append(errs, fmt.Errorf("%s: no caller %q in callers", where, name))
+			}
+		}
+	}
+	names := map[string]map[string]bool{}
+	for i, ex := range f.Examples {
+		where := fmt.Sprintf("examples[%d]", i)
+		if ex.Tool == "" {
+			errs = append(errs, fmt.Errorf("%s: no tool", where))
+			continue
+		}
+		if names[ex.Tool] == nil {
+			names[ex.Tool] = map[string]bool{}
+		}
+		if ex.Name != "" && names[ex.Tool][ex.Name] {
+			errs = append(errs, fmt.Errorf("%s: tool %q has two examples named %q", where, ex.Tool, ex.Name))
+		}
+		names[ex.Tool][ex.Name] = true
+		caller(where, ex.Caller)
+		for j, fx := range ex.Fixtures {
+			w := fmt.Sprintf("%s.fixtures[%d]", where, j)
+			if fx.Tool == "" {
+				errs = append(errs, fmt.Errorf("%s: no tool", w))
+			}
+			caller(w, fx.Caller)
+		}
+	}
+	for tool, reason := range f.Overcautious {
+		if strings.TrimSpace(reason) == "" {
+			errs = append(errs, fmt.Errorf("overcautious: tool %q is waived without a reason", tool))
+		}
+	}
+	for tool, reason := range f.Skip {
+		if strings.TrimSpace(reason) == "" {
+			errs = append(errs, fmt.Errorf("skip: tool %q is skipped without a reason", tool))
+		}
+		if len(names[tool]) > 0 {
+			errs = append(errs, fmt.Errorf("skip: tool %q is skipped but has examples", tool))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// caller returns the caller called name.
+func (f *File) caller(name string) Caller {
+	if name == "" {
+		name = "default"
+	}
+	if c, ok := f.Callers[name]; ok {
+		return c
+	}
+	return f.Callers[""]
+}
+
+// vars are the values of placeholders in one example.
+type vars map[string]any
+
+// expandString replaces the placeholders of s; a placeholder alone gives
+// its value itself, of whatever type. An unknown placeholder is an error.
+func (v vars) expandString(s string) (any, error) {
+	if m := placeholder.FindStringSubmatchIndex(s); m != nil && m[0] == 0 && m[1] == len(s) {
+		return v.value(s[m[2]:m[3]])
+	}
+	var err error
+	out := placeholder.ReplaceAllStringFunc(s, func(p string) string {
+		val, e := v.value(p[1 : len(p)-1])
+		if e != nil {
+			err = e
+			return p
+		}
+		if str, ok := val.(string); ok {
+			return str
+		}
+		raw, _ := json.Marshal(val)
+		return string(raw)
+	})
+	return out, err
+}
+
+func (v vars) value(name string) (any, error) {
+	if env, ok := strings.CutPrefix(name, "env:"); ok {
+		val, ok := os.LookupEnv(env)
+		if !ok {
+			return nil, fmt.Errorf("{%s}: the variable %s is not set", name, env)
+		}
+		return val, nil
+	}
+	val, ok := v[name]
+	if !ok {
+		return nil, fmt.Errorf("{%s}: no fixture saved %q before", name, name)
+	}
+	return val, nil
+}
+
+// text expands s and returns it as text.
+func (v vars) text(s string) (string, error) {
+	val, err := v.expandString(s)
+	if err != nil {
+		return "", err
+	}
+	if str, ok := val.(string); ok {
+		return str, nil
+	}
+	raw, _ := json.Marshal(val)
+	return string(raw), nil
+}
+
+// expand replaces the placeholders in every string of a JSON value.
+func (v vars) expand(x any) (any, error) {
+	switch x := x.(type) {
+	case string:
+		return v.expandString(x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			val, err := v.expand(e)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = val
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			val, err := v.expand(e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = val
+		}
+		return out, nil
+	}
+	return x, nil
+}
+
+func (v vars) texts(in []string) ([]string, error) {
+	out := make([]string, len(in))
+	for i, s := range in {
+		t, err := v.text(s)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = t
+	}
+	return out, nil
+}
+
+func (v vars) env(m map[string]string) ([]string, error) {
+	var out []string
+	for k, s := range m {
+		t, err := v.text(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", k, err)
+		}
+		out = append(out, k+"="+t)
+	}
+	return out, nil
+}

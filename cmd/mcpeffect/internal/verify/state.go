@@ -1,0 +1,538 @@
+package verify
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+)
+
+// A state is records by key, each its fields by name, as
+// effectproof.Canonical reads them.
+type state map[string]map[string]any
+
+// Bounds on what a state source may make Verify read, so that a hostile
+// or broken server cannot exhaust its memory through its state.
+const (
+	maxRecords      = 200_000
+	maxContentBytes = 1 << 20 // a file's contents kept as they are; past this, its digest
+)
+
+// maxStateBytes bounds all the bytes read for one capture; a variable,
+// so that a test can pass it without reading as much.
+var maxStateBytes = 256 << 20
+
+// builtinLeftOut is what each kind of state source leaves out by itself,
+// with the reason; help and the report show it.
+var builtinLeftOut = map[string][]LeaveOut{
+	"dir": {
+		{Record: "*", Field: "mtime, atime, ctime", Reason: "times are bookkeeping: a file rewritten with the same contents is the same data"},
+		{Record: "*", Field: "owner, group, inode, links", Reason: "who owns a file and where the disk keeps it are the system's, not the data"},
+		{Record: "*", Field: "size of a directory", Reason: "a directory's size is how the file system stores its entries; its entries are records of their own"},
+	},
+	"sqlite": {
+		{Record: "sqlite_*", Reason: "SQLite's own tables (sqlite_sequence counts AUTOINCREMENT ids, sqlite_stat* the planner's statistics): the engine's, not the data"},
+	},
+	"json": {
+		{Record: "*", Field: "order of an object's members", Reason: "JSON objects are unordered; the order of arrays is kept, as it is data"},
+	},
+}
+
+// capture reads the state spec describes, with placeholders replaced.
+func capture(ctx context.Context, spec StateSpec, v vars, sqliteReader []string) (state, error) {
+	switch {
+	case spec.Dir != "":
+		root, err := v.text(spec.Dir)
+		if err != nil {
+			return nil, err
+		}
+		return dirState(root)
+	case spec.JSON != nil:
+		file, err := v.text(spec.JSON.File)
+		if err != nil {
+			return nil, err
+		}
+		return jsonState(file, spec.JSON)
+	case spec.SQLite != "":
+		file, err := v.text(spec.SQLite)
+		if err != nil {
+			return nil, err
+		}
+		if len(sqliteReader) == 0 {
+			return nil, errors.New("no SQLite reader: install mcpeffect-sqlite (go install github.com/mcpeffect/mcpeffect/cmd/mcpeffect-sqlite@latest) or give -sqlite-reader")
+		}
+		return commandState(ctx, append(slices.Clone(sqliteReader), file), "")
+	default:
+		args, err := v.texts(spec.Command)
+		if err != nil {
+			return nil, err
+		}
+		dir, _ := v["dir"].(string)
+		return commandState(ctx, args, dir)
+	}
+}
+
+// dirState reads the tree under root: a record for each path, relative
+// and with slashes ("." for root), with its kind and mode, a file's
+// contents, and a symbolic link's target. Links are never followed, and
+// special files (FIFOs, devices, sockets) never opened: both are reported
+// as what they are.
+func dirState(root string) (state, error) {
+	fi, err := os.Lstat(root)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", root)
+	}
+	s := state{}
+	budget := int64(maxStateBytes)
+	var walk func(dir, rel string) error
+	walk = func(dir, rel string) error {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if len(s) >= maxRecords {
+				return fmt.Errorf("more than %d entries", maxRecords)
+			}
+			path := filepath.Join(dir, e.Name())
+			key := e.Name()
+			if rel != "." {
+				key = rel + "/" + e.Name()
+			}
+			info, err := os.Lstat(path)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // removed since the listing: absent, as it is now
+			}
+			if err != nil {
+				return err
+			}
+			rec, err := fileRecord(path, info, &budget)
+			if err != nil {
+				return fmt.Errorf("%s: %w", key, err)
+			}
+			s[key] = rec
+			if info.IsDir() {
+				if err := walk(path, key); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	s["."] = map[string]any{"kind": "dir", "mode": modeText(fi.Mode())}
+	if err := walk(root, "."); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func modeText(m fs.FileMode) string {
+	n := uint32(m.Perm())
+	if m&fs.ModeSetuid != 0 {
+		n |= 0o4000
+	}
+	if m&fs.ModeSetgid != 0 {
+		n |= 0o2000
+	}
+	if m&fs.ModeSticky != 0 {
+		n |= 0o1000
+	}
+	return fmt.Sprintf("%04o", n)
+}
+
+func fileRecord(path string, info fs.FileInfo, budget *int64) (map[string]any, error) {
+	rec := map[string]any{"mode": modeText(info.Mode())}
+	switch m := info.Mode(); {
+	case m.IsDir():
+		rec["kind"] = "dir"
+	case m&fs.ModeSymlink != 0:
+		rec["kind"] = "symlink"
+		target, err := os.Readlink(path)
+		if err != nil {
+			return nil, err
+		}
+		rec["target"] = target
+	case m.IsRegular():
+		rec["kind"] = "file"
+		if err := readContent(path, info.Size(), rec, budget); err != nil {
+			return nil, err
+		}
+	case m&fs.ModeNamedPipe != 0:
+		rec["kind"] = "fifo"
+	case m&fs.ModeSocket != 0:
+		rec["kind"] = "socket"
+	case m&fs.ModeDevice != 0:
+		rec["kind"] = "device"
+	default:
+		rec["kind"] = "other"
+	}
+	return rec, nil
+}
+
+// readContent sets the contents of the regular file at path: as text if
+// it is UTF-8, in base64 otherwise, and as its size and SHA-256 past
+// maxContentBytes. It opens the file without following a link and
+// without blocking, and checks it is still a regular file, since it may
+// have been replaced since it was listed.
+func readContent(path string, size int64, rec map[string]any, budget *int64) error {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		rec["kind"] = "other"
+		return nil
+	}
+	h := sha256.New()
+	var kept bytes.Buffer
+	n, err := io.Copy(io.MultiWriter(h, &limitedBuffer{&kept, maxContentBytes}), io.LimitReader(f, *budget+1))
+	if err != nil {
+		return err
+	}
+	*budget -= n
+	if *budget < 0 {
+		return fmt.Errorf("the tree holds more than %d bytes", maxStateBytes)
+	}
+	switch {
+	case n > maxContentBytes:
+		rec["size"] = n
+		rec["sha256"] = hex.EncodeToString(h.Sum(nil))
+	case utf8.Valid(kept.Bytes()):
+		rec["content"] = kept.String()
+		if n == 0 {
+			rec["size"] = 0 // an empty file is a value, not an empty field
+		}
+	default:
+		rec["base64"] = base64.StdEncoding.EncodeToString(kept.Bytes())
+	}
+	return nil
+}
+
+// A limitedBuffer keeps the first n bytes written to it and drops the
+// rest, without failing the write.
+type limitedBuffer struct {
+	b *bytes.Buffer
+	n int
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if room := l.n + 1 - l.b.Len(); room > 0 {
+		l.b.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+// readBounded reads at most maxStateBytes of r.
+func readBounded(r io.Reader, what string) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, int64(maxStateBytes)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxStateBytes {
+		return nil, fmt.Errorf("%s: more than %d bytes", what, maxStateBytes)
+	}
+	return data, nil
+}
+
+// jsonState reads a JSON document, or JSON Lines, as records: each member
+// of the collection at spec.At.
+func jsonState(file string, spec *JSONState) (state, error) {
+	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return state{}, nil // no file yet: nothing stored
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", file)
+	}
+	data, err := readBounded(f, file)
+	if err != nil {
+		return nil, err
+	}
+	var doc any
+	if spec.Lines {
+		var lines []any
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(nil, maxStateBytes)
+		for i := 1; sc.Scan(); i++ {
+			line := bytes.TrimSpace(sc.Bytes())
+			if len(line) == 0 {
+				continue
+			}
+			v, err := decodeJSON(line)
+			if err != nil {
+				return nil, fmt.Errorf("%s, line %d: %v", file, i, err)
+			}
+			lines = append(lines, v)
+		}
+		if err := sc.Err(); err != nil {
+			return nil, err
+		}
+		doc = lines
+	} else if len(bytes.TrimSpace(data)) == 0 {
+		return state{}, nil
+	} else if doc, err = decodeJSON(data); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	coll, err := pointer(doc, spec.At)
+	if err != nil {
+		return nil, fmt.Errorf("%s: at %q: %v", file, spec.At, err)
+	}
+	s := state{}
+	add := func(ptr string, member any) error {
+		if len(s) >= maxRecords {
+			return fmt.Errorf("more than %d records", maxRecords)
+		}
+		key := ptr
+		if len(spec.Key) > 0 {
+			var parts []string
+			for _, k := range spec.Key {
+				if v, err := pointer(member, k); err == nil {
+					if str, ok := v.(string); ok {
+						parts = append(parts, str)
+					} else {
+						raw, _ := json.Marshal(v)
+						parts = append(parts, string(raw))
+					}
+				}
+			}
+			key = strings.Join(parts, "/")
+		}
+		if _, dup := s[key]; dup {
+			return fmt.Errorf("two records have the key %q: give a key that tells them apart", key)
+		}
+		if obj, ok := member.(map[string]any); ok {
+			s[key] = obj
+			for _, set := range spec.Sets {
+				elems, ok := obj[set].([]any)
+				if !ok {
+					continue
+				}
+				delete(obj, set)
+				for _, el := range elems {
+					text, ok := el.(string)
+					if !ok {
+						raw, _ := json.Marshal(el)
+						text = string(raw)
+					}
+					s[key+"/"+set+"/"+text] = map[string]any{"member": set}
+				}
+			}
+		} else {
+			s[key] = map[string]any{"value": member}
+		}
+		return nil
+	}
+	switch c := coll.(type) {
+	case []any:
+		for i, m := range c {
+			if err := add(spec.At+"/"+strconv.Itoa(i), m); err != nil {
+				return nil, err
+			}
+		}
+	case map[string]any:
+		for name, m := range c {
+			if err := add(spec.At+"/"+escapePointer(name), m); err != nil {
+				return nil, err
+			}
+		}
+	default:
+		return nil, fmt.Errorf("%s: at %q is neither an array nor an object", file, spec.At)
+	}
+	return s, nil
+}
+
+func decodeJSON(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("more than one JSON value")
+	}
+	return v, nil
+}
+
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// pointer returns the value at the JSON pointer p (RFC 6901) in doc.
+func pointer(doc any, p string) (any, error) {
+	if p == "" {
+		return doc, nil
+	}
+	if !strings.HasPrefix(p, "/") {
+		return nil, fmt.Errorf("JSON pointer %q does not start with /", p)
+	}
+	for _, tok := range strings.Split(p[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch d := doc.(type) {
+		case map[string]any:
+			v, ok := d[tok]
+			if !ok {
+				return nil, fmt.Errorf("no member %q", tok)
+			}
+			doc = v
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(d) {
+				return nil, fmt.Errorf("no element %q", tok)
+			}
+			doc = d[i]
+		default:
+			return nil, fmt.Errorf("%q is inside a value that is neither an object nor an array", tok)
+		}
+	}
+	return doc, nil
+}
+
+// commandState runs args, in dir if it is not "", and reads what it
+// prints: one JSON object of records by key, each a JSON object of fields.
+func commandState(ctx context.Context, args []string, dir string) (state, error) {
+	if len(args) == 0 || args[0] == "" {
+		return nil, errors.New("no state command")
+	}
+	var stdout bytes.Buffer
+	var stderr tailBuffer
+	out := &boundedWriter{b: &stdout, max: maxStateBytes}
+	err := runBounded(ctx, args, dir, out, &stderr)
+	switch {
+	case out.over:
+		return nil, fmt.Errorf("%s printed more than %d bytes", args[0], maxStateBytes)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %v: %s", args[0], err, stderr.String())
+	}
+	var s state
+	dec := json.NewDecoder(&stdout)
+	dec.UseNumber()
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("%s printed what is not records by key (a JSON object of JSON objects): %v", args[0], err)
+	}
+	if len(s) > maxRecords {
+		return nil, fmt.Errorf("%s printed more than %d records", args[0], maxRecords)
+	}
+	if s == nil {
+		s = state{}
+	}
+	return s, nil
+}
+
+// runBounded runs args until it exits or ctx is done, its output to
+// stdout and stderr. Processes it starts that keep its output open are
+// not waited for past a second after it exits, so that ctx holds.
+func runBounded(ctx context.Context, args []string, dir string, stdout, stderr io.Writer) error {
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = time.Second
+	return cmd.Run()
+}
+
+// A boundedWriter keeps at most max bytes, and fails the write that
+// would pass them.
+type boundedWriter struct {
+	b    *bytes.Buffer
+	max  int
+	over bool // a write would have passed max
+}
+
+func (w *boundedWriter) Write(p []byte) (int, error) {
+	if w.b.Len()+len(p) > w.max {
+		w.over = true
+		return 0, fmt.Errorf("more than %d bytes of output", w.max)
+	}
+	return w.b.Write(p)
+}
+
+// A tailBuffer keeps the last 2 KiB written to it.
+type tailBuffer struct{ b []byte }
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > 2048 {
+		t.b = t.b[len(t.b)-2048:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string { return strings.TrimSpace(string(bytes.ToValidUTF8(t.b, nil))) }
+
+// leaveOut removes what the list names from s, and reports which entries
+// matched anything.
+func leaveOut(s state, list []LeaveOut, used []bool) {
+	for i, l := range list {
+		for key, rec := range s {
+			if !globMatch(l.Record, key) {
+				continue
+			}
+			if l.Field == "" {
+				delete(s, key)
+				used[i] = true
+				continue
+			}
+			if _, ok := rec[l.Field]; ok {
+				delete(rec, l.Field)
+				used[i] = true
+			}
+		}
+	}
+}
+
+// globMatch reports whether name matches pattern, in which * matches any
+// run of characters, slashes included, and every other character itself.
+func globMatch(pattern, name string) bool {
+	star := strings.Index(pattern, "*")
+	if star < 0 {
+		return pattern == name
+	}
+	if !strings.HasPrefix(name, pattern[:star]) {
+		return false
+	}
+	rest := pattern[star+1:]
+	for i := star; i <= len(name); i++ {
+		if globMatch(rest, name[i:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadDir returns the state of the directory tree at root as the dir
+// state source reads it, records by key each its fields by name: for a
+// Go test that holds mcpeffecttest.Verify to the same state as verify.
+func ReadDir(root string) (map[string]map[string]any, error) {
+	return dirState(root)
+}

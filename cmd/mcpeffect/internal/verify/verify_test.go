@@ -1,0 +1,325 @@
+package verify
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpeffect/mcpeffect/internal/effectproof"
+)
+
+func loadSchema(t *testing.T) *jsonschema.Resolved {
+	t.Helper()
+	data, err := os.ReadFile("../../verify-examples.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func validate(t *testing.T, schema *jsonschema.Resolved, data []byte) error {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	return schema.Validate(v)
+}
+
+// TestSchema holds the JSON Schema of the examples file to the file's Go
+// form: every examples file of the repository is valid by both, and a
+// file using every member the Go form has is valid by the schema.
+func TestSchema(t *testing.T) {
+	schema := loadSchema(t)
+	files, err := filepath.Glob("../../testdata/verify/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples files: %v", err)
+	}
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := validate(t, schema, data); err != nil {
+			t.Errorf("%s: the schema refuses it: %v", name, err)
+		}
+		if _, err := ParseFile(data); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	full := File{
+		Env:   map[string]string{"A": "b"},
+		Reset: []string{"true"},
+		State: StateSpec{
+			JSON:     &JSONState{File: "f", Lines: true, At: "/a", Key: []string{"/id"}, Sets: []string{"tags"}},
+			LeaveOut: []LeaveOut{{Record: "r/*", Field: "updated_at", Reason: "bookkeeping"}},
+		},
+		Callers:      map[string]Caller{"agent": {Env: map[string]string{"T": "x"}, Headers: map[string]string{"Authorization": "Bearer x"}}},
+		Examples:     []Example{{Tool: "t", Name: "n", Fixtures: []Fixture{{Tool: "f", Args: map[string]any{"a": 1}, Caller: "agent", Save: map[string]string{"id": "/id"}}}, Args: map[string]any{"id": "{id}"}, Caller: "agent", WantError: "no"}},
+		Overcautious: map[string]string{"t": "why"},
+		Skip:         map[string]string{"u": "why"},
+	}
+	data, _ := json.Marshal(full)
+	if err := validate(t, schema, data); err != nil {
+		t.Errorf("the schema refuses a file with every member of the Go form: %v\n%s", err, data)
+	}
+	if _, err := ParseFile(data); err != nil {
+		t.Errorf("ParseFile refuses a file with every member: %v", err)
+	}
+}
+
+func TestParseFileErrors(t *testing.T) {
+	tests := []struct {
+		name, file, want string
+	}{
+		{"not JSON", `[`, "not a JSON object"},
+		{"an unknown member", `{"state": {"dir": "d"}, "examples": [{"tool": "t"}], "exmaples": []}`, "unknown field"},
+		{"no state", `{"examples": [{"tool": "t"}]}`, "exactly one"},
+		{"two states", `{"state": {"dir": "d", "sqlite": "f"}, "examples": [{"tool": "t"}]}`, "exactly one"},
+		{"no examples", `{"state": {"dir": "d"}}`, "no examples"},
+		{"a leave-out without a reason", `{"state": {"dir": "d", "leaveOut": [{"record": "x"}]}, "examples": [{"tool": "t"}]}`, "no reason"},
+		{"a waiver without a reason", `{"state": {"dir": "d"}, "examples": [{"tool": "t"}], "overcautious": {"t": " "}}`, "without a reason"},
+		{"an unknown caller", `{"state": {"dir": "d"}, "examples": [{"tool": "t", "caller": "bob"}]}`, `no caller "bob"`},
+		{"two examples of one name", `{"state": {"dir": "d"}, "examples": [{"tool": "t", "name": "a"}, {"tool": "t", "name": "a"}]}`, "two examples"},
+		{"a tool skipped with examples", `{"state": {"dir": "d"}, "examples": [{"tool": "t"}], "skip": {"t": "why"}}`, "skipped but has examples"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseFile([]byte(tt.file))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("ParseFile = %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestExpand(t *testing.T) {
+	t.Setenv("MCPEFFECT_TEST_TOKEN", "s3cret")
+	v := vars{"dir": "/tmp/x", "id": json.Number("7"), "name": "Ann"}
+	got, err := v.expand(map[string]any{
+		"path":  "{dir}/a.txt",
+		"id":    "{id}",
+		"label": "task {id} of {name}",
+		"auth":  "Bearer {env:MCPEFFECT_TEST_TOKEN}",
+		"list":  []any{"{name}", json.Number("2")},
+		"brace": "{not a placeholder}",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(got)
+	want := `{"auth":"Bearer s3cret","brace":"{not a placeholder}","id":7,"label":"task 7 of Ann","list":["Ann",2],"path":"/tmp/x/a.txt"}`
+	if string(raw) != want {
+		t.Errorf("expand = %s, want %s", raw, want)
+	}
+	if _, err := v.expand("{missing}"); err == nil || !strings.Contains(err.Error(), "no fixture saved") {
+		t.Errorf("an unknown placeholder: %v, want an error", err)
+	}
+	if _, err := v.expand("{env:MCPEFFECT_TEST_UNSET_VARIABLE}"); err == nil {
+		t.Error("an unset variable expanded without an error")
+	}
+}
+
+// TestDirState reads a tree holding every kind of file: a link is
+// reported with its target and never followed, even out of the tree, and
+// a FIFO is never opened (opening one would block).
+func TestDirState(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret"), []byte("not in the tree"), 0o600)
+	os.Mkdir(filepath.Join(root, "notes"), 0o750)
+	os.WriteFile(filepath.Join(root, "notes", "a.txt"), []byte("milk\n"), 0o640)
+	os.WriteFile(filepath.Join(root, "empty"), nil, 0o644)
+	os.WriteFile(filepath.Join(root, "bin"), []byte{0xff, 0x00, 0x01}, 0o644)
+	os.WriteFile(filepath.Join(root, "big"), []byte(strings.Repeat("x", maxContentBytes+1)), 0o644)
+	os.Symlink(outside, filepath.Join(root, "out"))
+	os.Symlink(filepath.Join(outside, "secret"), filepath.Join(root, "secret-link"))
+	if err := syscall.Mkfifo(filepath.Join(root, "pipe"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := dirState(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := effectproof.Canonical(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]map[string]string{
+		".":           {"kind": `"dir"`},
+		"notes":       {"kind": `"dir"`, "mode": `"0750"`},
+		"notes/a.txt": {"kind": `"file"`, "mode": `"0640"`, "content": `"milk\n"`},
+		"empty":       {"kind": `"file"`, "mode": `"0644"`, "size": "0"},
+		"bin":         {"kind": `"file"`, "base64": `"/wAB"`},
+		"big":         {"kind": `"file"`, "size": "1048577"},
+		"out":         {"kind": `"symlink"`, "target": `"` + outside + `"`},
+		"secret-link": {"kind": `"symlink"`},
+		"pipe":        {"kind": `"fifo"`, "mode": `"0600"`},
+	}
+	if len(snap) != len(want) {
+		t.Errorf("%d records, want %d: %v", len(snap), len(want), snap)
+	}
+	for key, fields := range want {
+		rec, ok := snap[key]
+		if !ok {
+			t.Errorf("no record %q", key)
+			continue
+		}
+		for f, v := range fields {
+			if rec[f] != v {
+				t.Errorf("record %q, field %q = %s, want %s", key, f, rec[f], v)
+			}
+		}
+	}
+	if _, ok := snap["big"]["sha256"]; !ok {
+		t.Error("a file past the bound has no digest")
+	}
+	for key := range snap {
+		if strings.HasPrefix(key, "out/") {
+			t.Errorf("the link out of the tree was followed: %q", key)
+		}
+	}
+	if _, err := dirState(filepath.Join(root, "empty")); err == nil {
+		t.Error("a file taken as a directory tree")
+	}
+}
+
+func TestJSONState(t *testing.T) {
+	dir := t.TempDir()
+	lines := filepath.Join(dir, "memory.jsonl")
+	os.WriteFile(lines, []byte(`{"type":"entity","name":"Ann","observations":["tea","chess"]}
+{"type":"relation","from":"Ann","to":"Bob","relationType":"knows"}
+
+`), 0o644)
+	s, err := jsonState(lines, &JSONState{File: lines, Lines: true, Key: []string{"/type", "/name", "/from", "/relationType", "/to"}, Sets: []string{"observations"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"entity/Ann", "entity/Ann/observations/tea", "entity/Ann/observations/chess", "relation/Ann/knows/Bob"} {
+		if _, ok := s[key]; !ok {
+			t.Errorf("no record %q in %v", key, s)
+		}
+	}
+	if _, ok := s["entity/Ann"]["observations"]; ok {
+		t.Error("a set was left as a field")
+	}
+
+	doc := filepath.Join(dir, "doc.json")
+	os.WriteFile(doc, []byte(`{"notes": {"1": {"title": "Milk"}, "a/b": {"title": "Eggs"}}, "list": [1, 1]}`), 0o644)
+	s, err = jsonState(doc, &JSONState{File: doc, At: "/notes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s["/notes/1"]["title"] != "Milk" || s["/notes/a~1b"]["title"] != "Eggs" {
+		t.Errorf("records by JSON pointer: %v", s)
+	}
+	if _, err := jsonState(doc, &JSONState{File: doc, At: "/list", Key: []string{"/x"}}); err == nil || !strings.Contains(err.Error(), "two records") {
+		t.Errorf("two members of one key: %v, want an error", err)
+	}
+	if s, err := jsonState(filepath.Join(dir, "none.json"), &JSONState{}); err != nil || len(s) != 0 {
+		t.Errorf("a file not yet made: %v, %v; want no records", s, err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := jsonState(filepath.Join(dir, "pipe"), &JSONState{}); err == nil {
+		t.Error("a FIFO read as a JSON file")
+	}
+}
+
+func TestLeaveOut(t *testing.T) {
+	s := state{
+		"task/1":     {"title": "Milk", "updated_at": "now"},
+		"task/1/log": {"what": "x"},
+		"note/1":     {"updated_at": "now"},
+	}
+	list := []LeaveOut{
+		{Record: "task/*", Field: "updated_at", Reason: "r"},
+		{Record: "*/log", Reason: "r"},
+		{Record: "nothing/*", Reason: "r"},
+	}
+	used := make([]bool, len(list))
+	leaveOut(s, list, used)
+	if _, ok := s["task/1"]["updated_at"]; ok {
+		t.Error("a field left in")
+	}
+	if _, ok := s["task/1/log"]; ok {
+		t.Error("a record left in")
+	}
+	if s["note/1"]["updated_at"] != "now" {
+		t.Error("a field of another record left out")
+	}
+	if !used[0] || !used[1] || used[2] {
+		t.Errorf("used = %v, want [true true false]", used)
+	}
+}
+
+func TestGlobMatch(t *testing.T) {
+	for _, tt := range []struct {
+		pattern, name string
+		want          bool
+	}{
+		{"task/*", "task/1", true},
+		{"task/*", "task/1/label/a", true},
+		{"task/*", "tasks/1", false},
+		{"*/log", "a/b/log", true},
+		{"*", "", true},
+		{"a*b*c", "aXbYc", true},
+		{"a*b*c", "aXbY", false},
+		{"exact", "exact", true},
+	} {
+		if got := globMatch(tt.pattern, tt.name); got != tt.want {
+			t.Errorf("globMatch(%q, %q) = %t, want %t", tt.pattern, tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestCommandState(t *testing.T) {
+	defer func(n int) { maxStateBytes = n }(maxStateBytes)
+	maxStateBytes = 1 << 20
+	ctx := t.Context()
+	s, err := commandState(ctx, []string{"sh", "-c", `echo '{"task/1": {"title": "Milk", "n": 12345678901234567890}}'`}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s["task/1"]["title"] != "Milk" || s["task/1"]["n"] != json.Number("12345678901234567890") {
+		t.Errorf("state = %v", s)
+	}
+	for _, tc := range []struct {
+		name, script, want string
+	}{
+		{"not records", `echo '[1, 2]'`, "not records by key"},
+		{"a failure", `echo broken >&2; exit 3`, "exit status 3: broken"},
+		{"too much", `head -c 3000000 /dev/zero`, "more than 1048576 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := commandState(ctx, []string{"sh", "-c", tc.script}, "")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+	// A command whose child keeps its output open after it is killed
+	// does not hold the deadline up.
+	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = commandState(short, []string{"sh", "-c", "sleep 30 & sleep 30"}, "")
+	if err == nil || time.Since(start) > 10*time.Second {
+		t.Errorf("a command that outlived its deadline: %v after %v", err, time.Since(start))
+	}
+}

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/verify"
+)
+
+const verifyUsage = `usage: mcpeffect verify -examples FILE [-json] [-timeout d] [-parallel n] [-sqlite-reader PATH] -- command [args...]
+       mcpeffect verify -examples FILE [-json] [-timeout d] [-sqlite-reader PATH] -url URL [-header "Name: value"]...`
+
+func verifyCommand() *command {
+	return &command{
+		name:    "verify",
+		summary: "prove the hints of any MCP server's tools by calling them",
+		run:     runVerify,
+		help:    verifyHelp,
+	}
+}
+
+func verifyHelp(w io.Writer) {
+	fmt.Fprintf(w, "%s\n\n", verifyUsage)
+	fmt.Fprint(w, verifyHelpText)
+	fs, _ := verifyFlags()
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+const verifyHelpText = `Verify proves, from outside, that the hints each tool of an MCP server
+advertises (readOnlyHint, destructiveHint, idempotentHint) are true, by
+the rules mcpeffecttest.Verify holds Go servers to, with the same engine.
+For each example of the examples file it starts a fresh instance of the
+server, in a new temporary directory that replaces {dir} in the server's
+command line and environment (or, for a server given by -url, runs the
+file's reset command), makes the example's fixtures through the server's
+own tools, captures the state, calls the tool, captures the state, calls it
+again with the same arguments, and captures the state a third time. What
+each call changed must fit the tool's hints:
+
+  read (readOnlyHint true)  the state is exactly the same after each call
+  not destructive           every value that existed is still there,
+    (destructiveHint false) unchanged: it only adds records, and values in
+                            empty fields
+  destructive               anything else: a value changed, a record removed
+  idempotent                the repeat changes nothing
+    (idempotentHint true)
+
+A hint left out takes the value the specification gives it: a tool with no
+hints is a destructive write that is not idempotent.
+
+Each tool is then proven, a lie (a call did what its hints say it does not:
+the report names the record and field, with the values before and after,
+escaped), over-cautious (its hints claim more than any example showed: a
+write that changed nothing, a destructive write that destroyed nothing, a
+write not idempotent whose repeat changed nothing; hosts ask people for
+nothing), failed (an example could not run as written) or not examined.
+
+THE EXAMPLES FILE is JSON; its JSON Schema is verify-examples.schema.json in
+cmd/mcpeffect of the mcpeffect repository. Its members:
+
+  state         where the state is, exactly one of:
+                  "dir": "{dir}/root"    a directory tree: a record for each
+                      path, with its kind, mode, and contents (as text, or
+                      base64, or past 1 MiB its size and SHA-256), and a
+                      link's target; links are never followed, special
+                      files never opened
+                  "sqlite": "{dir}/db"   a SQLite database: a record for
+                      each row of every table, keyed table/primary key, read
+                      by the command mcpeffect-sqlite (see -sqlite-reader)
+                  "json": {"file": F, "lines": true, "at": "/ptr",
+                      "key": ["/name"]}  a JSON document or JSON Lines: a
+                      record for each member of the collection at the
+                      pointer "at", keyed by the values at the "key"
+                      pointers, or by its own JSON pointer
+                  "command": [ARGS]      a command that prints the state
+                      as a JSON object of records, each an object of fields
+                and "leaveOut": [{"record": "task/*", "field": "updated_at",
+                "reason": "..."}], the bookkeeping left out, each with its
+                reason (a reason is required)
+  examples      [{"tool": T, "name": N, "fixtures": [...], "args": {...},
+                "caller": C, "wantError": TEXT}]: at least one a tool. A
+                fixture is {"tool", "args", "caller", "save": {"id":
+                "/id"}}: a call made first, whose result's value at the
+                JSON pointer (in its structured content, or its text read as
+                JSON; "#text" for the text itself) later arguments use as
+                {id}. wantError says the call must fail with an error
+                holding that text and change nothing.
+  callers       {"name": {"env": {...}, "headers": {...}}}: who calls; a
+                caller's env starts another process of the server, on the
+                same {dir}; "default" makes calls that name no caller
+  env           added to the server command's environment
+  reset         a command run before each example, for -url
+  overcautious  {"tool": "reason"}: claims waived, each with a reason
+  skip          {"tool": "reason"}: tools not examined, each with a reason
+
+In every string, {dir} is the example's directory, {NAME} a value a fixture
+saved, and {env:NAME} a variable of verify's own environment (a token, say).
+A string that is a placeholder alone takes the value's own type.
+
+Each kind of state leaves out by itself what is the system's rather than the
+data (times, owners, inodes of files; SQLite's own sqlite_* tables); the
+report lists all that was left out, with the reasons.
+
+-timeout bounds the whole run. What verify reads from the state and the
+server is bounded too. The exit status is 0 when every tool examined is
+proven, 1 when any is not or a tool has no example, and 2 when verify could
+not run.
+
+Flags:
+`
+
+type verifyOptions struct {
+	examples string
+	json     bool
+	url      string
+	header   headerFlag
+	timeout  time.Duration
+	sqlite   string
+	parallel int
+}
+
+func verifyFlags() (*flag.FlagSet, *verifyOptions) {
+	o := &verifyOptions{header: headerFlag{}}
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	fs.StringVar(&o.examples, "examples", "", "the examples `FILE`")
+	fs.BoolVar(&o.json, "json", false, "write the report as one JSON object")
+	fs.StringVar(&o.url, "url", "", "verify the Streamable HTTP endpoint at `URL`")
+	fs.Var(o.header, "header", "add the header `\"Name: value\"` to every HTTP request (repeatable)")
+	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "give up after this `duration`; 0 waits for ever")
+	fs.IntVar(&o.parallel, "parallel", 1, "verify `n` tools at once, each example on an instance of its own (a command only)")
+	fs.StringVar(&o.sqlite, "sqlite-reader", "", "the `PATH` of mcpeffect-sqlite, which reads a SQLite state (default: beside mcpeffect, or on $PATH)")
+	return fs, o
+}
+
+func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs, o := verifyFlags()
+	fs.SetOutput(io.Discard)
+	bad := func(msg string) int {
+		fmt.Fprintf(stderr, "mcpeffect verify: %s\n%s\nRun 'mcpeffect help verify' for details.\n", msg, verifyUsage)
+		return exitError
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			verifyHelp(stdout)
+			return exitOK
+		}
+		return bad(err.Error())
+	}
+	if o.examples == "" {
+		return bad("no examples: give -examples FILE")
+	}
+	command := fs.Args()
+	switch {
+	case o.url != "" && len(command) > 0:
+		return bad("give either -url or a command to run, not both")
+	case o.url != "":
+		if err := checkURL(o.url); err != nil {
+			return bad(err.Error())
+		}
+	case len(command) > 0:
+		if len(o.header) > 0 {
+			return bad("-header needs -url: a server run over stdio gets no HTTP headers")
+		}
+	default:
+		return bad("no server: give a command to run after --, or -url")
+	}
+	if o.timeout < 0 {
+		return bad(fmt.Sprintf("-timeout %v is negative", o.timeout))
+	}
+	f, err := verify.ReadFile(o.examples)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpeffect verify: %v\n", err)
+		return exitError
+	}
+	if o.parallel < 1 {
+		return bad(fmt.Sprintf("-parallel %d: want 1 or more", o.parallel))
+	}
+	opts := verify.Options{SQLiteReader: sqliteReader(o.sqlite), Parallel: o.parallel}
+	opts.Target.Command, opts.Target.URL, opts.Target.Header = command, o.url, http.Header(o.header)
+	if o.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.timeout)
+		defer cancel()
+	}
+	report, err := verify.Run(ctx, f, opts)
+	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			fmt.Fprintf(stderr, "mcpeffect verify: no end within %v (-timeout): %v\n", o.timeout, err)
+		} else {
+			fmt.Fprintf(stderr, "mcpeffect verify: %v\n", err)
+		}
+		return exitError
+	}
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(report)
+	} else {
+		err = verify.WriteText(stdout, report)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpeffect verify: writing the report: %v\n", err)
+		return exitError
+	}
+	if report.Failing() {
+		return exitFindings
+	}
+	return exitOK
+}
+
+// sqliteReader returns the command that reads a SQLite state: path if
+// given, else mcpeffect-sqlite beside this program, else on $PATH; nil if
+// there is none.
+func sqliteReader(path string) []string {
+	if path != "" {
+		return []string{path}
+	}
+	if exe, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(exe), "mcpeffect-sqlite")
+		if _, err := os.Stat(p); err == nil {
+			return []string{p}
+		}
+	}
+	if p, err := exec.LookPath("mcpeffect-sqlite"); err == nil {
+		return []string{p}
+	}
+	return nil
+}

@@ -1,0 +1,12 @@
+// Package effectproof is the one engine that judges whether a tool's
+// effect is true: the state before and after each call as records with
+// fields, the differences between two states, and the verdicts a tool's
+// classification allows (read, non-destructive write, destructive write,
+// idempotent write, and what a classification claims that no call
+// showed).
+//
+// Both mcpeffecttest.Verify, for a Go server in its own tests, and
+// mcpeffect verify, for any server from outside, judge through it, so
+// that the two cannot disagree: the same state and the same calls get the
+// same verdict, in the same words.
+package effectproof
