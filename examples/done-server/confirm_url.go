@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/refusal"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/web"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -73,26 +74,23 @@ func (d *done) urlConfirm(registry *mcpeffect.Registry, confirm func(mcpeffect.E
 				data, _ := json.Marshal(n)
 				return &jsonrpc.Error{Code: mcpeffect.CodeNotConfirmed, Message: n.Error(), Data: data}
 			}
-			ss, ok := req.GetSession().(*mcp.ServerSession)
+			call, ok := req.(*mcp.CallToolRequest)
+			ss, _ := req.GetSession().(*mcp.ServerSession)
 			if !ok || ss == nil {
 				return nil, refused("unsupported", "no session to ask through")
 			}
 			if d.baseURL == "" {
 				return nil, refused("unsupported", "confirmation on the page needs Done served over HTTP (serve -http), where the page is")
 			}
-			ip := ss.InitializeParams()
-			if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil || ip.Capabilities.Elicitation.URL == nil {
+			if caps := call.ClientCapabilities(); caps == nil || caps.Elicitation == nil || caps.Elicitation.URL == nil {
 				return nil, refused("unsupported", "the client cannot send the person to a page (it declared no URL elicitation); serve with -confirm destructive to ask through the client instead")
 			}
 			k := callerToken(ctx)
-			question := d.question(ctx, &mcpeffect.ConfirmCall{Tool: p.Name, Title: toolTitle(p.Name), Effect: e, Arguments: p.Arguments})
-			if question == "" {
-				question = fmt.Sprintf("Call %s (%s)?", orName(toolTitle(p.Name), p.Name), e)
-			}
 			binding := callBinding(p.Name, p.Arguments)
-			c, err := d.store.RequestConfirmation(ctx, k.Actor(), store.NewConfirmation{
-				Tool: p.Name, Binding: binding, Question: question, Arguments: canonical(p.Arguments), TTL: urlConfirmTTL,
-			})
+			if sessionlessCall(ss) {
+				return d.confirmByInput(ctx, next, method, call, e, k, binding, refused)
+			}
+			c, err := d.requestConfirmation(ctx, k, p, e, binding)
 			if err != nil {
 				return nil, err
 			}
@@ -106,12 +104,7 @@ func (d *done) urlConfirm(registry *mcpeffect.Registry, confirm func(mcpeffect.E
 					}
 				}
 			}()
-			res, err := ss.Elicit(ctx, &mcp.ElicitParams{
-				Mode:          "url",
-				Message:       "Done asks you to confirm a call on its page, where only you can answer: " + web.Visible(question),
-				URL:           d.baseURL + web.ConfirmPath + c.ID,
-				ElicitationID: c.ID,
-			})
+			res, err := ss.Elicit(ctx, d.pageElicitation(c))
 			if err != nil {
 				return nil, refused("failed", err.Error())
 			}
@@ -125,22 +118,136 @@ func (d *done) urlConfirm(registry *mcpeffect.Registry, confirm func(mcpeffect.E
 				return nil, err
 			}
 			_ = ss.NotifyElicitationComplete(ctx, &mcp.ElicitationCompleteParams{ElicitationID: c.ID})
-			if c.Answer == "" {
-				return nil, refused("cancel", "no answer on the page by "+c.ExpiresAt)
-			}
-			c, err = d.store.UseConfirmation(ctx, k.Actor(), c.ID, binding)
-			used = err == nil || errors.Is(err, store.ErrConfirmationUsed)
-			switch {
-			case errors.Is(err, store.ErrConfirmationUsed):
-				return nil, refused("invalid", "the answer was used by another call")
-			case err != nil:
+			used = true // useAnswer uses it, or it is over
+			if err := d.useAnswer(ctx, k, c, binding, refused); err != nil {
 				return nil, err
-			case c.Answer != store.Accepted:
-				return nil, refused("decline", "declined on the page by "+c.AnsweredBy)
 			}
 			return next(ctx, method, req)
 		}
 	}
+}
+
+// sessionlessCall reports whether the client of ss speaks the 2026-07-28
+// protocol, where a server sends no request of its own: it asks through
+// input requests instead, as go-sdk decides it.
+func sessionlessCall(ss *mcp.ServerSession) bool {
+	v := firstSessionlessProtocol // go-sdk's, without initialize parameters
+	if p := ss.InitializeParams(); p != nil {
+		v = p.ProtocolVersion
+	}
+	return v >= firstSessionlessProtocol
+}
+
+// requestConfirmation records in the store the confirmation of the call
+// p, of effect e, by the token k, bound to binding: the question the page
+// will put to the person.
+func (d *done) requestConfirmation(ctx context.Context, k store.Token, p *mcp.CallToolParamsRaw, e mcpeffect.Effect, binding []byte) (store.Confirmation, error) {
+	question := d.question(ctx, &mcpeffect.ConfirmCall{Tool: p.Name, Title: toolTitle(p.Name), Effect: e, Arguments: p.Arguments})
+	if question == "" {
+		question = fmt.Sprintf("Call %s (%s)?", orName(toolTitle(p.Name), p.Name), e)
+	}
+	return d.store.RequestConfirmation(ctx, k.Actor(), store.NewConfirmation{
+		Tool: p.Name, Binding: binding, Question: question, Arguments: canonical(p.Arguments), TTL: urlConfirmTTL,
+	})
+}
+
+// pageElicitation is the URL-mode elicitation that sends the person to
+// the page of confirmation c.
+func (d *done) pageElicitation(c store.Confirmation) *mcp.ElicitParams {
+	return &mcp.ElicitParams{
+		Mode:          "url",
+		Message:       "Done asks you to confirm a call on its page, where only you can answer: " + web.Visible(c.Question),
+		URL:           d.baseURL + web.ConfirmPath + c.ID,
+		ElicitationID: c.ID,
+	}
+}
+
+// useAnswer uses c, answered, for the call of k bound to binding, and
+// returns nil if the person confirmed it there, or the error that refuses
+// the call.
+func (d *done) useAnswer(ctx context.Context, k store.Token, c store.Confirmation, binding []byte, refused func(answer, detail string) error) error {
+	if c.Answer == "" {
+		if err := d.store.WithdrawConfirmation(context.WithoutCancel(ctx), k.Actor(), c.ID); err != nil {
+			d.logger.ErrorContext(ctx, "withdrawing a confirmation", "id", c.ID, "err", err)
+		}
+		return refused("cancel", "no answer on the page by "+c.ExpiresAt)
+	}
+	c, err := d.store.UseConfirmation(ctx, k.Actor(), c.ID, binding)
+	switch {
+	case errors.Is(err, store.ErrConfirmationUsed):
+		return refused("invalid", "the answer was used by another call")
+	case refusal.CodeOf(err) != 0:
+		// Another call's confirmation (other arguments): refused, and
+		// left for the call it was made for.
+		return refused("invalid", err.Error())
+	case err != nil:
+		return err
+	case c.Answer != store.Accepted:
+		return refused("decline", "declined on the page by "+c.AnsweredBy)
+	}
+	return nil
+}
+
+// pageInput is the id of the input request that sends the person to the
+// page, on the 2026-07-28 protocol.
+const pageInput = "done_confirm_page"
+
+// confirmByInput confirms a call on the 2026-07-28 protocol, where Done
+// cannot send the client a request: the call is answered with an input
+// request, a URL-mode elicitation to the page, and a request state, the
+// confirmation's id; the client sends the person there and calls again
+// with the state and its answer (that the person went). That call, which
+// any replica of the store may serve, waits for the person's answer on
+// the page, as a call with a session does, and runs only on a yes.
+//
+// The state needs no signature: it names a confirmation that the store
+// binds to the caller's token, the tool and the arguments, and that is
+// used once. Another caller, or other arguments, with the same state are
+// refused; a made-up state names nothing.
+func (d *done) confirmByInput(ctx context.Context, next mcp.MethodHandler, method string, call *mcp.CallToolRequest, e mcpeffect.Effect, k store.Token, binding []byte, refused func(answer, detail string) error) (mcp.Result, error) {
+	p := call.Params
+	if p.RequestState == "" {
+		c, err := d.requestConfirmation(ctx, k, p, e, binding)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{
+			InputRequests: mcp.InputRequestMap{pageInput: d.pageElicitation(c)},
+			RequestState:  c.ID,
+		}, nil
+	}
+	c, err := d.store.GetConfirmation(ctx, p.RequestState)
+	if err != nil || c.TokenID != k.ID {
+		// Not a confirmation, or another caller's: the state is not
+		// this call's, and says nothing of whose it is.
+		return nil, refused("invalid", "the request state names no confirmation of this caller")
+	}
+	answer, ok := p.InputResponses[pageInput].(*mcp.ElicitResult)
+	if !ok || answer == nil || answer.Action != "accept" {
+		if err := d.store.WithdrawConfirmation(context.WithoutCancel(ctx), k.Actor(), c.ID); err != nil {
+			d.logger.ErrorContext(ctx, "withdrawing a confirmation", "id", c.ID, "err", err)
+		}
+		action := "cancel"
+		if ok && answer != nil && answer.Action != "" {
+			action = answer.Action
+		}
+		return nil, refused(action, "the person did not open the confirmation page")
+	}
+	c, err = d.awaitAnswer(ctx, c)
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+		// The client gave up waiting: the page must no longer ask.
+		if err := d.store.WithdrawConfirmation(context.WithoutCancel(ctx), k.Actor(), c.ID); err != nil {
+			d.logger.ErrorContext(ctx, "withdrawing a confirmation", "id", c.ID, "err", err)
+		}
+		return nil, err
+	}
+	if err := d.useAnswer(ctx, k, c, binding, refused); err != nil {
+		return nil, err
+	}
+	return next(ctx, method, call)
 }
 
 // awaitAnswer reads c from the store until it is answered, it expires,

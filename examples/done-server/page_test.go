@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -121,7 +123,9 @@ func TestURLConfirmNeedsURLElicitation(t *testing.T) {
 // TestURLConfirmHostDeclines shows a call whose host would not open the
 // page refused, and its question withdrawn from the person's page: no
 // answer there can come after the call is over.
-func TestURLConfirmHostDeclines(t *testing.T) {
+func TestURLConfirmHostDeclines(t *testing.T) { forProtocols(t, testURLConfirmHostDeclines) }
+
+func testURLConfirmHostDeclines(t *testing.T, protocol string) {
 	e := newEnv(t)
 	e.done.confirmURL = urlConfirmModes["url"]
 	e.server, e.registry = e.done.newServer()
@@ -141,7 +145,7 @@ func TestURLConfirmHostDeclines(t *testing.T) {
 	})
 	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{
 		Endpoint: base + mcpPath, HTTPClient: &http.Client{Transport: bearerTransport{secret: secret}}, MaxRetries: -1,
-	}, nil)
+	}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +167,9 @@ func TestURLConfirmHostDeclines(t *testing.T) {
 // TestURLConfirmAcrossProcesses shows the page of one process answering
 // a call that waits in another, on the same data: the sign-in link, the
 // session and the confirmation are in the database, not in a process.
-func TestURLConfirmAcrossProcesses(t *testing.T) {
+func TestURLConfirmAcrossProcesses(t *testing.T) { forProtocols(t, testURLConfirmAcrossProcesses) }
+
+func testURLConfirmAcrossProcesses(t *testing.T, protocol string) {
 	a := newEnv(t)
 	a.done.confirmURL = urlConfirmModes["url"]
 	a.server, a.registry = a.done.newServer()
@@ -186,7 +192,7 @@ func TestURLConfirmAcrossProcesses(t *testing.T) {
 	})
 	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{
 		Endpoint: baseA + mcpPath, HTTPClient: &http.Client{Transport: bearerTransport{secret: secret}}, MaxRetries: -1,
-	}, nil)
+	}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,6 +249,15 @@ func TestURLConfirmAcrossProcesses(t *testing.T) {
 	}
 }
 
+// forProtocols runs test on a protocol with sessions, where Done sends
+// the client an elicitation request, and on 2026-07-28, where it answers
+// the call with an input request and the client calls again.
+func forProtocols(t *testing.T, test func(*testing.T, string)) {
+	for _, protocol := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(protocol, func(t *testing.T) { test(t, protocol) })
+	}
+}
+
 // between returns what s holds between the first before and the after
 // that follows it, or "".
 func between(s, before, after string) string {
@@ -252,4 +267,118 @@ func between(s, before, after string) string {
 	}
 	v, _, _ := strings.Cut(rest, after)
 	return v
+}
+
+// TestURLConfirmRequestStateAttacks: on 2026-07-28 the request state of a
+// confirmation through the page is its id, which the store binds to the
+// caller's token, the tool and the arguments. Another token presenting
+// it, the same token with other arguments, a made-up state, and the
+// state used again after its call ran: each is refused, and nothing is
+// deleted but what the person confirmed, once.
+func TestURLConfirmRequestStateAttacks(t *testing.T) {
+	e := newEnv(t)
+	e.done.confirmURL = urlConfirmModes["url"]
+	e.server, e.registry = e.done.newServer()
+	base := e.serveHTTP()
+	aliceSecret := e.mint("alice", store.Human, mcpeffect.Full)
+	mallory := e.mint("mallory", store.Human, mcpeffect.Full)
+	alice, err := e.store.Authenticate(t.Context(), aliceSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup := e.connect(aliceSecret)
+	keep := must[store.Task](t, setup, "create_task", args{"title": "keep me"})
+	other := must[store.Task](t, setup, "create_task", args{"title": "keep me too"})
+
+	// callRaw sends one 2026-07-28 tools/call of delete_task, as a client
+	// that can send the person to a page, and returns the result's
+	// request state or the error's message.
+	callRaw := func(secret, taskID, state string) (gotState, errMsg string) {
+		t.Helper()
+		params := map[string]any{
+			"name": "delete_task", "arguments": args{"task_id": taskID},
+			"_meta": map[string]any{
+				mcp.MetaKeyProtocolVersion:    "2026-07-28",
+				mcp.MetaKeyClientInfo:         map[string]any{"name": "raw", "version": "1"},
+				mcp.MetaKeyClientCapabilities: map[string]any{"elicitation": map[string]any{"url": map[string]any{}}},
+			},
+		}
+		if state != "" {
+			params["requestState"] = state
+			params["inputResponses"] = map[string]any{pageInput: map[string]any{"action": "accept"}}
+		}
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, base+mcpPath, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", "delete_task")
+		req.Header.Set("Authorization", "Bearer "+secret)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		text := string(raw)
+		if i := strings.Index(text, "data: "); i >= 0 {
+			text = strings.TrimSpace(text[i+len("data: "):])
+		}
+		var msg struct {
+			Result struct {
+				RequestState string `json:"requestState"`
+			} `json:"result"`
+			Error *struct {
+				Code    int64  `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(text), &msg); err != nil {
+			t.Fatalf("%d %s: %v", resp.StatusCode, raw, err)
+		}
+		if msg.Error != nil {
+			if msg.Error.Code != mcpeffect.CodeNotConfirmed {
+				t.Errorf("error %d %s, want a refusal unconfirmed", msg.Error.Code, msg.Error.Message)
+			}
+			return "", msg.Error.Message
+		}
+		return msg.Result.RequestState, ""
+	}
+
+	state, msg := callRaw(aliceSecret, keep.ID, "")
+	if state == "" {
+		t.Fatalf("alice's first call: no request state (%s)", msg)
+	}
+	// Alice confirms her own call on the page.
+	if _, err := e.store.AnswerConfirmation(t.Context(), alice.Actor(), state, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, secret, task, state string
+	}{
+		{"another token", mallory, keep.ID, state},
+		{"other arguments", aliceSecret, other.ID, state},
+		{"a made-up state", aliceSecret, keep.ID, "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"},
+		{"not an id", aliceSecret, keep.ID, "../" + state},
+	} {
+		if _, msg := callRaw(c.secret, c.task, c.state); msg == "" {
+			t.Errorf("%s: the call ran", c.name)
+		}
+	}
+	for _, id := range []string{keep.ID, other.ID} {
+		must[store.TaskDetail](t, setup, "get_task", args{"task_id": id})
+	}
+	// Alice's own call, with her confirmation, runs once.
+	if _, msg := callRaw(aliceSecret, keep.ID, state); msg != "" {
+		t.Fatalf("alice's confirmed call: %s", msg)
+	}
+	if _, err := call[store.TaskDetail](t, setup, "get_task", args{"task_id": keep.ID}); err == nil {
+		t.Error("confirmed, and still there")
+	}
+	// The same state again, for a call that would now change nothing:
+	// still refused, the answer was used.
+	if _, msg := callRaw(aliceSecret, keep.ID, state); msg == "" {
+		t.Error("the state used again: the call ran twice on one confirmation")
+	}
 }
