@@ -274,6 +274,22 @@ func (e *Enforcer) readDenial(need, s Scope, sourced bool, prompt, uri string) *
 	return d
 }
 
+// completionDenial returns the refusal of completion/complete of the
+// arguments of ref by a caller of scope s, or nil: ref needs the scope of
+// the prompt it names, or of the resource template (or resource) whose
+// URI it gives, the wider of the two where both match. A reference of
+// another type goes to go-sdk, which refuses it.
+func (e *Enforcer) completionDenial(ref *mcp.CompleteReference, s Scope, sourced bool) *DeniedError {
+	switch ref.Type {
+	case "ref/prompt":
+		return e.readDenial(e.r.PromptScope(ref.Name), s, sourced, ref.Name, "")
+	case "ref/resource":
+		need := max(e.r.templateScope(ref.URI), e.r.ResourceScope(ref.URI))
+		return e.readDenial(need, s, sourced, "", ref.URI)
+	}
+	return nil
+}
+
 // reportDenied gives d to OnDenied.
 func (e *Enforcer) reportDenied(ctx context.Context, d *DeniedError) {
 	if e.opts.OnDenied != nil {

@@ -94,7 +94,11 @@ func (r *Registry) Middleware(opts *MiddlewareOptions) mcp.Middleware {
 // needed is [Registry.ResourceScope] of the URI or [Registry.PromptScope]
 // of the prompt: read-only unless the server declared more with
 // [AddResource], [AddResourceTemplate] or [AddPrompt]. So the zero
-// Scope reads nothing, as it calls nothing. With HideDenied, it filters
+// Scope reads nothing, as it calls nothing. resources/subscribe (and each
+// resource of subscriptions/listen, its 2026-07-28 form) needs the scope
+// that reads the resource, and completion/complete the scope of the
+// prompt or resource template whose arguments it completes: what they
+// tell is what those would. With HideDenied, it filters
 // the lists of tools, resources, resource templates and prompts. Every
 // other method passes through untouched.
 //
@@ -138,6 +142,37 @@ func (e *Enforcer) wrap(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			s, sourced = granted(ctx, e.RequestCaller(ctx, req))
 			d = e.readDenial(e.r.PromptScope(get.Params.Name), s, sourced, get.Params.Name, "")
+		case "resources/subscribe":
+			// A subscriber is told of each change to the resource: it
+			// needs the scope that reads it.
+			sub, ok := req.(*mcp.SubscribeRequest)
+			if !ok || sub.Params == nil {
+				return next(ctx, method, req)
+			}
+			s, sourced = granted(ctx, e.RequestCaller(ctx, req))
+			d = e.readDenial(e.r.ResourceScope(sub.Params.URI), s, sourced, "", sub.Params.URI)
+		case "subscriptions/listen":
+			// The 2026-07-28 form of resources/subscribe: every resource
+			// it names needs the scope that reads it.
+			listen, ok := req.(*mcp.SubscriptionsListenRequest)
+			if !ok || listen.Params == nil || listen.Params.Notifications == nil {
+				return next(ctx, method, req)
+			}
+			s, sourced = granted(ctx, e.RequestCaller(ctx, req))
+			for _, uri := range listen.Params.Notifications.ResourceSubscriptions {
+				if d = e.readDenial(e.r.ResourceScope(uri), s, sourced, "", uri); d != nil {
+					break
+				}
+			}
+		case "completion/complete":
+			// Completions tell what the arguments of a prompt or a
+			// resource template may be: they need the scope that gets it.
+			c, ok := req.(*mcp.CompleteRequest)
+			if !ok || c.Params == nil || c.Params.Ref == nil {
+				return next(ctx, method, req)
+			}
+			s, sourced = granted(ctx, e.RequestCaller(ctx, req))
+			d = e.completionDenial(c.Params.Ref, s, sourced)
 		case "tools/list", "resources/list", "resources/templates/list", "prompts/list":
 			if !e.opts.HideDenied || testhook.UnfilteredList(ctx) {
 				return next(ctx, method, req)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
@@ -294,6 +295,131 @@ func TestResourceScopeOrder(t *testing.T) {
 	} {
 		if got := r.ResourceScope(uri); got != want {
 			t.Errorf("ResourceScope(%q) = %s, want %s", uri, got, want)
+		}
+	}
+}
+
+// TestSubscribeAndCompleteScoped: a subscription to a resource, which
+// tells of each change to it, needs the scope that reads it; completing
+// the arguments of a prompt or a resource template needs the scope that
+// gets it. Both are refused, with the refusal of a read, to a scope that
+// could not read, and the zero Scope subscribes to nothing.
+func TestSubscribeAndCompleteScoped(t *testing.T) {
+	r := mcpeffect.NewRegistry()
+	var mu sync.Mutex
+	var subscribed, completed []string
+	s := mcp.NewServer(&mcp.Implementation{Name: "notes", Version: "v1"}, &mcp.ServerOptions{
+		SubscribeHandler: func(_ context.Context, req *mcp.SubscribeRequest) error {
+			mu.Lock()
+			defer mu.Unlock()
+			subscribed = append(subscribed, req.Params.URI)
+			return nil
+		},
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+		CompletionHandler: func(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			completed = append(completed, req.Params.Ref.Name+req.Params.Ref.URI)
+			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{"x"}}}, nil
+		},
+	})
+	read := func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "x"}}}, nil
+	}
+	mcpeffect.AddResource(s, r, &mcp.Resource{URI: "notes://readme", Name: "readme"}, mcpeffect.ReadOnly, read)
+	mcpeffect.AddResource(s, r, &mcp.Resource{URI: "notes://payroll", Name: "payroll"}, mcpeffect.Full, read)
+	mcpeffect.AddResourceTemplate(s, r, &mcp.ResourceTemplate{URITemplate: "notes://drafts/{id}", Name: "draft"}, mcpeffect.NonDestructive, read)
+	mcpeffect.AddPrompt(s, r, &mcp.Prompt{Name: "audit_everything", Arguments: []*mcp.PromptArgument{{Name: "team"}}}, mcpeffect.Full,
+		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) { return &mcp.GetPromptResult{}, nil })
+	s.AddReceivingMiddleware(r.Middleware(nil))
+
+	for _, c := range []struct {
+		what string
+		need mcpeffect.Scope
+		do   func(context.Context, *mcp.ClientSession) error
+	}{
+		{"subscribe to notes://readme", mcpeffect.ReadOnly, func(ctx context.Context, cs *mcp.ClientSession) error {
+			return cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "notes://readme"})
+		}},
+		{"subscribe to notes://payroll", mcpeffect.Full, func(ctx context.Context, cs *mcp.ClientSession) error {
+			return cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "notes://payroll"})
+		}},
+		{"subscribe to a draft", mcpeffect.NonDestructive, func(ctx context.Context, cs *mcp.ClientSession) error {
+			return cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "notes://drafts/7"})
+		}},
+		{"complete the prompt's argument", mcpeffect.Full, func(ctx context.Context, cs *mcp.ClientSession) error {
+			_, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "audit_everything"},
+				Argument: mcp.CompleteParamsArgument{Name: "team", Value: "p"}})
+			return err
+		}},
+		{"complete the template's argument", mcpeffect.NonDestructive, func(ctx context.Context, cs *mcp.ClientSession) error {
+			_, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: "notes://drafts/{id}"},
+				Argument: mcp.CompleteParamsArgument{Name: "id", Value: "7"}})
+			return err
+		}},
+	} {
+		// go-sdk's client subscribes with subscriptions/listen on
+		// 2026-07-28: TestSubscriptionsListenScoped holds it.
+		for _, protocol := range []string{"2025-11-25"} {
+			for _, scope := range []mcpeffect.Scope{0, mcpeffect.ReadOnly, mcpeffect.NonDestructive, mcpeffect.Full} {
+				mu.Lock()
+				before := len(subscribed) + len(completed)
+				mu.Unlock()
+				cs := connectAs(t, mcpeffect.WithConnectionScope(context.Background(), scope), s, nil, protocol)
+				err := c.do(context.Background(), cs)
+				mu.Lock()
+				ran := len(subscribed)+len(completed) > before
+				mu.Unlock()
+				d, denied := mcpeffect.AsDeniedError(err)
+				switch allowed := scope >= c.need && scope != 0; {
+				case allowed && (err != nil || !ran):
+					t.Errorf("%s, %s, with %v: err = %v, ran %t; want it allowed", protocol, c.what, scope, err, ran)
+				case !allowed && (!denied || ran || d.Required != c.need):
+					t.Errorf("%s, %s, with %v: err = %v, ran %t; want it refused as needing %v", protocol, c.what, scope, err, ran, c.need)
+				}
+				cs.Close()
+			}
+		}
+	}
+}
+
+// TestSubscriptionsListenScoped: subscriptions/listen, the 2026-07-28 form
+// of resources/subscribe, is refused when any resource it names needs a
+// scope the caller lacks, before the server parks on it; one that names
+// only what the caller may read goes on.
+func TestSubscriptionsListenScoped(t *testing.T) {
+	r := mcpeffect.NewRegistry()
+	s := mcp.NewServer(&mcp.Implementation{Name: "notes", Version: "v1"}, nil)
+	read := func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{}, nil
+	}
+	mcpeffect.AddResource(s, r, &mcp.Resource{URI: "notes://readme", Name: "readme"}, mcpeffect.ReadOnly, read)
+	mcpeffect.AddResource(s, r, &mcp.Resource{URI: "notes://payroll", Name: "payroll"}, mcpeffect.Full, read)
+	for _, c := range []struct {
+		uris  []string
+		scope mcpeffect.Scope
+		want  string // the refused resource, or "" for none
+	}{
+		{[]string{"notes://readme"}, mcpeffect.ReadOnly, ""},
+		{[]string{"notes://readme", "notes://payroll"}, mcpeffect.ReadOnly, "notes://payroll"},
+		{[]string{"notes://payroll"}, mcpeffect.Full, ""},
+		{[]string{"notes://readme"}, 0, "notes://readme"},
+	} {
+		ran := false
+		next := func(context.Context, string, mcp.Request) (mcp.Result, error) {
+			ran = true
+			return &mcp.SubscriptionsListenResult{}, nil
+		}
+		req := &mcp.SubscriptionsListenRequest{Params: &mcp.SubscriptionsListenParams{
+			Notifications: &mcp.NotificationSubscriptions{ResourceSubscriptions: c.uris}}}
+		ctx := mcpeffect.WithConnectionScope(context.Background(), c.scope)
+		_, err := r.Middleware(nil)(next)(ctx, "subscriptions/listen", req)
+		d, denied := mcpeffect.AsDeniedError(err)
+		switch {
+		case c.want == "" && (err != nil || !ran):
+			t.Errorf("%v with %v: err = %v, ran %t; want it on", c.uris, c.scope, err, ran)
+		case c.want != "" && (!denied || ran || d.Resource != c.want):
+			t.Errorf("%v with %v: err = %v, ran %t; want %s refused", c.uris, c.scope, err, ran, c.want)
 		}
 	}
 }
