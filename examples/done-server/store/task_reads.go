@@ -230,7 +230,7 @@ func (s *Store) SearchTasks(ctx context.Context, query string, p Page) (List[Tas
 		if err != nil {
 			return List[Task]{}, err
 		}
-		var found []string
+		found := []string{} // null in JSON would be no array
 		read, last := 0, ""
 		for len(found) <= limit && rows.Next() {
 			var match bool
@@ -252,7 +252,7 @@ func (s *Store) SearchTasks(ctx context.Context, query string, p Page) (List[Tas
 			return List[Task]{}, err
 		}
 		tasks, err := collect(t, scanTask, `SELECT `+taskColumns+` FROM tasks t
-			WHERE t.id IN (SELECT value FROM json_each(?)) ORDER BY t.id`, string(ids))
+			WHERE t.id IN `+t.pick(`(SELECT value FROM json_each(?))`, `(SELECT jsonb_array_elements_text(CAST(? AS jsonb)))`)+` ORDER BY t.id`, string(ids))
 		if err != nil {
 			return List[Task]{}, err
 		}
