@@ -129,6 +129,13 @@ func OpenPostgres(ctx context.Context, url string, opts *Options) (s *Store, cre
 	return s, created, nil
 }
 
+// RevocationBound is how long, at most, a token revoked through one
+// Store on PostgreSQL goes on working in another whose listener is
+// connected: the notification arrives in moments; the bound leaves room
+// for a loaded machine. While the listener has no connection, the
+// cache's own ttl ([Options.AuthCache]) bounds it instead.
+const RevocationBound = 2 * time.Second
+
 // revocations is the channel of NOTIFY on which a Store tells the others
 // that it revoked tokens, at its commit.
 const revocations = "done_revocations"

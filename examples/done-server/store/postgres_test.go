@@ -1,10 +1,17 @@
 package store
 
 import (
+	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 	"slices"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/pgtest"
 )
 
 // TestRewrite holds the rewriting of SQLite's queries for PostgreSQL to
@@ -58,5 +65,93 @@ func TestMigrationsPaired(t *testing.T) {
 	i := slices.Index(lite, "0015")
 	if i < 0 || !slices.Equal(lite[i:], pg) {
 		t.Errorf("SQLite's migrations from 0015 %v, PostgreSQL's %v: want one of each number", lite[max(i, 0):], pg)
+	}
+}
+
+// TestReplicasMigrateAtOnce starts several Stores at the same moment on
+// one empty database, owned by an ordinary role: none fails, one makes
+// the schema (a second run of a migration would fail, its tables being
+// there), and all serve.
+func TestReplicasMigrateAtOnce(t *testing.T) {
+	if !pgtest.Postgres() {
+		t.Skip("SQLite's file has one process migrating it at a time")
+	}
+	url := pgtest.NewDatabase(t)
+	const replicas = 6
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	stores := make([]*Store, replicas)
+	created := make([]bool, replicas)
+	errs := make([]error, replicas)
+	for i := range replicas {
+		wg.Go(func() {
+			<-start
+			stores[i], created[i], errs[i] = OpenPostgres(t.Context(), url, nil)
+		})
+	}
+	close(start)
+	wg.Wait()
+	made := 0
+	for i := range replicas {
+		if errs[i] != nil {
+			t.Fatalf("replica %d: %v", i, errs[i])
+		}
+		defer stores[i].Close()
+		if created[i] {
+			made++
+		}
+		if _, _, err := stores[i].MintToken(t.Context(), NewToken{Name: fmt.Sprint("r", i), Kind: Agent, Scope: mcpeffect.Full}); err != nil {
+			t.Errorf("replica %d: %v", i, err)
+		}
+	}
+	if made != 1 {
+		t.Errorf("%d replicas made the schema, want 1", made)
+	}
+}
+
+// TestRevokedAcrossStores: a token revoked through one Store is refused
+// by another on the same database within a second, though the other
+// keeps tokens in memory for an hour: the revocation is told to it.
+func TestRevokedAcrossStores(t *testing.T) {
+	if !pgtest.Postgres() {
+		t.Skip("on SQLite, another process's revocation waits for the cache's ttl: TestAuthCache")
+	}
+	dir := t.TempDir()
+	here, _, err := openAt(t, dir, &Options{AuthCache: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer here.Close()
+	other, _, err := openAt(t, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	for round := range 5 {
+		k, secret, err := other.MintToken(t.Context(), NewToken{Name: "far", Kind: Agent, Scope: mcpeffect.Full})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := here.Authenticate(t.Context(), secret); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := other.RevokeAnyToken(t.Context(), k.ID); err != nil {
+			t.Fatal(err)
+		}
+		revoked := time.Now()
+		for {
+			_, err := here.Authenticate(t.Context(), secret)
+			if errors.Is(err, ErrBadToken) {
+				t.Logf("round %d: refused %v after the revocation", round, time.Since(revoked))
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if time.Since(revoked) > RevocationBound {
+				t.Fatalf("round %d: a revoked token still works %v after its revocation", round, RevocationBound)
+			}
+			time.Sleep(time.Millisecond)
+		}
 	}
 }
