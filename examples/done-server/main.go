@@ -5,10 +5,10 @@
 //
 // Usage:
 //
-//	done-server [serve] [-data DIR] [-http ADDR] [-scope SCOPE] [-confirm WHAT]
-//	done-server token create [-data DIR] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]
-//	done-server token list [-data DIR]
-//	done-server token revoke [-data DIR] ID
+//	done-server [serve] [-data DIR | -db URL] [-http ADDR] [-scope SCOPE] [-confirm WHAT]
+//	done-server token create [-data DIR | -db URL] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]
+//	done-server token list [-data DIR | -db URL]
+//	done-server token revoke [-data DIR | -db URL] ID
 //
 // Without -http, Done serves one client over stdin and stdout, with the
 // token whose secret is in the environment variable DONE_TOKEN or, without
@@ -38,7 +38,6 @@ import (
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
-	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 )
 
@@ -108,15 +107,15 @@ func (c *cli) usage() {
 	fmt.Fprintf(c.stderr, `Done serves tasks for people and their agents over MCP.
 
 Usage:
-  %[1]s [serve] [-data DIR] [-http ADDR] [-scope SCOPE] [-confirm WHAT]
+  %[1]s [serve] [-data DIR | -db URL] [-http ADDR] [-scope SCOPE] [-confirm WHAT]
       serve MCP: by default over stdin and stdout, to one MCP host that
       starts this program (it is not typed into); with -http, over
       Streamable HTTP at http://ADDR/mcp, each request with a bearer token
-  %[1]s token create [-data DIR] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]
+  %[1]s token create [-data DIR | -db URL] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]
       mint a token, and print its secret alone on stdout
-  %[1]s token list [-data DIR]
+  %[1]s token list [-data DIR | -db URL]
       list the tokens, never their secrets
-  %[1]s token revoke [-data DIR] ID
+  %[1]s token revoke [-data DIR | -db URL] ID
       revoke a token, at once
 
 SCOPE is read-only, non-destructive or full; KIND is human or agent.
@@ -129,6 +128,9 @@ Environment:
               Done serves the owner of the data directory: a person with
               full scope, who may approve close requests. Give an AI host
               an agent token instead.
+  DONE_DB     the default of -db, for every command: a PostgreSQL URL,
+              postgres://done@127.0.0.1:5432/done?sslmode=disable, whose
+              database any number of replicas of Done share.
 
 %[1]s COMMAND -h shows the flags of a command.
 `, c.prog)
@@ -154,7 +156,9 @@ func (c *cli) flags(name, about string) *flag.FlagSet {
 func (c *cli) serve(ctx context.Context, args []string) error {
 	getenv, stderr := c.getenv, c.stderr
 	fs := c.flags("serve", "")
-	dataDir := fs.String("data", defaultDataDir, "the data `directory`, created if missing")
+	sf := addStoreFlags(fs, getenv)
+	dataDir := sf.dataDir
+	contextDir := fs.String("context", "", "the `folder` of the local connector's documents, or off (default: context in -data; on a shared -db, required)")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on this `address` (such as 127.0.0.1:8080) instead of stdio")
 	scopeCap := fs.String("scope", "full", "over stdio, the most the connection may do, whatever its token allows: read-only, non-destructive or full")
 	confirmMode := fs.String("confirm", "off", "ask the person, through the MCP client, before these calls run, whatever the host does: off, destructive or writes (a client that cannot ask has them refused)")
@@ -178,29 +182,29 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	defer tuneGC(getenv)()
-	st, created, err := store.Open(ctx, *dataDir, storeOptions())
+	st, created, err := sf.open(ctx, storeOptions())
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	// The default source of documents of the connector tools: Markdown
 	// and text files next to the database.
-	folder, err := connector.NewFolder("local", filepath.Join(*dataDir, "context"))
+	folders, err := sf.folder(st, *contextDir)
 	if err != nil {
 		return err
 	}
-	d := newDone(st, logger, config{connectors: []connector.Connector{folder}, confirm: confirm})
+	d := newDone(st, logger, config{connectors: folders, confirm: confirm})
 
 	data := shellQuote(*dataDir)
 	if *httpAddr != "" {
 		if created {
 			fmt.Fprintf(stderr, `Done created its data in %s. Every request over HTTP needs a token; mint the first with:
 
-	%s token create -data %s -scope full -kind human -name "$USER"
+	%s token create %s -scope full -kind human -name "$USER"
 
 It prints the token's secret, for the header "Authorization: Bearer <secret>".
 
-`, *dataDir, c.prog, data)
+`, *dataDir, c.prog, sf.where())
 		}
 		return d.serveHTTP(ctx, *httpAddr)
 	}
@@ -333,8 +337,8 @@ func ownerName(getenv func(string) string) string {
 
 func (c *cli) createToken(ctx context.Context, args []string) error {
 	getenv, stdout, stderr := c.getenv, c.stdout, c.stderr
-	fs := c.flags("token create", "token create [-data DIR] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]: mint a token, and print its secret alone on stdout.")
-	dataDir := fs.String("data", defaultDataDir, "the data `directory`")
+	fs := c.flags("token create", "token create [-data DIR | -db URL] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]: mint a token, and print its secret alone on stdout.")
+	sf := addStoreFlags(fs, getenv)
 	scope := fs.String("scope", "", "what the token may call: read-only, non-destructive or full")
 	kind := fs.String("kind", "", "whose token it is: human or agent")
 	name := fs.String("name", "", "the name of the person or agent (default: $USER for a human, \"agent\" for an agent)")
@@ -357,7 +361,7 @@ func (c *cli) createToken(ctx context.Context, args []string) error {
 		*name = defaultName(k, getenv)
 	}
 
-	st, _, err := store.Open(ctx, *dataDir, nil)
+	st, _, err := sf.open(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -390,13 +394,13 @@ func defaultName(k store.Kind, getenv func(string) string) string {
 }
 
 func (c *cli) listTokens(ctx context.Context, args []string) error {
-	stdout := c.stdout
-	fs := c.flags("token list", "token list [-data DIR]: list the tokens, never their secrets.")
-	dataDir := fs.String("data", defaultDataDir, "the data `directory`")
+	stdout, getenv := c.stdout, c.getenv
+	fs := c.flags("token list", "token list [-data DIR | -db URL]: list the tokens, never their secrets.")
+	sf := addStoreFlags(fs, getenv)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	st, _, err := store.Open(ctx, *dataDir, nil)
+	st, _, err := sf.open(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -426,16 +430,16 @@ func orDash(s string) string {
 }
 
 func (c *cli) revokeToken(ctx context.Context, args []string) error {
-	stdout := c.stdout
-	fs := c.flags("token revoke", "token revoke [-data DIR] ID: revoke a token, at once (token list shows the ids).")
-	dataDir := fs.String("data", defaultDataDir, "the data `directory`")
+	stdout, getenv := c.stdout, c.getenv
+	fs := c.flags("token revoke", "token revoke [-data DIR | -db URL] ID: revoke a token, at once (token list shows the ids).")
+	sf := addStoreFlags(fs, getenv)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return fmt.Errorf("usage: %s token revoke [-data DIR] ID (token list shows the ids)", c.prog)
+		return fmt.Errorf("usage: %s token revoke [-data DIR | -db URL] ID (token list shows the ids)", c.prog)
 	}
-	st, _, err := store.Open(ctx, *dataDir, nil)
+	st, _, err := sf.open(ctx, nil)
 	if err != nil {
 		return err
 	}
