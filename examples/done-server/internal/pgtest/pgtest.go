@@ -57,27 +57,30 @@ func Backend() string {
 	return "sqlite"
 }
 
-// Main runs the tests of m, and exits. Run on SQLite (DONE_TEST_DB
-// unset), it then runs the same binary, with the same flags, on
-// PostgreSQL, and exits with a failure if either run failed. Run on
-// PostgreSQL, it stops the cluster before it exits.
-func Main(m *testing.M) {
+// Main runs the tests of m, and exits with [Run]'s code.
+func Main(m *testing.M) { os.Exit(Run(m)) }
+
+// Run runs the tests of m, and returns the exit code. Run on SQLite
+// (DONE_TEST_DB unset), it then runs the same binary, with the same
+// flags, on PostgreSQL, and fails if either run failed. Run on
+// PostgreSQL, it stops the cluster before it returns.
+func Run(m *testing.M) int {
 	if Postgres() {
 		code := m.Run()
 		stop()
-		os.Exit(code)
+		return code
 	}
 	code := m.Run()
 	if code != 0 || os.Getenv(EnvBackend) != "" {
-		os.Exit(code)
+		return code
 	}
 	if _, err := binDir(); err != nil {
 		if os.Getenv(EnvRequire) == "1" {
 			fmt.Fprintf(os.Stderr, "pgtest: %v, and %s=1\n", err, EnvRequire)
-			os.Exit(1)
+			return 1
 		}
 		fmt.Fprintf(os.Stderr, "pgtest: SKIP the same tests on PostgreSQL: %v (install Debian's postgresql)\n", err)
-		os.Exit(0)
+		return 0
 	}
 	fmt.Fprintln(os.Stderr, "pgtest: the same tests again, on PostgreSQL")
 	cmd := exec.Command(os.Args[0], childArgs(os.Args[1:])...)
@@ -86,12 +89,12 @@ func Main(m *testing.M) {
 	if err := cmd.Run(); err != nil {
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
-			os.Exit(exit.ExitCode())
+			return exit.ExitCode()
 		}
 		fmt.Fprintf(os.Stderr, "pgtest: running the tests on PostgreSQL: %v\n", err)
-		os.Exit(1)
+		return 1
 	}
-	os.Exit(0)
+	return 0
 }
 
 // childArgs are the flags of the run on PostgreSQL: those of this run,
@@ -360,6 +363,32 @@ func FromTemplate(tb testing.TB, name string, init func(url string) error) strin
 			tb.Fatalf("pgtest: template %s: %v", name, t.err)
 		}
 	}
+	return c.create(tb, tmpl, true)
+}
+
+// NewLastingDatabase is [NewDatabase] for a database that outlives the
+// test, until the cluster stops: a fixture that later tests [Copy].
+func NewLastingDatabase(tb testing.TB) string {
+	tb.Helper()
+	return Start(tb).create(tb, "template0", false)
+}
+
+// Copy returns the URL of a new database, a copy of the database at
+// url, dropped at the end of the test. No one may be connected to the
+// database at url: close what used it first.
+func Copy(tb testing.TB, url string) string {
+	tb.Helper()
+	i := strings.LastIndexByte(url, '/')
+	j := strings.IndexByte(url, '?')
+	if i < 0 || j < i {
+		tb.Fatalf("pgtest: %q is not a URL of this cluster", url)
+	}
+	return Start(tb).create(tb, url[i+1:j], true)
+}
+
+func (c *Cluster) create(tb testing.TB, tmpl string, drop bool) string {
+	tb.Helper()
+	ctx := context.Background()
 	db := fmt.Sprintf("t%d", c.dbs.Add(1))
 	// A template may be copied only while no one is connected to it:
 	// init's connections may take a moment to close.
@@ -373,8 +402,10 @@ func FromTemplate(tb testing.TB, name string, init func(url string) error) strin
 	if err != nil {
 		tb.Fatalf("pgtest: %v", err)
 	}
-	tb.Cleanup(func() {
-		c.admin(context.Background(), fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", db))
-	})
+	if drop {
+		tb.Cleanup(func() {
+			c.admin(context.Background(), fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", db))
+		})
+	}
 	return c.url(Role, db)
 }
