@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpeffect/mcpeffect"
 )
@@ -259,5 +260,32 @@ func TestRaceCloseWhileRejected(t *testing.T) {
 		if got.Status == StatusDone || (got.Status == StatusAwaitingApproval) != pending {
 			t.Errorf("after the race: task %s, pending request %v: the gate is broken", got.Status, pending)
 		}
+	}
+}
+
+// TestRaceUseAnswer: replicas using the same answer of a confirmation at
+// once: it is fresh for exactly one of them, and for no one after.
+func TestRaceUseAnswer(t *testing.T) {
+	a, b, _, _, _, _ := replicas(t)
+	ctx := t.Context()
+	expires := time.Now().Add(time.Minute)
+	for i := range raceRounds {
+		nonce := []byte{byte(i), 1, 2, 3}
+		var f1, f2 bool
+		e1, e2 := race(
+			func() (err error) { f1, err = a.UseAnswer(ctx, nonce, expires); return err },
+			func() (err error) { f2, err = b.UseAnswer(ctx, nonce, expires); return err })
+		if e1 != nil || e2 != nil || f1 == f2 {
+			t.Fatalf("fresh %v (%v) and %v (%v): want fresh for exactly one", f1, e1, f2, e2)
+		}
+		if again, err := a.UseAnswer(ctx, nonce, expires); err != nil || again {
+			t.Errorf("a third use: fresh %v (%v), want used", again, err)
+		}
+	}
+	if fresh, err := a.UseAnswer(ctx, []byte("late"), time.Now().Add(-time.Second)); err != nil || fresh {
+		t.Errorf("an expired answer: fresh %v (%v), want refused", fresh, err)
+	}
+	if _, err := a.UseAnswer(ctx, make([]byte, MaxNonce+1), expires); err == nil {
+		t.Error("a nonce longer than MaxNonce was kept")
 	}
 }
