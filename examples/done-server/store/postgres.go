@@ -3,9 +3,12 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -59,9 +62,39 @@ func backoff(ctx context.Context, attempt int) error {
 	}
 }
 
-// fail wraps an error of the database itself (not the domain's).
+// ErrUnavailable is returned, wrapped, when the database cannot be
+// reached (PostgreSQL down, restarting, or out of reach): nothing was
+// written, and the call may be made again once it is back.
+var ErrUnavailable = errors.New("the database is unavailable")
+
+// connectTimeout bounds the wait for a connection to PostgreSQL, so that
+// a call during an outage is answered with ErrUnavailable, not left to
+// hang.
+const connectTimeout = 3 * time.Second
+
+// fail wraps an error of the database itself (not the domain's), as
+// [ErrUnavailable] when it is one of reaching the database.
 func (s *Store) fail(err error) error {
+	if s.pg != nil && unavailable(err) {
+		return fmt.Errorf("store: %w: %v", ErrUnavailable, err)
+	}
 	return fmt.Errorf("store: %w", err)
+}
+
+// unavailable reports whether err says the database could not be
+// reached, or went away in the middle of the transaction.
+func unavailable(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		// Class 08, connection exceptions; 57P01-03, the server shutting
+		// down or starting.
+		return strings.HasPrefix(pgErr.Code, "08") || pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P03"
+	}
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	return errors.As(err, &connectErr) || errors.As(err, &netErr) || pgconn.SafeToRetry(err) ||
+		errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		pgconn.Timeout(err)
 }
 
 type postgres struct {
@@ -102,6 +135,9 @@ func OpenPostgres(ctx context.Context, url string, opts *Options) (s *Store, cre
 	// exec mode sends each with the type of its Go value, as SQLite sees
 	// it, in one round trip.
 	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = connectTimeout
+	}
 	if opts.Readers > 0 {
 		cfg.MaxConns = int32(opts.Readers) + 2
 	}

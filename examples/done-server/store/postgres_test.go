@@ -155,3 +155,48 @@ func TestRevokedAcrossStores(t *testing.T) {
 		}
 	}
 }
+
+// TestOutage stops PostgreSQL under an open Store, as a crash of the
+// server would: reads and writes are answered with ErrUnavailable, each
+// within a bound, never a hang; once PostgreSQL is back, the same Store
+// serves again, without being opened anew.
+func TestOutage(t *testing.T) {
+	if !pgtest.Postgres() {
+		t.Skip("SQLite has no server to lose")
+	}
+	s, k, _ := openWithToken(t, nil)
+	ctx := t.Context()
+	if _, err := s.CreateTask(ctx, k.Actor(), NewTask{Title: "before"}); err != nil {
+		t.Fatal(err)
+	}
+	const bound = connectTimeout + 2*time.Second
+	err := pgtest.Start(t).Restart(func() {
+		for _, call := range []struct {
+			name string
+			do   func() error
+		}{
+			{"a write", func() error { _, err := s.CreateTask(ctx, k.Actor(), NewTask{Title: "during"}); return err }},
+			{"a read", func() error { _, err := s.ListTasks(ctx, TaskFilter{}); return err }},
+		} {
+			start := time.Now()
+			err := call.do()
+			if took := time.Since(start); !errors.Is(err, ErrUnavailable) || took > bound {
+				t.Errorf("%s while PostgreSQL is down: %v after %v, want %v within %v", call.name, err, took, ErrUnavailable, bound)
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := s.CreateTask(ctx, k.Actor(), NewTask{Title: "after"})
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, ErrUnavailable) || time.Now().After(deadline) {
+			t.Fatalf("after PostgreSQL came back: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/refusal"
 	"modernc.org/sqlite" // the pure-Go SQLite driver
 )
 
@@ -400,12 +401,22 @@ func writeOnce[T any](ctx context.Context, s *Store, by Actor, opts *sql.TxOptio
 	defer sqlTx.Rollback() // a no-op once committed
 	v, err := fn(&tx{ctx: ctx, sql: sqlTx, now: s.now(), by: by, pg: s.pg != nil})
 	if err != nil {
-		return zero, err
+		return zero, s.failFn(err)
 	}
 	if err := sqlTx.Commit(); err != nil {
 		return zero, s.fail(err)
 	}
 	return v, nil
+}
+
+// failFn returns the error of a transaction's function: as it is (a
+// refusal of the domain, or what write retries), or as [ErrUnavailable]
+// when the database went away under it.
+func (s *Store) failFn(err error) error {
+	if s.pg != nil && !retryable(err) && refusal.CodeOf(err) == 0 && unavailable(err) {
+		return s.fail(err)
+	}
+	return err
 }
 
 // read runs fn in a read-only transaction: it sees one snapshot of the
@@ -425,7 +436,7 @@ func read[T any](ctx context.Context, s *Store, by Actor, fn func(*tx) (T, error
 	defer sqlTx.Rollback()
 	v, err := fn(&tx{ctx: ctx, sql: sqlTx, now: s.now(), by: by, pg: s.pg != nil})
 	if err != nil {
-		return zero, err
+		return zero, s.failFn(err)
 	}
 	return v, sqlTx.Commit()
 }
