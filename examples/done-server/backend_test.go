@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // the pgx driver of database/sql, for tests that read the database beside the server
 	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/pgtest"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 )
@@ -66,4 +67,15 @@ func copyStore(tb testing.TB, from, to string) {
 	if err := os.WriteFile(filepath.Join(to, store.FileName), db, 0o600); err != nil {
 		tb.Fatal(err)
 	}
+}
+
+// storeURL is the URL of the PostgreSQL database of the data directory
+// dir in this test.
+func storeURL(tb testing.TB, dir string) string {
+	tb.Helper()
+	url, ok := pgDatabases.Load(dir)
+	if !ok {
+		tb.Fatalf("no database for %s", dir)
+	}
+	return url.(string)
 }
