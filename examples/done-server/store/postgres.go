@@ -138,8 +138,16 @@ func OpenPostgres(ctx context.Context, url string, opts *Options) (s *Store, cre
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = connectTimeout
 	}
-	if opts.Readers > 0 {
-		cfg.MaxConns = int32(opts.Readers) + 2
+	// pgxpool's default, four connections on a machine of two cores or
+	// fewer, would queue calls that SQLite serves at once on its readers
+	// and its writer: the pool is as large as those, unless the URL sets
+	// pool_max_conns.
+	if !strings.Contains(url, "pool_max_conns") {
+		readers := opts.Readers
+		if readers <= 0 {
+			readers = DefaultReaders
+		}
+		cfg.MaxConns = int32(readers) + 2
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
