@@ -192,7 +192,19 @@ func TestReplicasUnderFaults(t *testing.T) {
 	for e, n := range kinds {
 		t.Logf("%5d× %s", n, e)
 	}
-	if kinds["the database of Done is unavailable for now (down, restarting or busy): nothing was changed; try again in a few seconds"] == 0 {
+	// The answers of the replicas' failures: during the outage a request
+	// whose token must be looked up is refused with a 500 that says why.
+	proxy.mu.Lock()
+	told := kinds["the database of Done is unavailable for now (down, restarting or busy): nothing was changed; try again in a few seconds"]
+	for _, f := range proxy.failures {
+		if f == "500 the database of Done is unavailable for now: try again in a few seconds" {
+			told++
+		} else {
+			t.Errorf("a replica failed with %q, want an answer that says the database is unavailable", f)
+		}
+	}
+	proxy.mu.Unlock()
+	if told == 0 {
 		t.Error("no call during the outage was told that the database is unavailable")
 	}
 
@@ -266,6 +278,7 @@ type rrProxy struct {
 	mu       sync.Mutex
 	next     int
 	sessions map[string]int // Mcp-Session-Id → backend
+	failures []string       // the status and body of each answer of 500 or more from a replica
 }
 
 func (p *rrProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -305,6 +318,17 @@ func (p *rrProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		for k, v := range resp.Header {
 			w.Header()[k] = v
+		}
+		if resp.StatusCode >= 500 {
+			// What a replica says when it fails: the test reads it, as
+			// the client shows only the status.
+			failure, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+			p.mu.Lock()
+			p.failures = append(p.failures, fmt.Sprintf("%d %s", resp.StatusCode, bytes.TrimSpace(failure)))
+			p.mu.Unlock()
+			w.WriteHeader(resp.StatusCode)
+			w.Write(failure)
+			return
 		}
 		w.WriteHeader(resp.StatusCode)
 		flusher, _ := w.(http.Flusher)
