@@ -152,3 +152,40 @@ func TestWriteRateAcrossReplicas(t *testing.T) {
 		t.Errorf("%d writes went through %d replicas, want %d: the burst of each", written, replicas, burst*replicas)
 	}
 }
+
+// TestSessionsAcrossReplicas states the session bound of a tree of
+// tokens past one machine, as TestWriteRateAcrossReplicas does the write
+// rate: each replica counts the sessions it holds, so that a tree opens
+// at most N times its bound through N replicas, and no more.
+func TestSessionsAcrossReplicas(t *testing.T) {
+	postgresOnly(t)
+	const perTree, replicas = 2, 2
+	dir := t.TempDir()
+	secret := openEnv(t, dir).mint("alice", store.Human, mcpeffect.Full)
+	lim := defaultHTTPLimits
+	lim.sessionsPerTree = perTree
+	var bases []string
+	for range replicas {
+		bases = append(bases, openEnv(t, dir).serveLimited(lim))
+	}
+	opened := 0
+	for i := range 3 * perTree * replicas {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "done-test", Version: "1"}, nil).Connect(t.Context(), &mcp.StreamableClientTransport{
+			Endpoint:             bases[i%replicas] + mcpPath,
+			HTTPClient:           &http.Client{Transport: bearerTransport{secret: secret}},
+			MaxRetries:           -1,
+			DisableStandaloneSSE: true,
+		}, nil)
+		if err != nil {
+			if !strings.Contains(err.Error(), "Too Many Requests") {
+				t.Fatalf("session %d: %v", i, err)
+			}
+			continue
+		}
+		opened++
+		t.Cleanup(func() { cs.Close() })
+	}
+	if opened != perTree*replicas {
+		t.Errorf("%d sessions opened through %d replicas, want %d: the bound of each", opened, replicas, perTree*replicas)
+	}
+}
