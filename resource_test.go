@@ -330,7 +330,9 @@ func TestSubscribeAndCompleteScoped(t *testing.T) {
 	mcpeffect.AddResource(s, r, &mcp.Resource{URI: "notes://payroll", Name: "payroll"}, mcpeffect.Full, read)
 	mcpeffect.AddResourceTemplate(s, r, &mcp.ResourceTemplate{URITemplate: "notes://drafts/{id}", Name: "draft"}, mcpeffect.NonDestructive, read)
 	mcpeffect.AddPrompt(s, r, &mcp.Prompt{Name: "audit_everything", Arguments: []*mcp.PromptArgument{{Name: "team"}}}, mcpeffect.Full,
-		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) { return &mcp.GetPromptResult{}, nil })
+		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{}, nil
+		})
 	s.AddReceivingMiddleware(r.Middleware(nil))
 
 	for _, c := range []struct {

@@ -30,6 +30,10 @@ func (d *done) verify(ctx context.Context, secret string, _ *http.Request) (*aut
 	if errors.Is(err, store.ErrBadToken) {
 		return nil, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
 	}
+	if errors.Is(err, store.ErrUnavailable) || errors.Is(err, store.ErrBusy) {
+		d.logger.WarnContext(ctx, "verifying a token", "err", err)
+		return nil, errors.New("the database of Done is unavailable for now: try again in a few seconds")
+	}
 	if err != nil {
 		// RequireBearerToken writes the error in the answer: keep the
 		// details in the log.

@@ -18,8 +18,8 @@ import (
 // TestUsage asks for help as a new user would: every way shows every
 // command and DONE_TOKEN, and a command's own help its flags.
 func TestUsage(t *testing.T) {
-	every := []string{"[serve] [-data DIR] [-http ADDR] [-scope SCOPE]", "token create [-data DIR] -scope SCOPE -kind KIND",
-		"token list [-data DIR]", "token revoke [-data DIR] ID", "DONE_TOKEN", "COMMAND -h"}
+	every := []string{"[serve] [-data DIR | -db URL] [-http ADDR] [-scope SCOPE]", "token create [-data DIR | -db URL] -scope SCOPE -kind KIND",
+		"token list [-data DIR | -db URL]", "token revoke [-data DIR | -db URL] ID", "DONE_TOKEN", "DONE_DB", "COMMAND -h"}
 	for _, c := range []struct {
 		args []string
 		want []string
@@ -29,9 +29,9 @@ func TestUsage(t *testing.T) {
 		{[]string{"serve", "-h"}, every},
 		{[]string{"help"}, every},
 		{[]string{"token", "-h"}, every},
-		{[]string{"token", "create", "-h"}, []string{"token create [-data DIR]", "Flags of token create:", "-expires", "-kind"}},
-		{[]string{"token", "list", "-h"}, []string{"token list [-data DIR]", "Flags of token list:"}},
-		{[]string{"token", "revoke", "-h"}, []string{"token revoke [-data DIR] ID", "Flags of token revoke:"}},
+		{[]string{"token", "create", "-h"}, []string{"token create [-data DIR | -db URL]", "Flags of token create:", "-expires", "-kind"}},
+		{[]string{"token", "list", "-h"}, []string{"token list [-data DIR | -db URL]", "Flags of token list:"}},
+		{[]string{"token", "revoke", "-h"}, []string{"token revoke [-data DIR | -db URL] ID", "Flags of token revoke:"}},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

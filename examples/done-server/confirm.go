@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
@@ -40,6 +41,9 @@ func (d *done) confirmOptions(confirm func(mcpeffect.Effect) bool) *mcpeffect.Co
 		Ask:     func(_ string, e mcpeffect.Effect) bool { return confirm(e) },
 		Message: d.question,
 		Key:     d.confirmKey,
+		// An answer is accepted once in the whole store, whichever
+		// process served it: replicas share the record.
+		Answers: usedAnswers{d.store},
 	}
 }
 
@@ -124,4 +128,13 @@ func count(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// usedAnswers is the store as the record of the answers that
+// confirmations accepted ([mcpeffect.AnswerStore]): a table every process
+// of the store shares, so that an answer cannot be replayed to another.
+type usedAnswers struct{ st *store.Store }
+
+func (u usedAnswers) Use(ctx context.Context, nonce []byte, expires time.Time) (bool, error) {
+	return u.st.UseAnswer(ctx, nonce, expires)
 }

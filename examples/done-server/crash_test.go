@@ -66,6 +66,7 @@ func connectURL(t *testing.T, url, secret string, transport http.RoundTripper) *
 // over HTTP, and starts it again on the same data: every write that was
 // acknowledged before the kill is there, and the database is whole.
 func TestCrash(t *testing.T) {
+	sqliteOnly(t, "it checks the file after a SIGKILL")
 	dir := t.TempDir()
 	st, _, err := store.Open(t.Context(), dir, nil)
 	if err != nil {

@@ -30,6 +30,7 @@ import (
 // after its call, and after the same call repeated, must fit the tool's
 // effect. The table is also the documentation of what each tool does.
 func TestEffectsProved(t *testing.T) {
+	sqliteOnly(t, "the verifier reads the state from the file")
 	tmpl := newTemplate(t)
 	mcpeffecttest.Verify(t, tmpl.instance, effectExamples, &mcpeffecttest.VerifyOptions{Parallel: true})
 }
@@ -867,6 +868,7 @@ var effectExamples = []mcpeffecttest.Example[*proof]{
 // is gone, and shows as values the states that an empty column stands
 // for, a task in the Trash and an agent never paused.
 func TestEffectsState(t *testing.T) {
+	sqliteOnly(t, "the verifier reads the state from the file")
 	for _, c := range []struct {
 		name   string
 		change string // SQL run on the database first

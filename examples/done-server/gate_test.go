@@ -381,6 +381,48 @@ CREATE TRIGGER gate_approved AFTER UPDATE OF status ON approvals WHEN NEW.status
 END;
 `
 
+// gateSchemaPostgres is gateSchema for PostgreSQL, whose triggers run
+// functions.
+const gateSchemaPostgres = `
+CREATE TABLE gate_step (step BIGINT NOT NULL);
+INSERT INTO gate_step VALUES (0);
+CREATE TABLE gate_events (
+	seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, step BIGINT NOT NULL, what TEXT NOT NULL, id TEXT NOT NULL,
+	auto_close BIGINT NOT NULL DEFAULT 0, project_id TEXT NOT NULL DEFAULT '', parent_id TEXT NOT NULL DEFAULT '', kind TEXT NOT NULL DEFAULT '');
+CREATE FUNCTION gate_project() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+	IF TG_OP = 'INSERT' OR NEW.auto_close IS DISTINCT FROM OLD.auto_close THEN
+		INSERT INTO gate_events (step, what, id, auto_close) SELECT step, 'project', NEW.id, NEW.auto_close FROM gate_step;
+	END IF;
+	RETURN NULL;
+END $$;
+CREATE TRIGGER gate_project AFTER INSERT OR UPDATE ON projects FOR EACH ROW EXECUTE FUNCTION gate_project();
+CREATE FUNCTION gate_task() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+	IF TG_OP = 'INSERT' THEN
+		INSERT INTO gate_events (step, what, id, auto_close, project_id, parent_id)
+			SELECT step, 'task', NEW.id, NEW.auto_close, COALESCE(NEW.project_id, ''), COALESCE(NEW.parent_id, '') FROM gate_step;
+		IF NEW.status = 'done' THEN
+			INSERT INTO gate_events (step, what, id) SELECT step, 'done', NEW.id FROM gate_step;
+		END IF;
+		RETURN NULL;
+	END IF;
+	IF NEW.auto_close IS DISTINCT FROM OLD.auto_close THEN
+		INSERT INTO gate_events (step, what, id, auto_close) SELECT step, 'task_auto_close', NEW.id, NEW.auto_close FROM gate_step;
+	END IF;
+	IF NEW.status = 'done' AND OLD.status <> 'done' THEN
+		INSERT INTO gate_events (step, what, id) SELECT step, 'done', NEW.id FROM gate_step;
+	END IF;
+	RETURN NULL;
+END $$;
+CREATE TRIGGER gate_task AFTER INSERT OR UPDATE ON tasks FOR EACH ROW EXECUTE FUNCTION gate_task();
+CREATE FUNCTION gate_approval() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+	IF NEW.status = 'approved' AND OLD.status <> 'approved' THEN
+		INSERT INTO gate_events (step, what, id, kind) SELECT step, 'approved', NEW.task_id, NEW.kind FROM gate_step;
+	END IF;
+	RETURN NULL;
+END $$;
+CREATE TRIGGER gate_approval AFTER UPDATE ON approvals FOR EACH ROW EXECUTE FUNCTION gate_approval();
+`
+
 // TestGateInvariant holds Done to the rule of its approval gate: no task
 // reaches done without a human's approval unless a human made it
 // auto-close. Two people and two agents, of full and non-destructive
@@ -416,13 +458,21 @@ func runGateInvariant(t *testing.T, seed uint64, steps int) {
 		a.cs = e.connect(e.mint(a.name, kind, scopes[i]))
 	}
 
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(e.dir, store.FileName)+"?_pragma=busy_timeout(10000)")
+	// The triggers, and the step of the test, on a connection of the
+	// test's own, beside the server's.
+	schema, setStep := gateSchema, `UPDATE gate_step SET step = ?`
+	driver, dsn := "sqlite", "file:"+filepath.Join(e.dir, store.FileName)+"?_pragma=busy_timeout(10000)"
+	if e.store.Shared() {
+		schema, setStep = gateSchemaPostgres, `UPDATE gate_step SET step = $1`
+		driver, dsn = "pgx", storeURL(t, e.dir)
+	}
+	db, err := sql.Open(driver, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(gateSchema); err != nil {
+	if _, err := db.Exec(schema); err != nil {
 		t.Fatal(err)
 	}
 
@@ -437,7 +487,7 @@ func runGateInvariant(t *testing.T, seed uint64, steps int) {
 		a := actors[w.rand.IntN(len(actors))]
 		tool, in := w.next(a)
 		history = append(history, stepInfo{a, tool, in})
-		if _, err := db.Exec(`UPDATE gate_step SET step = ?`, step); err != nil {
+		if _, err := db.Exec(setStep, step); err != nil {
 			t.Fatal(err)
 		}
 		e.clock.Advance(1e9)

@@ -57,7 +57,7 @@ func openEnv(t *testing.T, dir string) *env {
 	// with a clock of the test's.
 	opts := storeOptions()
 	opts.Now = c.Now
-	st, _, err := store.Open(t.Context(), dir, opts)
+	st, _, err := openStoreAt(t, dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

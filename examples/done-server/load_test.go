@@ -226,7 +226,7 @@ func newLoadSeed(t *testing.T, n int) *loadSeed {
 	t.Helper()
 	s := &loadSeed{dir: t.TempDir()}
 	ctx := t.Context()
-	st, _, err := store.Open(ctx, s.dir, nil)
+	st, _, err := openStoreAt(t, s.dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,13 +361,8 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 	t.Helper()
 	ctx := t.Context()
 	dir := t.TempDir()
-	db, err := os.ReadFile(filepath.Join(seed.dir, store.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, store.FileName), db, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	// On PostgreSQL (DONE_TEST_DB=postgres), Done on one replica.
+	copyStore(t, seed.dir, dir)
 	opts := storeOptions()
 	c := candidates[v]
 	if c.store != nil {
@@ -376,7 +371,7 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 	if c.runtime != nil {
 		defer c.runtime()()
 	}
-	st, _, err := store.Open(ctx, dir, opts)
+	st, _, err := openStoreAt(t, dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

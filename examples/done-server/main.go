@@ -5,11 +5,11 @@
 //
 // Usage:
 //
-//	done-server [serve] [-data DIR] [-http ADDR] [-scope SCOPE] [-confirm WHAT] [-approvals WHERE] [-hide-denied]
-//	done-server login [-data DIR] [-name NAME] [-url URL]
-//	done-server token create [-data DIR] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]
-//	done-server token list [-data DIR]
-//	done-server token revoke [-data DIR] ID
+//	done-server [serve] [-data DIR | -db URL] [-http ADDR] [-scope SCOPE] [-confirm WHAT] [-approvals WHERE] [-hide-denied]
+//	done-server login [-data DIR | -db URL] [-name NAME] [-url URL]
+//	done-server token create [-data DIR | -db URL] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]
+//	done-server token list [-data DIR | -db URL]
+//	done-server token revoke [-data DIR | -db URL] ID
 //
 // Without -http, Done serves one client over stdin and stdout, with the
 // token whose secret is in the environment variable DONE_TOKEN or, without
@@ -44,7 +44,6 @@ import (
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
-	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/web"
 )
@@ -117,18 +116,18 @@ func (c *cli) usage() {
 	fmt.Fprintf(c.stderr, `Done serves tasks for people and their agents over MCP.
 
 Usage:
-  %[1]s [serve] [-data DIR] [-http ADDR] [-scope SCOPE] [-confirm WHAT] [-approvals WHERE] [-hide-denied]
+  %[1]s [serve] [-data DIR | -db URL] [-http ADDR] [-scope SCOPE] [-confirm WHAT] [-approvals WHERE] [-hide-denied]
       serve MCP: by default over stdin and stdout, to one MCP host that
       starts this program (it is not typed into); with -http, over
       Streamable HTTP at http://ADDR/mcp, each request with a bearer token,
       and the web page for people at http://ADDR/app/
-  %[1]s login [-data DIR] [-name NAME] [-url URL]
+  %[1]s login [-data DIR | -db URL] [-name NAME] [-url URL]
       print a one-time link that signs the person NAME in to the web page
-  %[1]s token create [-data DIR] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]
+  %[1]s token create [-data DIR | -db URL] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]
       mint a token, and print its secret alone on stdout
-  %[1]s token list [-data DIR]
+  %[1]s token list [-data DIR | -db URL]
       list the tokens, never their secrets
-  %[1]s token revoke [-data DIR] ID
+  %[1]s token revoke [-data DIR | -db URL] ID
       revoke a token, at once
 
 SCOPE is read-only, non-destructive or full; KIND is human or agent.
@@ -146,11 +145,14 @@ Environment:
                     it, Done serves the owner of the data directory: a
                     person with full scope, who may approve close requests.
                     Give an AI host an agent token instead.
+  DONE_DB           the default of -db, for every command: a PostgreSQL
+                    URL, postgres://done@127.0.0.1:5432/done?sslmode=disable,
+                    whose database any number of replicas of Done share.
   DONE_CONFIRM_KEY  at least 32 random bytes that sign the confirmations
                     of -confirm on the 2026-07-28 protocol: the same on
                     every replica of a shared store, so that any of them
                     verifies what another asked. Unset, each process makes
-                    its own.
+                    its own; on a shared store, -confirm needs it.
 
 %[1]s COMMAND -h shows the flags of a command.
 `, c.prog)
@@ -176,7 +178,9 @@ func (c *cli) flags(name, about string) *flag.FlagSet {
 func (c *cli) serve(ctx context.Context, args []string) error {
 	getenv, stderr := c.getenv, c.stderr
 	fs := c.flags("serve", "")
-	dataDir := fs.String("data", defaultDataDir, "the data `directory`, created if missing")
+	sf := addStoreFlags(fs, getenv)
+	dataDir := sf.dataDir
+	contextDir := fs.String("context", "", "the `folder` of the local connector's documents, or off (default: context in -data; on a shared -db, required)")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on this `address` (such as 127.0.0.1:8080) instead of stdio")
 	scopeCap := fs.String("scope", "full", "over stdio, the most the connection may do, whatever its token allows: read-only, non-destructive or full")
 	confirmMode := fs.String("confirm", "off", "ask the person before these calls run, whatever the host does: off, destructive or writes through the MCP client, url or url-writes on the web page (a client that cannot ask has them refused)")
@@ -209,14 +213,14 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	defer tuneGC(getenv)()
-	st, created, err := store.Open(ctx, *dataDir, storeOptions())
+	st, created, err := sf.open(ctx, storeOptions())
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	// The default source of documents of the connector tools: Markdown
 	// and text files next to the database.
-	folder, err := connector.NewFolder("local", filepath.Join(*dataDir, "context"))
+	folders, err := sf.folder(st, *contextDir)
 	if err != nil {
 		return err
 	}
@@ -224,7 +228,13 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	d := newDone(st, logger, config{connectors: []connector.Connector{folder}, confirm: confirm,
+	if st.Shared() && (confirm != nil || confirmURL != nil) && key == nil {
+		return errors.New("serve: -confirm on a shared database (-db) needs DONE_CONFIRM_KEY, the same on every replica: " +
+			"a person's answer to a question one replica asked may reach another, which must verify it (such as the output of: openssl rand -base64 32)")
+	}
+	// Replicas of a shared store serve HTTP without sessions: the next
+	// request of a client may reach another replica.
+	d := newDone(st, logger, config{connectors: folders, confirm: confirm, stateless: st.Shared(),
 		confirmURL: confirmURL, pageApprovals: *approvals == "page", confirmKey: key, hideDenied: *hideDenied})
 
 	data := shellQuote(*dataDir)
@@ -232,16 +242,16 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		if created {
 			fmt.Fprintf(stderr, `Done created its data in %s. Every request over HTTP needs a token; mint the first with:
 
-	%s token create -data %s -scope full -kind human -name "$USER"
+	%s token create %s -scope full -kind human -name "$USER"
 
 It prints the token's secret, for the header "Authorization: Bearer <secret>".
 Give an AI host an agent token (-kind agent): it cannot approve. To keep any host,
 however connected, from approving, serve with -approvals page: a person then approves
 on the web page only, at /app/, signed in with a link from:
 
-	%s login -data %s -name "$USER"
+	%s login %s -name "$USER"
 
-`, *dataDir, c.prog, data, c.prog, data)
+`, *dataDir, c.prog, sf.where(), c.prog, sf.where())
 		}
 		return d.serveHTTP(ctx, *httpAddr)
 	}
@@ -389,8 +399,8 @@ func ownerName(getenv func(string) string) string {
 
 func (c *cli) createToken(ctx context.Context, args []string) error {
 	getenv, stdout, stderr := c.getenv, c.stdout, c.stderr
-	fs := c.flags("token create", "token create [-data DIR] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]: mint a token, and print its secret alone on stdout.")
-	dataDir := fs.String("data", defaultDataDir, "the data `directory`")
+	fs := c.flags("token create", "token create [-data DIR | -db URL] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]: mint a token, and print its secret alone on stdout.")
+	sf := addStoreFlags(fs, getenv)
 	scope := fs.String("scope", "", "what the token may call: read-only, non-destructive or full")
 	kind := fs.String("kind", "", "whose token it is: human or agent")
 	name := fs.String("name", "", "the name of the person or agent (default: $USER for a human, \"agent\" for an agent)")
@@ -413,7 +423,7 @@ func (c *cli) createToken(ctx context.Context, args []string) error {
 		*name = defaultName(k, getenv)
 	}
 
-	st, _, err := store.Open(ctx, *dataDir, nil)
+	st, _, err := sf.open(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -446,13 +456,13 @@ func defaultName(k store.Kind, getenv func(string) string) string {
 }
 
 func (c *cli) listTokens(ctx context.Context, args []string) error {
-	stdout := c.stdout
-	fs := c.flags("token list", "token list [-data DIR]: list the tokens, never their secrets.")
-	dataDir := fs.String("data", defaultDataDir, "the data `directory`")
+	stdout, getenv := c.stdout, c.getenv
+	fs := c.flags("token list", "token list [-data DIR | -db URL]: list the tokens, never their secrets.")
+	sf := addStoreFlags(fs, getenv)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	st, _, err := store.Open(ctx, *dataDir, nil)
+	st, _, err := sf.open(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -482,16 +492,16 @@ func orDash(s string) string {
 }
 
 func (c *cli) revokeToken(ctx context.Context, args []string) error {
-	stdout := c.stdout
-	fs := c.flags("token revoke", "token revoke [-data DIR] ID: revoke a token, at once (token list shows the ids).")
-	dataDir := fs.String("data", defaultDataDir, "the data `directory`")
+	stdout, getenv := c.stdout, c.getenv
+	fs := c.flags("token revoke", "token revoke [-data DIR | -db URL] ID: revoke a token, at once (token list shows the ids).")
+	sf := addStoreFlags(fs, getenv)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return fmt.Errorf("usage: %s token revoke [-data DIR] ID (token list shows the ids)", c.prog)
+		return fmt.Errorf("usage: %s token revoke [-data DIR | -db URL] ID (token list shows the ids)", c.prog)
 	}
-	st, _, err := store.Open(ctx, *dataDir, nil)
+	st, _, err := sf.open(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -506,8 +516,8 @@ func (c *cli) revokeToken(ctx context.Context, args []string) error {
 
 func (c *cli) login(ctx context.Context, args []string) error {
 	getenv, stdout, stderr := c.getenv, c.stdout, c.stderr
-	fs := c.flags("login", "login [-data DIR] [-name NAME] [-url URL]: print a one-time link that signs a person in to the web page.")
-	dataDir := fs.String("data", defaultDataDir, "the data `directory`")
+	fs := c.flags("login", "login [-data DIR | -db URL] [-name NAME] [-url URL]: print a one-time link that signs a person in to the web page.")
+	sf := addStoreFlags(fs, getenv)
 	name := fs.String("name", "", "the person to sign in, who must have a live human token (default: $USER)")
 	base := fs.String("url", "http://127.0.0.1:8080", "the address where done-server serve -http serves")
 	ttl := fs.Duration("expires", web.DefaultLinkTTL, "how long the link may wait to be opened")
@@ -527,14 +537,14 @@ func (c *cli) login(ctx context.Context, args []string) error {
 	if *name == "" {
 		*name = defaultName(store.Human, getenv)
 	}
-	st, _, err := store.Open(ctx, *dataDir, nil)
+	st, _, err := sf.open(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	k, err := st.PersonToken(ctx, *name)
 	if err != nil {
-		return fmt.Errorf("login: %w\n\t%s token create -data %s -scope full -kind human -name %s", err, c.prog, shellQuote(*dataDir), shellQuote(*name))
+		return fmt.Errorf("login: %w\n\t%s token create %s -scope full -kind human -name %s", err, c.prog, sf.where(), shellQuote(*name))
 	}
 	secret, expires, err := st.CreateSignInLink(ctx, k.ID, *ttl)
 	if err != nil {

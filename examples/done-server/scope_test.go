@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -125,13 +124,7 @@ func newScopeEnv(t *testing.T) *scopeEnv {
 	t.Helper()
 	f := loadFixture(t)
 	dir := t.TempDir()
-	db, err := os.ReadFile(filepath.Join(f.dir, store.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, store.FileName), db, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	copyStore(t, f.dir, dir)
 	return &scopeEnv{env: openEnv(t, dir), seed: f.seed, own: f.own, bob: f.bob, runner: f.runner}
 }
 
@@ -161,6 +154,7 @@ func loadFixture(t *testing.T) *fixtureData {
 			t.Fatal(err)
 		}
 		fixture.clean = func() { os.RemoveAll(dir) }
+		lastingStore(t, dir)
 		f := &fixtureData{dir: dir, bob: map[mcpeffect.Scope]string{}, runner: map[mcpeffect.Scope]string{}}
 		e := openEnv(t, dir)
 		f.seed = e.newSeed(e.connect(e.mint("alice", store.Human, mcpeffect.Full)))

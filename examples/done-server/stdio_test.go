@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/pgtest"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -24,7 +25,8 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	code := m.Run()
+	// The server's tests run on SQLite, then again on PostgreSQL.
+	code := pgtest.Run(m)
 	if fixture.clean != nil {
 		fixture.clean()
 	}

@@ -80,6 +80,12 @@ func (d *done) check(ctx context.Context, err error) error {
 	if err == nil || refusal.CodeOf(err) != 0 || errors.Is(err, context.Canceled) {
 		return err
 	}
+	if errors.Is(err, store.ErrUnavailable) || errors.Is(err, store.ErrBusy) {
+		// A shared database that is down, restarting or too contended:
+		// the caller may try again, and should know it.
+		d.logger.WarnContext(ctx, "tool call failed on the database", "err", err)
+		return errors.New("the database of Done is unavailable for now (down, restarting or busy): nothing was changed; try again in a few seconds")
+	}
 	d.logger.ErrorContext(ctx, "tool call failed", "err", err)
 	return errors.New("internal error: nothing was changed; the server log has the details")
 }

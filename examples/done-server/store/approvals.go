@@ -210,7 +210,14 @@ func (s *Store) decide(ctx context.Context, by Actor, taskID, approvalID, note, 
 		}
 		switch a.Status {
 		case outcome:
-			return Decision{a, r.Task}, nil
+			// The same person repeating their decision changes nothing;
+			// another learns that someone decided first, and who.
+			if a.DecidedBy == t.by.Name {
+				return Decision{a, r.Task}, nil
+			}
+			fallthrough
+		case "approved", "rejected":
+			return Decision{}, conflictf("approval %q was already %s by %s at %s", a.ID, a.Status, quote(a.DecidedBy), a.DecidedAt)
 		case "pending":
 		case "withdrawn":
 			return Decision{}, t.replaced(a)

@@ -500,7 +500,7 @@ func (s *Store) Feed(ctx context.Context, secret string) (Feed, error) {
 		}
 		f.Tasks, err = collect(t, scanTask, `SELECT `+taskColumns+` FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
 			WHERE `+where+` AND t.trash_id IS NULL AND p.trash_id IS NULL AND (t.due <> '' OR t.scheduled_start <> '')
-			ORDER BY max(t.due, t.scheduled_start) DESC, t.id LIMIT +?`, arg, MaxFeedTasks)
+			ORDER BY CASE WHEN t.due > t.scheduled_start THEN t.due ELSE t.scheduled_start END DESC, t.id LIMIT +?`, arg, MaxFeedTasks)
 		if err != nil {
 			return Feed{}, err
 		}

@@ -14,7 +14,12 @@ import (
 func (s *Store) Dump(ctx context.Context, w io.Writer) error {
 	_, err := read(ctx, s, Actor{}, func(t *tx) (struct{}, error) {
 		var tables []string
-		rows, err := t.query(`SELECT name, sql FROM sqlite_schema WHERE type IN ('table', 'index') AND sql IS NOT NULL ORDER BY type DESC, name`)
+		// PostgreSQL keeps no text of its tables: the dump there names
+		// each table and index, and its definition as pg_catalog gives it.
+		rows, err := t.query(t.pick(`SELECT name, sql FROM sqlite_schema WHERE type IN ('table', 'index') AND sql IS NOT NULL ORDER BY type DESC, name`,
+			`SELECT c.relname, CASE c.relkind WHEN 'r' THEN 'CREATE TABLE ' || c.relname ELSE pg_get_indexdef(c.oid) END
+			FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+			WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'i') ORDER BY c.relkind DESC, c.relname COLLATE "C"`))
 		if err != nil {
 			return struct{}{}, err
 		}
@@ -47,7 +52,8 @@ func (t *tx) dumpTable(w io.Writer, table string) error {
 	cols, err := collect(t, func(row scanner) (string, error) {
 		var name string
 		return name, row.Scan(&name)
-	}, `SELECT name FROM pragma_table_info(?) ORDER BY cid`, table)
+	}, t.pick(`SELECT name FROM pragma_table_info(?) ORDER BY cid`,
+		`SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position`), table)
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ func (s *Store) CreateLabel(ctx context.Context, by Actor, name, color string) (
 			return Label{}, invalidf("color %s is not valid: want #rrggbb", quote(color))
 		}
 		var existing string
-		err := t.queryRow(`SELECT id FROM labels WHERE name = ?`, name).Scan(&existing)
+		err := t.queryRow(t.pick(`SELECT id FROM labels WHERE name = ?`, `SELECT id FROM labels WHERE lower(name) = lower(?)`), name).Scan(&existing)
 		switch {
 		case err == nil:
 			return Label{}, conflictf("a label named %s already exists: %q", quote(name), existing)
@@ -68,7 +68,7 @@ func (t *tx) label(field, id string) (Label, error) {
 // taskLabels returns the labels of a task, by name.
 func (t *tx) taskLabels(taskID string) ([]Label, error) {
 	return collect(t, scanLabel, `SELECT `+labelColumns+` FROM labels l JOIN task_labels tl ON tl.label_id = l.id
-		WHERE tl.task_id = ? ORDER BY l.name, l.id`, taskID)
+		WHERE tl.task_id = ? ORDER BY `+t.pick(`l.name`, `lower(l.name)`)+`, l.id`, taskID)
 }
 
 // AddLabelToTask puts a label on a task; it returns the task's labels. A
@@ -136,6 +136,7 @@ func (s *Store) ListLabels(ctx context.Context, p Page) (List[Label], error) {
 			return List[Label]{}, err
 		}
 		return pageOf(t, p, scanLabel, func(l Label) string { return keyCursor(l.Name, l.ID) },
-			`SELECT `+labelColumns+` FROM labels l WHERE (l.name, l.id) > (?, ?) ORDER BY l.name, l.id LIMIT +?`, after[0], after[1])
+			t.pick(`SELECT `+labelColumns+` FROM labels l WHERE (l.name, l.id) > (?, ?) ORDER BY l.name, l.id LIMIT +?`,
+				`SELECT `+labelColumns+` FROM labels l WHERE (lower(l.name), l.id) > (lower(?), ?) ORDER BY lower(l.name), l.id LIMIT +?`), after[0], after[1])
 	})
 }

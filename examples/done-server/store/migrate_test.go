@@ -53,6 +53,7 @@ func legacyDB(t *testing.T, dir string, upTo int, legacy string) {
 // them, and the others are turned off, so that closing those tasks asks a
 // person again.
 func TestMigrateAutoClose(t *testing.T) {
+	sqliteOnly(t)
 	dir := t.TempDir()
 	legacyDB(t, dir, 6, `
 INSERT INTO tokens (id, secret_hash, name, kind, scope, created_at) VALUES
@@ -120,6 +121,7 @@ INSERT INTO activity (at, token_id, actor, actor_kind, action, subject_kind, sub
 // tokens could outlive their parents and links their tokens: the tokens
 // and links already there come under the rule.
 func TestMigrateOrigins(t *testing.T) {
+	sqliteOnly(t)
 	dir := t.TempDir()
 	legacyDB(t, dir, 7, `
 INSERT INTO tokens (id, secret_hash, name, kind, scope, created_at, created_by, expires_at, revoked_at) VALUES
@@ -169,6 +171,7 @@ INSERT INTO calendar_links (id, secret_hash, owner, name, created_at, created_by
 // column is gone, and a run's progress is its last report's, from its
 // log, which every report wrote to as well.
 func TestMigrateRunProgress(t *testing.T) {
+	sqliteOnly(t)
 	dir := t.TempDir()
 	legacyDB(t, dir, 8, `
 INSERT INTO tasks (id, title, status, priority, auto_close, created_at, created_by, updated_at) VALUES
@@ -208,6 +211,7 @@ INSERT INTO run_events (run_id, at, token_id, actor, kind, message, progress) VA
 // kept one mark a reader and digest, written over: the marks there are
 // kept, and a reader may now have several marks of a digest.
 func TestMigrateDigestMarks(t *testing.T) {
+	sqliteOnly(t)
 	dir := t.TempDir()
 	legacyDB(t, dir, 9, `
 INSERT INTO digest_reads (reader, digest_id, read_at, token_id) VALUES

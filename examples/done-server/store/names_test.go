@@ -12,7 +12,7 @@ import (
 // authority, among people and agents who already have names: each is
 // normalised, or refused with the rule it breaks.
 func TestTokenNames(t *testing.T) {
-	s, _, err := Open(t.Context(), t.TempDir(), nil)
+	s, _, err := openAt(t, t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

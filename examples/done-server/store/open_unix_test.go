@@ -16,6 +16,7 @@ import (
 // and the database, its -wal and its -shm 0600; a database made 0644 by
 // an older Done is narrowed to 0600.
 func TestOpenFileModes(t *testing.T) {
+	sqliteOnly(t)
 	old := syscall.Umask(0)
 	defer syscall.Umask(old)
 

@@ -19,6 +19,7 @@ import (
 // task.) It runs them on one connection, whose compiled statements are
 // the store's own texts.
 func TestPagesReadByKey(t *testing.T) {
+	sqliteOnly(t)
 	ctx := t.Context()
 	s, k, _ := openWithToken(t, &Options{Readers: 1})
 	project, err := s.CreateProject(ctx, k.Actor(), NewProject{Name: "Launch"})
@@ -127,6 +128,7 @@ func maxParam(query string) int {
 // and calendar links by index, rather than reading every token and link
 // there are once a level.
 func TestGrantTreesReadByIndex(t *testing.T) {
+	sqliteOnly(t)
 	s, _, _ := openWithToken(t, &Options{Readers: 1})
 	for _, c := range []struct {
 		name, query string

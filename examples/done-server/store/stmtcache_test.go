@@ -19,6 +19,7 @@ import (
 // text whose rows are still open gets a statement of its own (and both
 // read what they should), and a full cache still runs every query.
 func TestStmtCache(t *testing.T) {
+	sqliteOnly(t)
 	ctx := t.Context()
 	for _, c := range []struct {
 		name     string
@@ -115,6 +116,7 @@ func mustTitles(ctx context.Context, t *testing.T, conn *sql.Conn, query string)
 // It reads the package's source: no run of SQLite shows how often a
 // statement was compiled.
 func TestParametersPlannedWithoutValues(t *testing.T) {
+	sqliteOnly(t)
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/refusal"
 	"modernc.org/sqlite" // the pure-Go SQLite driver
 )
 
@@ -49,6 +50,10 @@ type Store struct {
 	reader *sql.DB
 	now    func() time.Time
 	auth   authCache
+
+	// pg is the PostgreSQL side of a Store that OpenPostgres opened (its
+	// writer and reader are then one pool), nil on SQLite.
+	pg *postgres
 }
 
 // Options configure [Open]. A nil *Options is the zero value.
@@ -236,16 +241,32 @@ func fileURI(path string, params url.Values) string {
 
 // Close closes the database.
 func (s *Store) Close() error {
+	if s.pg != nil {
+		return s.pg.close(s.writer)
+	}
 	return errors.Join(s.reader.Close(), s.writer.Close())
 }
 
-//go:embed migrations/*.sql
+// Shared reports whether the database may be shared by several
+// processes on several machines (PostgreSQL), rather than kept in one
+// machine's directory (SQLite).
+func (s *Store) Shared() bool { return s.pg != nil }
+
+// The migrations: SQLite's in migrations/NNNN_name.sql, PostgreSQL's in
+// migrations/postgres/NNNN_name.sql. PostgreSQL's start at 0015, the
+// schema SQLite's first fifteen made; from 0016 on, each migration is one
+// file in each folder, under the same number (TestMigrationsPaired).
+//
+//go:embed migrations/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
 // migrate applies, in order, each migration whose number is above the
 // database's user_version, each in its own transaction together with the
 // new user_version, so that a failed migration leaves no trace.
 func (s *Store) migrate(ctx context.Context) error {
+	if s.pg != nil {
+		return s.migratePostgres(ctx)
+	}
 	names, err := fs.Glob(migrations, "migrations/*.sql")
 	if err != nil {
 		return err
@@ -320,6 +341,17 @@ type tx struct {
 	sql *sql.Tx
 	now time.Time
 	by  Actor
+	pg  bool // the queries are SQLite's, rewritten for PostgreSQL (see pgQuery)
+}
+
+// pick returns the text of a query for the store t runs on: sqlite's, or
+// on PostgreSQL postgres (still with SQLite's parameters, see pgQuery),
+// for the few queries that the two write differently.
+func (t *tx) pick(sqlite, postgres string) string {
+	if t.pg {
+		return postgres
+	}
+	return sqlite
 }
 
 // timeFormat is how times are stored: fixed width, so that text order is
@@ -332,48 +364,101 @@ func (t *tx) nowText() string { return formatTime(t.now) }
 
 // write runs fn in a write transaction for by and commits it if fn returns
 // nil. Anything fn wrote is rolled back otherwise.
+//
+// On SQLite the one writer makes every write transaction serial. On
+// PostgreSQL they run at once, as SERIALIZABLE: the outcome is that of
+// some serial order, so that every check fn makes in Go (the approval is
+// pending, the task unclaimed, the cap not reached) still holds when it
+// commits; when PostgreSQL cannot promise that, it aborts one of them,
+// and write runs fn again from the start, up to maxAttempts times, on
+// what the winner committed: the loser then meets the winner's work and
+// returns the domain's refusal, as it would have on SQLite.
 func write[T any](ctx context.Context, s *Store, by Actor, fn func(*tx) (T, error)) (T, error) {
 	var zero T
-	sqlTx, err := s.writer.BeginTx(ctx, nil)
+	if s.pg == nil {
+		return writeOnce(ctx, s, by, nil, fn)
+	}
+	for attempt := 1; ; attempt++ {
+		v, err := writeOnce(ctx, s, by, &sql.TxOptions{Isolation: sql.LevelSerializable}, fn)
+		if err == nil || !retryable(err) {
+			return v, err
+		}
+		if attempt == maxAttempts {
+			return zero, fmt.Errorf("store: %w: %d transactions in a row lost to concurrent writes of the same rows; try again", ErrBusy, attempt)
+		}
+		if err := backoff(ctx, attempt); err != nil {
+			return zero, fmt.Errorf("store: %w", err)
+		}
+	}
+}
+
+func writeOnce[T any](ctx context.Context, s *Store, by Actor, opts *sql.TxOptions, fn func(*tx) (T, error)) (T, error) {
+	var zero T
+	sqlTx, err := s.writer.BeginTx(ctx, opts)
 	if err != nil {
-		return zero, fmt.Errorf("store: %w", err)
+		return zero, s.fail(err)
 	}
 	defer sqlTx.Rollback() // a no-op once committed
-	v, err := fn(&tx{ctx: ctx, sql: sqlTx, now: s.now(), by: by})
+	v, err := fn(&tx{ctx: ctx, sql: sqlTx, now: s.now(), by: by, pg: s.pg != nil})
 	if err != nil {
-		return zero, err
+		return zero, s.failFn(err)
 	}
 	if err := sqlTx.Commit(); err != nil {
-		return zero, fmt.Errorf("store: %w", err)
+		return zero, s.fail(err)
 	}
 	return v, nil
+}
+
+// failFn returns the error of a transaction's function: as it is (a
+// refusal of the domain, or what write retries), or as [ErrUnavailable]
+// when the database went away under it.
+func (s *Store) failFn(err error) error {
+	if s.pg != nil && !retryable(err) && refusal.CodeOf(err) == 0 && unavailable(err) {
+		return s.fail(err)
+	}
+	return err
 }
 
 // read runs fn in a read-only transaction: it sees one snapshot of the
 // database, however many queries it makes.
 func read[T any](ctx context.Context, s *Store, by Actor, fn func(*tx) (T, error)) (T, error) {
 	var zero T
-	sqlTx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	opts := &sql.TxOptions{ReadOnly: true}
+	if s.pg != nil {
+		// A snapshot, as SQLite's reads have, without SERIALIZABLE's
+		// bookkeeping: a read-only transaction cannot break an invariant.
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	sqlTx, err := s.reader.BeginTx(ctx, opts)
 	if err != nil {
-		return zero, fmt.Errorf("store: %w", err)
+		return zero, s.fail(err)
 	}
 	defer sqlTx.Rollback()
-	v, err := fn(&tx{ctx: ctx, sql: sqlTx, now: s.now(), by: by})
+	v, err := fn(&tx{ctx: ctx, sql: sqlTx, now: s.now(), by: by, pg: s.pg != nil})
 	if err != nil {
-		return zero, err
+		return zero, s.failFn(err)
 	}
 	return v, sqlTx.Commit()
 }
 
 func (t *tx) exec(query string, args ...any) (sql.Result, error) {
+	if t.pg {
+		query, args = pgQuery(query, args)
+	}
 	return t.sql.ExecContext(t.ctx, query, args...)
 }
 
 func (t *tx) query(query string, args ...any) (*sql.Rows, error) {
+	if t.pg {
+		query, args = pgQuery(query, args)
+	}
 	return t.sql.QueryContext(t.ctx, query, args...)
 }
 
 func (t *tx) queryRow(query string, args ...any) *sql.Row {
+	if t.pg {
+		query, args = pgQuery(query, args)
+	}
 	return t.sql.QueryRowContext(t.ctx, query, args...)
 }
 

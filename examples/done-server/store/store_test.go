@@ -1,6 +1,10 @@
 package store
 
 import (
+	"io/fs"
+	"path"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
@@ -10,7 +14,7 @@ import (
 // every migration, and that data and the schema version survive reopening.
 func TestReopen(t *testing.T) {
 	dir := t.TempDir()
-	s, created, err := Open(t.Context(), dir, nil)
+	s, created, err := openAt(t, dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +31,7 @@ func TestReopen(t *testing.T) {
 	}
 	s.Close()
 
-	s, created, err = Open(t.Context(), dir, nil)
+	s, created, err = openAt(t, dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,24 +43,39 @@ func TestReopen(t *testing.T) {
 	if err != nil || got.Title != "persist" {
 		t.Errorf("after reopening: %+v, %v", got, err)
 	}
-	var mode string
 	var version int
+	if s.Shared() {
+		if err := s.reader.QueryRow("SELECT version FROM schema_version").Scan(&version); err != nil || version != lastMigration(t) {
+			t.Errorf("schema_version %d (%v), want %d", version, err, lastMigration(t))
+		}
+		return
+	}
+	var mode string
 	if err := s.reader.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
 		t.Errorf("journal_mode %q (%v), want wal", mode, err)
 	}
-	names, err := migrations.ReadDir("migrations")
+	if err := s.reader.QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != lastMigration(t) {
+		t.Errorf("user_version %d (%v), want %d", version, err, lastMigration(t))
+	}
+}
+
+// lastMigration is the number of the last migration.
+func lastMigration(t *testing.T) int {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil || len(names) == 0 {
+		t.Fatal(names, err)
+	}
+	n, err := strconv.Atoi(strings.SplitN(path.Base(names[len(names)-1]), "_", 2)[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.reader.QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != len(names) {
-		t.Errorf("user_version %d (%v), want %d", version, err, len(names))
-	}
+	return n
 }
 
 // TestWriteNeedsAnActor shows the safety net under the tools: a change
 // recorded in the activity log without anyone behind it is refused.
 func TestWriteNeedsAnActor(t *testing.T) {
-	s, _, err := Open(t.Context(), t.TempDir(), nil)
+	s, _, err := openAt(t, t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -230,7 +230,7 @@ func (s *Store) SearchTasks(ctx context.Context, query string, p Page) (List[Tas
 		if err != nil {
 			return List[Task]{}, err
 		}
-		var found []string
+		found := []string{} // null in JSON would be no array
 		read, last := 0, ""
 		for len(found) <= limit && rows.Next() {
 			var match bool
@@ -252,7 +252,7 @@ func (s *Store) SearchTasks(ctx context.Context, query string, p Page) (List[Tas
 			return List[Task]{}, err
 		}
 		tasks, err := collect(t, scanTask, `SELECT `+taskColumns+` FROM tasks t
-			WHERE t.id IN (SELECT value FROM json_each(?)) ORDER BY t.id`, string(ids))
+			WHERE t.id IN `+t.pick(`(SELECT value FROM json_each(?))`, `(SELECT jsonb_array_elements_text(CAST(? AS jsonb)))`)+` ORDER BY t.id`, string(ids))
 		if err != nil {
 			return List[Task]{}, err
 		}
@@ -318,7 +318,7 @@ func (s *Store) NextTask(ctx context.Context, by Actor) (Next, error) {
 			AND (r.id IS NULL OR r.agent = ?1)
 			AND NOT EXISTS (SELECT 1 FROM task_dependencies td JOIN tasks d ON d.id = td.depends_on
 				WHERE td.task_id = t.id AND d.status <> 'done' AND d.trash_id IS NULL)
-			ORDER BY COALESCE(r.status = 'running', 0) DESC, r.id IS NOT NULL DESC, t.assignee = ?1 DESC,
+			ORDER BY COALESCE(r.status = 'running', false) DESC, r.id IS NOT NULL DESC, t.assignee = ?1 DESC,
 				CASE t.priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 WHEN 'normal' THEN 2 ELSE 3 END,
 				t.due = '', t.due, t.id, r.queued_at, r.id
 			LIMIT 1`, by.Name), &runID))

@@ -514,7 +514,7 @@ func (s *Store) RevokeToken(ctx context.Context, by Actor, id string) (Token, er
 // calendar_links_created_by), as TestGrantTreesReadByIndex checks.
 const (
 	grantTree = `WITH RECURSIVE tree(id) AS (
-		SELECT ?1 UNION SELECT k.id FROM tokens k JOIN tree ON k.created_by = tree.id)`
+		SELECT id FROM tokens WHERE id = ?1 UNION SELECT k.id FROM tokens k JOIN tree ON k.created_by = tree.id)`
 	treeTokens = grantTree + ` SELECT k.id FROM tree JOIN tokens k ON k.id = tree.id
 		WHERE k.revoked_at IS NULL ORDER BY k.id = ?1 DESC, k.id`
 	treeLinks = grantTree + ` SELECT l.id FROM calendar_links l
@@ -543,6 +543,9 @@ func (t *tx) revoke(id string) (tokens, links []string, err error) {
 		return nil, nil, err
 	}
 	if _, err := t.exec(revokeTreeLinks, id, now); err != nil {
+		return nil, nil, err
+	}
+	if err := t.notifyRevoked(); err != nil {
 		return nil, nil, err
 	}
 	return tokens, links, nil

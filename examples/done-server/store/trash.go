@@ -63,7 +63,7 @@ func (s *Store) DeleteTask(ctx context.Context, by Actor, id string) (TrashItem,
 		if err != nil {
 			return TrashItem{}, err
 		}
-		if err := t.trashTasks(trashID, `SELECT ?`, id); err != nil {
+		if err := t.trashTasks(trashID, `SELECT id FROM tasks WHERE id = ?`, id); err != nil {
 			return TrashItem{}, err
 		}
 		if err := t.record("delete_task", "task", id, id, map[string]any{"trash_id": trashID}); err != nil {

@@ -94,7 +94,7 @@ func TestNoteUse(t *testing.T) {
 // full scope, and returns it with its secret.
 func openWithToken(t testing.TB, opts *Options) (*Store, Token, string) {
 	t.Helper()
-	s, _, err := Open(t.Context(), t.TempDir(), opts)
+	s, _, err := openAt(t, t.TempDir(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
