@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,11 +12,12 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/verify"
 )
 
-const verifyUsage = `usage: mcpeffect verify -examples FILE [-json] [-timeout d] [-parallel n] [-sqlite-reader PATH] -- command [args...]
-       mcpeffect verify -examples FILE [-json] [-timeout d] [-sqlite-reader PATH] -url URL [-header "Name: value"]...`
+const verifyUsage = `usage: mcpeffect verify -examples FILE [-format text|json|sarif|markdown] [-timeout d] [-parallel n] [-sqlite-reader PATH] -- command [args...]
+       mcpeffect verify -examples FILE [-format text|json|sarif|markdown] [-timeout d] [-sqlite-reader PATH] -url URL [-header "Name: value"]...`
 
 func verifyCommand() *command {
 	return &command{
@@ -121,7 +121,7 @@ Flags:
 
 type verifyOptions struct {
 	examples string
-	json     bool
+	output   outputFlags
 	url      string
 	header   headerFlag
 	timeout  time.Duration
@@ -133,7 +133,7 @@ func verifyFlags() (*flag.FlagSet, *verifyOptions) {
 	o := &verifyOptions{header: headerFlag{}}
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.StringVar(&o.examples, "examples", "", "the examples `FILE`")
-	fs.BoolVar(&o.json, "json", false, "write the report as one JSON object")
+	o.output.register(fs, "report")
 	fs.StringVar(&o.url, "url", "", "verify the Streamable HTTP endpoint at `URL`")
 	fs.Var(o.header, "header", "add the header `\"Name: value\"` to every HTTP request (repeatable)")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "give up after this `duration`; 0 waits for ever")
@@ -201,11 +201,18 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		return exitError
 	}
-	if o.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(report)
-	} else {
+	switch o.output.format {
+	case audit.FormatJSON:
+		err = writeJSON(stdout, report)
+	case audit.FormatSARIF:
+		where := o.url
+		if len(command) > 0 {
+			where = command[0]
+		}
+		err = verify.WriteSARIF(stdout, report, o.output.locationOr(where), version())
+	case audit.FormatMarkdown:
+		err = verify.WriteMarkdown(stdout, report)
+	default:
 		err = verify.WriteText(stdout, report)
 	}
 	if err != nil {

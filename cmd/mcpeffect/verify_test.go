@@ -128,6 +128,75 @@ func TestVerifyPlantedLies(t *testing.T) {
 	}
 }
 
+// TestVerifyFormats: the planted lies as SARIF, with the structure SARIF
+// readers require (a rule for each result, its level, its message naming
+// the record and field, a location), and as a Markdown comment, one line
+// for each tool that is not proven.
+func TestVerifyFormats(t *testing.T) {
+	server := nodeScript(t, "../../testdata/tsclient", "../../testdata/tsclient/notes-server.mjs")
+	examples := filepath.Join("testdata", "verify", "notes.json")
+	res := runCommand(t, append([]string{"verify", "-format", "sarif", "-location", "servers/notes.mjs", "-timeout", "3m", "-examples", examples}, server...)...)
+	if res.code != exitFindings {
+		t.Fatalf("sarif: exit %d, %s", res.code, res.stderr)
+	}
+	var log struct {
+		Version string `json:"version"`
+		Schema  string `json:"$schema"`
+		Runs    []struct {
+			Tool struct {
+				Driver struct {
+					Rules []struct {
+						ID string `json:"id"`
+					} `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
+			Results []struct {
+				RuleID    string                `json:"ruleId"`
+				Level     string                `json:"level"`
+				Message   struct{ Text string } `json:"message"`
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string } `json:"artifactLocation"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &log); err != nil || log.Version != "2.1.0" || log.Schema == "" || len(log.Runs) != 1 {
+		t.Fatalf("not a SARIF 2.1.0 log (%v):\n%s", err, res.stdout)
+	}
+	rules := map[string]bool{}
+	for _, r := range log.Runs[0].Tool.Driver.Rules {
+		rules[r.ID] = true
+	}
+	var lies []string
+	for _, r := range log.Runs[0].Results {
+		if !rules[r.RuleID] || len(r.Locations) != 1 || r.Locations[0].PhysicalLocation.ArtifactLocation.URI != "servers/notes.mjs" {
+			t.Errorf("result %+v: want a rule of the driver and the location given", r)
+		}
+		if r.RuleID == "verify-lie" && r.Level == "error" {
+			lies = append(lies, r.Message.Text)
+		}
+	}
+	if len(lies) != 2 || !strings.Contains(strings.Join(lies, "\n"), "field views") || !strings.Contains(strings.Join(lies, "\n"), "field title") {
+		t.Errorf("the lies in SARIF: %q, want get_note's views and rename_note's title", lies)
+	}
+
+	res = runCommand(t, append([]string{"verify", "-format", "markdown", "-timeout", "3m", "-examples", examples}, server...)...)
+	if res.code != exitFindings {
+		t.Fatalf("markdown: exit %d, %s", res.code, res.stderr)
+	}
+	var rows []string
+	for l := range strings.Lines(res.stdout) {
+		if strings.HasPrefix(l, "| `") {
+			rows = append(rows, l)
+		}
+	}
+	if len(rows) != 2 || !strings.Contains(rows[0]+rows[1], "| lie |") || !strings.Contains(res.stdout, "3 proven, 2 lie") {
+		t.Errorf("the Markdown comment:\n%s\nwant the summary and one line for each lie", res.stdout)
+	}
+}
+
 // The mcpeffect-sqlite command, built once for every test that reads a
 // SQLite state.
 var (

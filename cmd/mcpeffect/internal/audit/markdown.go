@@ -125,6 +125,9 @@ func rank(d Direction) int {
 	return 0
 }
 
+// MarkdownText is mdEscape, for the other commands' Markdown.
+func MarkdownText(s string) string { return mdEscape(s) }
+
 // mdEscape makes s one line of Markdown text that shows as it is: every
 // character that is not printable is written as in a Go string, and
 // every character that Markdown or HTML could read as markup is escaped,

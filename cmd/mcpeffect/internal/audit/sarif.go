@@ -9,6 +9,10 @@ import (
 )
 
 // informationURI is where the rules of the audit are explained.
+// InformationURI is where SARIF readers send a person to read about the
+// rules of mcpeffect's commands.
+const InformationURI = informationURI
+
 const informationURI = "https://github.com/mcpeffect/mcpeffect/tree/main/cmd/mcpeffect"
 
 // Help says what breaks rule r and what to do about it, for a reader of

@@ -1,0 +1,126 @@
+package verify
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/sarif"
+	"github.com/mcpeffect/mcpeffect/internal/effectproof"
+)
+
+// The rules of verify's SARIF results: one for each verdict that is not
+// a proof.
+var sarifRules = []struct {
+	verdict Verdict
+	level   string
+	summary string
+	help    string
+}{
+	{Lie, sarif.LevelError, "a tool did what its hints say it does not",
+		"A call of the tool changed the state where its hints say it does not: a read that wrote, a non-destructive write that changed or removed a value, an idempotent write whose repeat changed more. Hosts that run it without asking are misled: fix the tool or its hints."},
+	{Failed, sarif.LevelError, "an example of the tool could not be run as written",
+		"A fixture failed, the call failed, or an expected error did not come: the proof of this tool did not run. Fix the example, or the server."},
+	{Overcautious, sarif.LevelWarning, "the hints claim more than the tool did",
+		"The hints claim an effect that no example showed, such as destructiveHint on a tool that destroyed nothing: hosts ask where they need not. Give an example that shows it, narrow the hints, or waive the claim with a reason."},
+	{NotExamined, sarif.LevelNote, "the tool has no example",
+		"Nothing proved or disproved the tool's hints: give it an example, or skip it with a reason."},
+}
+
+// WriteSARIF writes r as a SARIF 2.1.0 log: a result for each tool whose
+// verdict is not a proof, at the level of its verdict, located at uri (a
+// file of the repository, as the audit's results are) and named by the
+// server and the tool.
+func WriteSARIF(w io.Writer, r *Report, uri, version string) error {
+	d := sarif.Driver{Name: "mcpeffect verify", Version: version, InformationURI: audit.InformationURI}
+	for _, rule := range sarifRules {
+		d.Rules = append(d.Rules, sarif.Rule{
+			ID:                   sarifRuleID(rule.verdict),
+			ShortDescription:     sarif.Message{Text: rule.summary},
+			Help:                 &sarif.Help{Text: rule.help},
+			DefaultConfiguration: sarif.Configuration{Level: rule.level},
+		})
+	}
+	log := sarif.New(d)
+	server := effectproof.Printable(r.Server.Name, 100)
+	for _, t := range r.Tools {
+		if t.Verdict == Proven {
+			continue
+		}
+		level := sarif.LevelNote
+		for _, rule := range sarifRules {
+			if rule.verdict == t.Verdict {
+				level = rule.level
+			}
+		}
+		tool := effectproof.Printable(t.Name, 100)
+		loc := sarif.FileLocation(uri, tool, server+"/"+tool, "function")
+		log.Add(sarifRuleID(t.Verdict), level, "tool "+tool+": "+string(t.Verdict)+": "+oneLine(t), loc, r.Server.Name, t.Name)
+	}
+	return log.Write(w)
+}
+
+func sarifRuleID(v Verdict) string { return "verify-" + strings.ReplaceAll(string(v), " ", "-") }
+
+// oneLine says in one line why a tool got its verdict: its reason, and
+// the first lie with its record and field.
+func oneLine(t ToolReport) string {
+	parts := []string{}
+	if t.Reason != "" {
+		parts = append(parts, t.Reason)
+	}
+	for _, e := range t.Examples {
+		for _, l := range e.Lies {
+			s := fmt.Sprintf("example %s, %s: %s", e.Name, l.When, l.Message)
+			if len(l.Changes) > 0 {
+				c := l.Changes[0]
+				s += fmt.Sprintf(" (record %s", c.Record)
+				if c.Field != "" {
+					s += ", field " + c.Field
+				}
+				s += fmt.Sprintf(": %s -> %s)", c.Before, c.After)
+			}
+			parts = append(parts, s)
+			return effectproof.Printable(strings.Join(parts, "; "), 2000)
+		}
+	}
+	return effectproof.Printable(strings.Join(parts, "; "), 2000)
+}
+
+// WriteMarkdown writes r as Markdown for a pull-request comment: the
+// summary, then a table of the tools whose verdict is not a proof, one
+// line each, escaped so that nothing a server wrote adds markup.
+func WriteMarkdown(w io.Writer, r *Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**mcpeffect verify** of %s: ", audit.MarkdownText(r.Server.Name))
+	var counts []string
+	for _, v := range []Verdict{Proven, Lie, Overcautious, Failed, NotExamined} {
+		if n := r.Summary[v]; n > 0 {
+			counts = append(counts, fmt.Sprintf("%d %s", n, v))
+		}
+	}
+	if len(counts) == 0 {
+		counts = append(counts, "no tools")
+	}
+	b.WriteString(strings.Join(counts, ", ") + ".\n")
+	rows := 0
+	for _, t := range r.Tools {
+		if t.Verdict == Proven {
+			continue
+		}
+		if rows == 0 {
+			b.WriteString("\n| tool | verdict | why |\n| --- | --- | --- |\n")
+		}
+		rows++
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", strings.ReplaceAll(effectproof.Printable(t.Name, 100), "`", "'"), t.Verdict, audit.MarkdownText(oneLine(t)))
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintf(&b, "\n- %s", audit.MarkdownText(p))
+	}
+	if len(r.Problems) > 0 {
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
