@@ -56,6 +56,14 @@ func TestSharedDatabaseCommands(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "-context DIR") || !strings.Contains(err.Error(), "other replicas would not see") {
 		t.Errorf("serve on a shared database with the default folder: %v, want a refusal that says why and what to pass", err)
 	}
+	// -confirm on replicas needs the key they share: an answer to what
+	// one asked may reach another.
+	for _, mode := range []string{"destructive", "url"} {
+		err = run(t.Context(), []string{"serve", "-db", url, "-data", t.TempDir(), "-context", "off", "-confirm", mode, "-http", "127.0.0.1:0"}, getenv(nil), &stdout, &stderr)
+		if err == nil || !strings.Contains(err.Error(), "DONE_CONFIRM_KEY") {
+			t.Errorf("serve -confirm %s on a shared database without DONE_CONFIRM_KEY: %v, want a refusal that names it", mode, err)
+		}
+	}
 	if err := run(t.Context(), []string{"token", "create", "-db", "sqlite:done.db", "-scope", "full", "-kind", "human"}, getenv(nil), &stdout, &stderr); err == nil ||
 		!strings.Contains(err.Error(), "-db must be a PostgreSQL URL") {
 		t.Errorf("-db with something else than a PostgreSQL URL: %v", err)
@@ -156,7 +164,10 @@ func TestWriteRateAcrossReplicas(t *testing.T) {
 // TestSessionsAcrossReplicas states the session bound of a tree of
 // tokens past one machine, as TestWriteRateAcrossReplicas does the write
 // rate: each replica counts the sessions it holds, so that a tree opens
-// at most N times its bound through N replicas, and no more.
+// at most N times its bound through N replicas, and no more. Only clients
+// of a protocol before 2026-07-28 have sessions, and only replicas that
+// keep them (serve on a shared store keeps none): the clients here speak
+// 2025-11-25 to replicas served with sessions.
 func TestSessionsAcrossReplicas(t *testing.T) {
 	postgresOnly(t)
 	const perTree, replicas = 2, 2
@@ -175,7 +186,7 @@ func TestSessionsAcrossReplicas(t *testing.T) {
 			HTTPClient:           &http.Client{Transport: bearerTransport{secret: secret}},
 			MaxRetries:           -1,
 			DisableStandaloneSSE: true,
-		}, nil)
+		}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 		if err != nil {
 			if !strings.Contains(err.Error(), "Too Many Requests") {
 				t.Fatalf("session %d: %v", i, err)
