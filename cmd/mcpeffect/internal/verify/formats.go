@@ -71,19 +71,21 @@ func oneLine(t ToolReport) string {
 		parts = append(parts, t.Reason)
 	}
 	for _, e := range t.Examples {
-		for _, l := range e.Lies {
-			s := fmt.Sprintf("example %s, %s: %s", e.Name, l.When, l.Message)
-			if len(l.Changes) > 0 {
-				c := l.Changes[0]
-				s += fmt.Sprintf(" (record %s", c.Record)
-				if c.Field != "" {
-					s += ", field " + c.Field
-				}
-				s += fmt.Sprintf(": %s -> %s)", c.Before, c.After)
-			}
-			parts = append(parts, s)
-			return effectproof.Printable(strings.Join(parts, "; "), 2000)
+		if len(e.Lies) == 0 {
+			continue
 		}
+		l := e.Lies[0]
+		s := fmt.Sprintf("example %s, %s: %s", e.Name, l.When, l.Message)
+		if len(l.Changes) > 0 {
+			c := l.Changes[0]
+			s += fmt.Sprintf(" (record %s", c.Record)
+			if c.Field != "" {
+				s += ", field " + c.Field
+			}
+			s += fmt.Sprintf(": %s -> %s)", c.Before, c.After)
+		}
+		parts = append(parts, s)
+		break
 	}
 	return effectproof.Printable(strings.Join(parts, "; "), 2000)
 }
