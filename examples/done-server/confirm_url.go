@@ -70,9 +70,9 @@ func (d *done) urlConfirm(registry *mcpeffect.Registry, confirm func(mcpeffect.E
 				return next(ctx, method, req)
 			}
 			refused := func(answer, detail string) error {
-				n := mcpeffect.NotConfirmedError{Tool: p.Name, Effect: e, Answer: answer, Detail: detail}
-				data, _ := json.Marshal(n)
-				return &jsonrpc.Error{Code: mcpeffect.CodeNotConfirmed, Message: n.Error(), Data: data}
+				n := &mcpeffect.NotConfirmedError{Tool: p.Name, Effect: e, Answer: answer, Detail: detail}
+				code, msg, data := n.JSONRPCError()
+				return &jsonrpc.Error{Code: code, Message: msg, Data: data}
 			}
 			call, ok := req.(*mcp.CallToolRequest)
 			ss, _ := req.GetSession().(*mcp.ServerSession)

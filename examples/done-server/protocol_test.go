@@ -261,3 +261,17 @@ func typeScriptClient(t *testing.T) (node, dir string) {
 	}
 	return node, dir
 }
+
+// TestOneEnforcerPerServer: the middleware and the HTTP challenge of a
+// server are one Enforcer, made once from Done's one configuration, and
+// another server's registry gets its own.
+func TestOneEnforcerPerServer(t *testing.T) {
+	e := newEnv(t)
+	if a, b := e.done.enforcer(e.registry), e.done.enforcer(e.registry); a != b {
+		t.Error("two Enforcers for one registry")
+	}
+	_, other := e.done.newServer()
+	if e.done.enforcer(other) == e.done.enforcer(e.registry) {
+		t.Error("two registries share an Enforcer")
+	}
+}

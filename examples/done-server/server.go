@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
@@ -135,6 +136,9 @@ type done struct {
 	// writes bounds the rate of each token's writes, over every server
 	// of d.
 	writes *writeLimiter
+	// enforcers holds the one Enforcer of each registry of d's servers
+	// (see [done.enforcer]).
+	enforcers sync.Map // *mcpeffect.Registry -> *mcpeffect.Enforcer
 }
 
 // newDone returns the Done server of st, which logs to logger.
@@ -171,14 +175,19 @@ func (d *done) newServer() (*mcp.Server, *mcpeffect.Registry) {
 }
 
 // enforcer returns the check of registry, configured in this one place
-// for the middleware and the HTTP challenge.
+// and made once, for the middleware and the HTTP challenge alike: one
+// value, so that the two are one decision.
 func (d *done) enforcer(registry *mcpeffect.Registry) *mcpeffect.Enforcer {
-	return registry.Enforcer(&mcpeffect.MiddlewareOptions{
+	if e, ok := d.enforcers.Load(registry); ok {
+		return e.(*mcpeffect.Enforcer)
+	}
+	e, _ := d.enforcers.LoadOrStore(registry, registry.Enforcer(&mcpeffect.MiddlewareOptions{
 		ScopeNames: scopeNames,
 		OnDenied:   d.logDenial,
 		Confirm:    d.confirmOptions(d.confirm),
 		HideDenied: d.hideDenied,
-	})
+	}))
+	return e.(*mcpeffect.Enforcer)
 }
 
 // middleware returns the receiving middleware of [done.newServer], with
