@@ -122,9 +122,9 @@ var unknown entry
 // (the first classification stays). The error wraps [ErrInvalidToolName],
 // [ErrInvalidEffect] or [ErrAlreadyClassified].
 //
-// Add takes constant time, but for the growth of the table, which doubles
-// it: adding tools one by one, as [AddTool] does, costs time in
-// proportion to their number.
+// Adding tools one by one, as [AddTool] does, costs time in proportion to
+// their number: an Add copies the table only when it has grown by a
+// quarter since it was last copied (or when it is small).
 func (r *Registry) Add(name string, e Effect) error {
 	if err := validateEntry(name, e); err != nil {
 		return err
@@ -141,13 +141,9 @@ func (r *Registry) insert(name string, ent entry) error {
 	if old := t.find(name); old != nil {
 		return ruleErrorf(ErrAlreadyClassified, "mcpeffect: tool %q is already classified %s", name, old.describe())
 	}
-	if t.full(1) {
-		t = t.grown(1)
-		t.put(&toolEntry{name, ent})
-		r.tools.Store(t)
-		return nil
+	if next := t.with(&toolEntry{name, ent}); next != t {
+		r.tools.Store(next)
 	}
-	t.put(&toolEntry{name, ent})
 	return nil
 }
 
@@ -171,11 +167,11 @@ func (r *Registry) AddAll(tools map[string]Effect) error {
 		return err
 	}
 	// A new table, published once, so that no lookup sees half a batch.
-	next := old.grown(len(tools))
+	add := make([]*toolEntry, 0, len(tools))
 	for name, e := range tools {
-		next.put(&toolEntry{name, newEntry(e)})
+		add = append(add, &toolEntry{name, newEntry(e)})
 	}
-	r.tools.Store(next)
+	r.tools.Store(old.merged(add...))
 	return nil
 }
 
@@ -262,9 +258,9 @@ func (r *Registry) Required(name string) (Scope, bool) {
 // a plain map: it is made to be called on a hot path, as the middleware's
 // own lookup is, which reads the same table.
 func (r *Registry) Allowed(name string, s Scope) bool {
-	// An unknown name finds the zero entry, which no scope may call; for a
-	// Scope beyond Full, 1<<s is a bit callers never has, or 0.
-	return r.lookup(name).callers&(1<<s) != 0
+	// An unknown name has no callers; for a Scope beyond Full, 1<<s is a
+	// bit callers never has, or 0.
+	return r.tools.Load().callers(name)&(1<<s) != 0
 }
 
 // Len returns the number of classified tools.

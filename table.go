@@ -3,25 +3,46 @@ package mcpeffect
 import (
 	"hash/maphash"
 	"iter"
+	"maps"
 	"sync/atomic"
 )
 
-// A toolTable is the table of a Registry's tools: a hash table with open
-// addressing whose slots, once filled, never change, since a tool's
-// classification is fixed once added. So readers need no lock: a slot
-// holds nil or a complete entry, published by an atomic store (a plain
-// store on amd64 and arm64), and a lookup is one hash and one probe, as
-// in a Go map. Adding a tool fills one slot, in constant time; a table
-// that would be more than half full is replaced by one twice its size,
-// so that adding n tools one by one costs time in proportion to n
-// (copying the whole table at each Add cost time in proportion to n²).
+// A toolTable is the table of a Registry's tools, in two parts, since a
+// tool's classification is fixed once added:
+//
+//   - base, a Go map that is never written once the table is published,
+//     so that readers need no lock and a lookup costs what a lookup in a
+//     plain map does; its values carry the callers' bits, so that
+//     Allowed reads nothing else;
+//   - recent, the tools added since base was made: a hash table with
+//     open addressing whose slots, once filled, never change, so that a
+//     slot holds nil or a complete entry, published by an atomic store,
+//     and adding a tool fills one slot.
+//
+// Adding a tool to a small table makes a new base with it (copying a map
+// of at most smallTable tools); beyond, a tool goes to recent until
+// recent holds a quarter of base, and then base and recent are merged
+// into a new base. The merges copy geometrically growing tables, so
+// adding n tools one by one costs time in proportion to n (copying the
+// whole table at each Add cost time in proportion to n²), and at least
+// four fifths of a large table's tools are in base.
 //
 // A nil *toolTable is empty.
 type toolTable struct {
+	base map[string]baseEntry // never written once published
+
 	seed  maphash.Seed
-	slots []atomic.Pointer[toolEntry] // a power of two long
+	slots []atomic.Pointer[toolEntry] // a power of two long, or empty
 	n     int                         // filled slots; written under Registry.mu
 	count atomic.Int64                // n, for readers
+}
+
+// smallTable is the size up to which a table keeps every tool in base.
+const smallTable = 256
+
+type baseEntry struct {
+	callers uint8 // the entry's, for Allowed
+	te      *toolEntry
 }
 
 type toolEntry struct {
@@ -34,6 +55,31 @@ func (t *toolTable) find(name string) *toolEntry {
 	if t == nil {
 		return nil
 	}
+	if b, ok := t.base[name]; ok {
+		return b.te
+	}
+	return t.findRecent(name)
+}
+
+// callers returns the callers' bits of the tool called name: 0 for a name
+// t does not know.
+func (t *toolTable) callers(name string) uint8 {
+	if t == nil {
+		return 0
+	}
+	if b, ok := t.base[name]; ok {
+		return b.callers
+	}
+	if te := t.findRecent(name); te != nil {
+		return te.callers
+	}
+	return 0
+}
+
+func (t *toolTable) findRecent(name string) *toolEntry {
+	if len(t.slots) == 0 {
+		return nil
+	}
 	mask := uint64(len(t.slots) - 1)
 	for i := maphash.String(t.seed, name) & mask; ; i = (i + 1) & mask {
 		te := t.slots[i].Load()
@@ -43,27 +89,60 @@ func (t *toolTable) find(name string) *toolEntry {
 	}
 }
 
-// full reports whether adding k entries to t would fill more than half of
-// its slots, which keeps probes short (and one slot always empty, where a
-// probe for an unknown name ends).
-func (t *toolTable) full(k int) bool {
-	return t == nil || 2*(t.n+k) > len(t.slots)
+// with returns t with the entries of add: t itself, with them in recent
+// slots, or a new table that the caller must publish. Registry.mu is held,
+// and no entry of add is in t.
+func (t *toolTable) with(add ...*toolEntry) *toolTable {
+	base, recent := 0, 0
+	if t != nil {
+		base, recent = len(t.base), t.n
+	}
+	total := base + recent + len(add)
+	if total <= smallTable || 4*(recent+len(add)) > base {
+		return t.merged(add...)
+	}
+	if 2*(recent+len(add)) > len(t.slots) {
+		// Recent slots twice as many as needed, which keeps probes short
+		// and one slot always empty, where a probe for an unknown name
+		// ends.
+		size := 16
+		for 2*(recent+len(add)) > size {
+			size *= 2
+		}
+		next := &toolTable{base: t.base, seed: maphash.MakeSeed(), slots: make([]atomic.Pointer[toolEntry], size)}
+		for te := range t.recent() {
+			next.put(te)
+		}
+		for _, te := range add {
+			next.put(te)
+		}
+		return next
+	}
+	for _, te := range add {
+		t.put(te)
+	}
+	return t
 }
 
-// grown returns a new table with the entries of t and room for k more.
-func (t *toolTable) grown(k int) *toolTable {
-	size := 16
-	for 2*(t.len()+k) > size {
-		size *= 2
+// merged returns a new table whose base holds the entries of t and add,
+// and whose recent slots are empty. Registry.mu is held, and no entry of
+// add is in t.
+func (t *toolTable) merged(add ...*toolEntry) *toolTable {
+	next := &toolTable{base: make(map[string]baseEntry, t.len()+len(add))}
+	if t != nil {
+		maps.Copy(next.base, t.base)
 	}
-	next := &toolTable{seed: maphash.MakeSeed(), slots: make([]atomic.Pointer[toolEntry], size)}
-	for te := range t.all() {
-		next.put(te)
+	for te := range t.recent() {
+		next.base[te.name] = baseEntry{te.callers, te}
+	}
+	for _, te := range add {
+		next.base[te.name] = baseEntry{te.callers, te}
 	}
 	return next
 }
 
-// put fills the slot of te.name, which t does not hold and has room for.
+// put fills the recent slot of te.name, which t does not hold and has room
+// for.
 func (t *toolTable) put(te *toolEntry) {
 	mask := uint64(len(t.slots) - 1)
 	i := maphash.String(t.seed, te.name) & mask
@@ -80,11 +159,30 @@ func (t *toolTable) len() int {
 	if t == nil {
 		return 0
 	}
-	return int(t.count.Load())
+	return len(t.base) + int(t.count.Load())
 }
 
 // all yields every entry, in no order.
 func (t *toolTable) all() iter.Seq[*toolEntry] {
+	return func(yield func(*toolEntry) bool) {
+		if t == nil {
+			return
+		}
+		for _, b := range t.base {
+			if !yield(b.te) {
+				return
+			}
+		}
+		for te := range t.recent() {
+			if !yield(te) {
+				return
+			}
+		}
+	}
+}
+
+// recent yields the entries of the recent slots, in no order.
+func (t *toolTable) recent() iter.Seq[*toolEntry] {
 	return func(yield func(*toolEntry) bool) {
 		if t == nil {
 			return
