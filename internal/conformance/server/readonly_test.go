@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/internal/conformance/catalog"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -282,13 +283,7 @@ func TestReadOnlyToken(t *testing.T) {
 			// What the server declares needs more than read-only, and
 			// nothing else, was refused.
 			slices.Sort(denied)
-			want := []string{
-				"prompt test_prompt_with_embedded_resource",
-				"resource test://static-binary",
-				"resource test://template/7/data",
-				"tool test_trigger_prompt_change",
-				"tool test_trigger_tool_change",
-			}
+			want := catalog.ReadOnlyRefused()
 			if !slices.Equal(denied, want) {
 				t.Errorf("refused %q, want %q", denied, want)
 			}

@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/subtle"
 	"net/http"
 	"sync"
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/internal/conformance/catalog"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -18,17 +18,16 @@ import (
 type conformance struct {
 	server *mcp.Server
 	reg    *mcpeffect.Registry
-	// stateKey signs the requestState of multi-round-trip tools, so that a
+	// states signs the requestState of multi-round-trip tools, so that a
 	// client cannot forge the state of a round it was not given.
-	stateKey []byte
+	states *catalog.States
 
 	mu      sync.Mutex
 	watched int // how many times the watched resource has changed
 }
 
 func newConformance() *conformance {
-	c := &conformance{reg: mcpeffect.NewRegistry(), stateKey: make([]byte, 32)}
-	rand.Read(c.stateKey)
+	c := &conformance{reg: mcpeffect.NewRegistry(), states: catalog.NewStates()}
 	c.server = mcp.NewServer(&mcp.Implementation{Name: "mcpeffect-conformance", Version: "v1"}, &mcp.ServerOptions{
 		CompletionHandler: complete,
 		// Subscriptions are go-sdk's to keep; these only accept them.
