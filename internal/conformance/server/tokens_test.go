@@ -8,7 +8,7 @@ import (
 )
 
 // TestTokens checks that a request without a token the server knows is
-// turned away before MCP, and how -token is read.
+// turned away before MCP.
 func TestTokens(t *testing.T) {
 	ts := httptest.NewServer(newConformance().handler(map[string][]string{"the-secret": {"tools:read"}}, false))
 	t.Cleanup(ts.Close)
