@@ -88,6 +88,7 @@ const (
 	methodCallTool     = string(mcp.MethodToolsCall)
 	methodReadResource = string(mcp.MethodResourcesRead)
 	methodGetPrompt    = string(mcp.MethodPromptsGet)
+	methodComplete     = string(mcp.MethodCompletionComplete)
 )
 
 // An adapter is the enforcement of one [ServerOptions].
@@ -151,8 +152,12 @@ func admitted(ctx context.Context, what string) bool {
 //     [AddResource], [AddResourceTemplate] or [AddPrompt] declared more,
 //     so that the zero Scope reads nothing;
 //   - hooks that refuse a task-augmented tools/call the same way, since
-//     mcp-go runs a task tool's handler without the middleware, and, with
-//     HideDenied, that filter the lists.
+//     mcp-go runs a task tool's handler without the middleware; that
+//     refuse resources/subscribe (and each resource of
+//     subscriptions/listen) to a caller who may not read the resource, and
+//     completion/complete to one who may not get the prompt or read the
+//     resource template it completes; and, with HideDenied, that filter
+//     the lists.
 //
 // A refusal names the tool (resource, prompt) and the scope it needs,
 // as [mcpeffect.DeniedError] does; served with [Listen], [ServeStdio] or
@@ -187,7 +192,7 @@ func (a *adapter) installHooks(s *server.MCPServer) {
 		server.WithHooks(h)(s)
 	}
 	a.hooks.Store(s, h)
-	h.AddOnRequestInitialization(a.taskCall)
+	h.AddOnRequestInitialization(a.early)
 	if !a.hide {
 		return
 	}
@@ -313,11 +318,16 @@ func argumentsJSON(req mcp.CallToolRequest) json.RawMessage {
 	return raw
 }
 
-// taskCall decides a task-augmented tools/call before mcp-go creates its
-// task: mcp-go runs the handler of a tool added with AddTaskTool without
-// the tool handler middleware, and the refusal of one that it runs with
-// the middleware would come only with the task's result.
-func (a *adapter) taskCall(ctx context.Context, _ any, message any) error {
+// early decides, before mcp-go handles it, each request that no handler
+// middleware of mcp-go sees: a task-augmented tools/call, since mcp-go
+// runs the handler of a tool added with AddTaskTool without the tool
+// handler middleware, and the refusal of one that it runs with the
+// middleware would come only with the task's result; resources/subscribe
+// and each resource of the 2026-07-28 subscriptions/listen, which need the
+// scope that reads the resource, since a subscriber is told of each
+// change; and completion/complete, which needs the scope of the prompt or
+// resource template whose arguments it completes.
+func (a *adapter) early(ctx context.Context, _ any, message any) error {
 	raw, ok := message.(json.RawMessage)
 	if !ok {
 		return nil
@@ -325,16 +335,68 @@ func (a *adapter) taskCall(ctx context.Context, _ any, message any) error {
 	var m struct {
 		Method string `json:"method"`
 		Params *struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-			Task      json.RawMessage `json:"task"`
+			Name          string          `json:"name"`
+			Arguments     json.RawMessage `json:"arguments"`
+			Task          json.RawMessage `json:"task"`
+			URI           string          `json:"uri"`
+			Notifications *struct {
+				ResourceSubscriptions []string `json:"resourceSubscriptions"`
+			} `json:"notifications"`
+			Ref *struct {
+				Type string `json:"type"`
+				Name string `json:"name"`
+				URI  string `json:"uri"`
+			} `json:"ref"`
 		} `json:"params"`
 	}
 	// A message mcp-go cannot decode either is refused by mcp-go.
-	if json.Unmarshal(raw, &m) != nil || m.Method != string(mcp.MethodToolsCall) || m.Params == nil ||
-		len(m.Params.Task) == 0 || string(m.Params.Task) == "null" {
+	if json.Unmarshal(raw, &m) != nil || m.Params == nil {
 		return nil
 	}
+	var ops []mcpeffect.Operation
+	switch m.Method {
+	case string(mcp.MethodToolsCall):
+		if len(m.Params.Task) == 0 || string(m.Params.Task) == "null" {
+			return nil
+		}
+		return a.taskCall(ctx, raw)
+	case string(mcp.MethodResourcesSubscribe):
+		ops = append(ops, mcpeffect.Operation{Method: methodReadResource, URI: m.Params.URI})
+	case string(mcp.MethodSubscriptionsListen):
+		if m.Params.Notifications == nil {
+			return nil
+		}
+		for _, uri := range m.Params.Notifications.ResourceSubscriptions {
+			ops = append(ops, mcpeffect.Operation{Method: methodReadResource, URI: uri})
+		}
+	case string(mcp.MethodCompletionComplete):
+		switch ref := m.Params.Ref; {
+		case ref == nil:
+			return nil
+		case ref.Type == "ref/prompt":
+			ops = append(ops, mcpeffect.Operation{Method: methodComplete, Name: ref.Name})
+		case ref.Type == "ref/resource":
+			ops = append(ops, mcpeffect.Operation{Method: methodComplete, URI: ref.URI})
+		}
+	}
+	if len(ops) == 0 {
+		return nil
+	}
+	if err := a.hooksReplaced(ctx); err != nil {
+		return err
+	}
+	c := a.caller(ctx)
+	for _, op := range ops {
+		if d := a.enf.Decide(ctx, op, c); d.Denied != nil {
+			return refuse(ctx, d.Denied)
+		}
+	}
+	return nil
+}
+
+// taskCall decides a task-augmented tools/call, raw, before mcp-go
+// creates its task.
+func (a *adapter) taskCall(ctx context.Context, raw json.RawMessage) error {
 	if err := a.hooksReplaced(ctx); err != nil {
 		return err
 	}
