@@ -51,13 +51,14 @@ var exceptions = map[string]suite.Exceptions{
 }
 
 // lostNotification is why the checks of notifications sent while a call
-// runs fail at times: mcp-go's Streamable HTTP server drops a
-// notification that its forwarder took off the session's channel as the
-// handler returned (handlePost in server/streamable_http.go, the "case
-// <-done" of the forwarder, which records it only with an event store
-// and writes it nowhere). mcp-go's own conformance baseline
+// runs fail at times: mcp-go's Streamable HTTP server loses one now and
+// then. On 2026-07-28, the forwarder of handlePost (server/streamable_http.go)
+// drops a notification it took off the session's channel as the call
+// ended: its "case <-done" branch keeps one only in an event store, which
+// that protocol does not use. mcp-go's own conformance baseline
 // (conformance/server/expected-failures.yml in v1.2.1) lists these
-// scenarios as intermittent; they fail without mcpgo.Handler in front too.
+// scenarios as intermittent, and they fail as often without mcpgo.Handler
+// in front.
 const lostNotification = "mcp-go drops, at times, a notification sent as the call ends"
 
 // TestConformance runs every server scenario of the conformance suite, for
