@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/mcpeffect/mcpeffect/internal/conformance/suite"
 )
 
 // TestTokens checks that a request without a token the server knows is
@@ -20,7 +22,7 @@ func TestTokens(t *testing.T) {
 		"not a bearer token":   "Basic dGhlLXNlY3JldA==",
 		"the token in unicode": "Bearer the-ſecret",
 	} {
-		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(rpc("tools/list", map[string]any{})))
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(suite.RPC("tools/list", map[string]any{})))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		if header != "" {
