@@ -3,6 +3,7 @@ package mcpgo
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -333,50 +334,66 @@ func (a *adapter) early(ctx context.Context, _ any, message any) error {
 		return nil
 	}
 	var m struct {
-		Method string `json:"method"`
-		Params *struct {
-			Name          string          `json:"name"`
-			Arguments     json.RawMessage `json:"arguments"`
-			Task          json.RawMessage `json:"task"`
-			URI           string          `json:"uri"`
-			Notifications *struct {
-				ResourceSubscriptions []string `json:"resourceSubscriptions"`
-			} `json:"notifications"`
-			Ref *struct {
-				Type string `json:"type"`
-				Name string `json:"name"`
-				URI  string `json:"uri"`
-			} `json:"ref"`
-		} `json:"params"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
 	}
 	// A message mcp-go cannot decode either is refused by mcp-go.
-	if json.Unmarshal(raw, &m) != nil || m.Params == nil {
+	if json.Unmarshal(raw, &m) != nil || len(m.Params) == 0 || string(m.Params) == "null" {
 		return nil
 	}
+	// The params of each method are decoded alone, into the fields that
+	// mcp-go reads, so that no other field can make the decoding fail and
+	// the request pass unchecked; params that still cannot be decoded are
+	// refused, not let through.
 	var ops []mcpeffect.Operation
 	switch m.Method {
 	case string(mcp.MethodToolsCall):
-		if len(m.Params.Task) == 0 || string(m.Params.Task) == "null" {
+		var p struct {
+			Task json.RawMessage `json:"task"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil {
+			return errUnreadable
+		}
+		if len(p.Task) == 0 || string(p.Task) == "null" {
 			return nil
 		}
 		return a.taskCall(ctx, raw)
 	case string(mcp.MethodResourcesSubscribe):
-		ops = append(ops, mcpeffect.Operation{Method: methodReadResource, URI: m.Params.URI})
-	case string(mcp.MethodSubscriptionsListen):
-		if m.Params.Notifications == nil {
-			return nil
+		var p struct {
+			URI string `json:"uri"`
 		}
-		for _, uri := range m.Params.Notifications.ResourceSubscriptions {
+		if json.Unmarshal(m.Params, &p) != nil {
+			return errUnreadable
+		}
+		ops = append(ops, mcpeffect.Operation{Method: methodReadResource, URI: p.URI})
+	case string(mcp.MethodSubscriptionsListen):
+		var p struct {
+			Notifications struct {
+				ResourceSubscriptions []string `json:"resourceSubscriptions"`
+			} `json:"notifications"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil {
+			return errUnreadable
+		}
+		for _, uri := range p.Notifications.ResourceSubscriptions {
 			ops = append(ops, mcpeffect.Operation{Method: methodReadResource, URI: uri})
 		}
 	case string(mcp.MethodCompletionComplete):
-		switch ref := m.Params.Ref; {
-		case ref == nil:
-			return nil
-		case ref.Type == "ref/prompt":
-			ops = append(ops, mcpeffect.Operation{Method: methodComplete, Name: ref.Name})
-		case ref.Type == "ref/resource":
-			ops = append(ops, mcpeffect.Operation{Method: methodComplete, URI: ref.URI})
+		var p struct {
+			Ref struct {
+				Type string `json:"type"`
+				Name string `json:"name"`
+				URI  string `json:"uri"`
+			} `json:"ref"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil {
+			return errUnreadable
+		}
+		switch p.Ref.Type {
+		case "ref/prompt":
+			ops = append(ops, mcpeffect.Operation{Method: methodComplete, Name: p.Ref.Name})
+		case "ref/resource":
+			ops = append(ops, mcpeffect.Operation{Method: methodComplete, URI: p.Ref.URI})
 		}
 	}
 	if len(ops) == 0 {
@@ -394,6 +411,10 @@ func (a *adapter) early(ctx context.Context, _ any, message any) error {
 	return nil
 }
 
+// errUnreadable refuses a request whose params the check cannot read:
+// what it cannot read, it cannot let through.
+var errUnreadable = errors.New("mcpgo: the request's params cannot be read, so the scope it needs cannot be decided: refused")
+
 // taskCall decides a task-augmented tools/call, raw, before mcp-go
 // creates its task.
 func (a *adapter) taskCall(ctx context.Context, raw json.RawMessage) error {
@@ -402,7 +423,7 @@ func (a *adapter) taskCall(ctx context.Context, raw json.RawMessage) error {
 	}
 	req := mcp.CallToolRequest{}
 	if json.Unmarshal(raw, &req) != nil {
-		return nil
+		return errUnreadable
 	}
 	d := a.enf.Decide(ctx, a.callOf(req), a.caller(ctx))
 	if d.Denied != nil {
