@@ -87,8 +87,11 @@ func (d *DeniedError) Error() string {
 	case d.Unscoped:
 		// The first call of a server copied without a connection scope
 		// ends here: say what to do about it.
+		// One sentence for every SDK: go-sdk serves a connection with
+		// Server.Run or Server.Connect, the mcp-go adapter with
+		// mcpgo.ServeStdio or mcpgo.Listen, and each takes the context.
 		return msg + fmt.Sprintf("no scope, since the request carried no token and its connection was given none: "+
-			"pass mcpeffect.WithConnectionScope(ctx, scope) to Server.Run or Server.Connect (stdio, in memory), "+
+			"serve the connection with a context from mcpeffect.WithConnectionScope(ctx, scope) (stdio, in memory), "+
 			"or over HTTP send a bearer token with the scope %q", d.RequiredScopeName)
 	case d.Granted == 0:
 		return msg + "no scope"

@@ -19,7 +19,7 @@ func TestRefusalTeaches(t *testing.T) {
 	token := func(s mcpeffect.Scope) *mcpeffect.MiddlewareOptions {
 		return &mcpeffect.MiddlewareOptions{Scope: func(context.Context, mcp.Request) mcpeffect.Scope { return s }}
 	}
-	advice := []string{"no token", "WithConnectionScope", "Server.Run", `bearer token with the scope "tools:read"`}
+	advice := []string{"no token", "WithConnectionScope", `bearer token with the scope "tools:read"`}
 	for _, tt := range []struct {
 		name     string
 		opts     *mcpeffect.MiddlewareOptions
@@ -40,6 +40,13 @@ func TestRefusalTeaches(t *testing.T) {
 			for _, part := range advice {
 				if got := strings.Contains(err.Error(), part); got != tt.unscoped {
 					t.Errorf("message %q mentions %q: %t, want %t", err, part, got, tt.unscoped)
+				}
+			}
+			// The advice is true on every SDK: it names the function of
+			// none (the mcp-go adapter sends the same message).
+			for _, sdkOnly := range []string{"Server.Run", "Server.Connect", "ServeStdio", "mcpgo."} {
+				if strings.Contains(err.Error(), sdkOnly) {
+					t.Errorf("message %q names %s, which one SDK alone has", err, sdkOnly)
 				}
 			}
 			// The client rebuilds the same message from the error's data

@@ -64,13 +64,19 @@ func (e *Enforcer) ScopeNames() ScopeNames { return e.opts.ScopeNames }
 // An Operation is one request that [Enforcer.Decide] decides, in terms
 // that any MCP server can give, whatever its SDK.
 type Operation struct {
-	// Method is "tools/call", "resources/read" or "prompts/get". Any
-	// other is refused.
+	// Method is "tools/call", "resources/read", "prompts/get" or
+	// "completion/complete". Any other is refused. A subscription to a
+	// resource (resources/subscribe, and each resource of the 2026-07-28
+	// subscriptions/listen) is decided as a resources/read of it: a
+	// subscriber is told what a reader would read.
 	Method string
-	// Name is the tool called or the prompt got.
+	// Name is the tool called or the prompt got, or for
+	// completion/complete the prompt whose arguments are completed.
 	Name string
-	// URI is the resource read; for [Enforcer.Visible], the resource
-	// template listed when Template is set.
+	// URI is the resource read; for completion/complete, the resource
+	// template (or resource) whose arguments are completed; for
+	// [Enforcer.Visible], the resource template listed when Template is
+	// set.
 	URI      string
 	Template bool
 	// Arguments are the raw JSON arguments of a tools/call, as the client
@@ -183,6 +189,8 @@ func (e *Enforcer) Decide(ctx context.Context, op Operation, c Caller) Decision 
 		d.Denied = e.readDenial(e.r.ResourceScope(op.URI), s, sourced, "", op.URI)
 	case "prompts/get":
 		d.Denied = e.readDenial(e.r.PromptScope(op.Name), s, sourced, op.Name, "")
+	case "completion/complete":
+		d.Denied = e.completeDenial(op.Name, op.URI, s, sourced)
 	default:
 		// Not an operation that needs a scope: refused, so that a typo in
 		// an adapter fails closed.
@@ -282,12 +290,21 @@ func (e *Enforcer) readDenial(need, s Scope, sourced bool, prompt, uri string) *
 func (e *Enforcer) completionDenial(ref *mcp.CompleteReference, s Scope, sourced bool) *DeniedError {
 	switch ref.Type {
 	case "ref/prompt":
-		return e.readDenial(e.r.PromptScope(ref.Name), s, sourced, ref.Name, "")
+		return e.completeDenial(ref.Name, "", s, sourced)
 	case "ref/resource":
-		need := max(e.r.templateScope(ref.URI), e.r.ResourceScope(ref.URI))
-		return e.readDenial(need, s, sourced, "", ref.URI)
+		return e.completeDenial("", ref.URI, s, sourced)
 	}
 	return nil
+}
+
+// completeDenial returns the refusal of a completion of the arguments of
+// the prompt name or, when uri is set, of the resource template (or
+// resource) of uri, the wider of the two where both match.
+func (e *Enforcer) completeDenial(name, uri string, s Scope, sourced bool) *DeniedError {
+	if uri != "" {
+		return e.readDenial(max(e.r.templateScope(uri), e.r.ResourceScope(uri)), s, sourced, "", uri)
+	}
+	return e.readDenial(e.r.PromptScope(name), s, sourced, name, "")
 }
 
 // reportDenied gives d to OnDenied.

@@ -316,3 +316,39 @@ func TestChallengeConnectionCap(t *testing.T) {
 		t.Errorf("a read on the same connection: status %d, reached %d; want it passed on", resp.StatusCode, reached)
 	}
 }
+
+// TestDecideCompletion holds Decide's completion/complete to the scope of
+// what it completes, as the middleware decides it: a prompt's, or the
+// wider of a resource template's and a resource's.
+func TestDecideCompletion(t *testing.T) {
+	r := mcpeffect.NewRegistry()
+	if err := r.DeclarePrompt("secret_prompt", mcpeffect.Full); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.DeclareResourceTemplate("test://secret/{id}", mcpeffect.NonDestructive); err != nil {
+		t.Fatal(err)
+	}
+	e := r.Enforcer(nil)
+	for _, tt := range []struct {
+		name       string
+		op         mcpeffect.Operation
+		need       mcpeffect.Scope
+		prompt, rs string
+	}{
+		{"a prompt that needs full", mcpeffect.Operation{Method: "completion/complete", Name: "secret_prompt"}, mcpeffect.Full, "secret_prompt", ""},
+		{"a prompt declared by no one", mcpeffect.Operation{Method: "completion/complete", Name: "other"}, mcpeffect.ReadOnly, "other", ""},
+		{"a template that needs non-destructive", mcpeffect.Operation{Method: "completion/complete", URI: "test://secret/{id}"}, mcpeffect.NonDestructive, "", "test://secret/{id}"},
+		{"a resource declared by no one", mcpeffect.Operation{Method: "completion/complete", URI: "test://plain"}, mcpeffect.ReadOnly, "", "test://plain"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for s := mcpeffect.Scope(0); s <= mcpeffect.Full; s++ {
+				d := e.Decide(context.Background(), tt.op, mcpeffect.Caller{Scope: s, Scoped: true})
+				if want := s >= tt.need; d.Allowed() != want {
+					t.Errorf("scope %v: allowed %t, want %t", s, d.Allowed(), want)
+				} else if !want && (d.Denied.Required != tt.need || d.Denied.Prompt != tt.prompt || d.Denied.Resource != tt.rs) {
+					t.Errorf("scope %v: refusal %+v, want it to name %q %q and need %v", s, d.Denied, tt.prompt, tt.rs, tt.need)
+				}
+			}
+		})
+	}
+}

@@ -165,16 +165,34 @@ func TestInProcess(t *testing.T) {
 }
 
 // TestNoScopeSaysHow checks that a connection given no scope is refused
-// even a read, and told how to give one.
+// even a read, with ServerOptions and without: by the code and data of a
+// refusal that says nothing gave the caller a scope (Unscoped), whose
+// message tells how to give one in words true of mcp-go too, naming no
+// function of go-sdk's.
 func TestNoScopeSaysHow(t *testing.T) {
-	ts := newTestServer(t, nil, false)
-	cs := connectStdio(t, context.Background(), ts.s, nil)
-	_, err := callTool(cs, "get_task")
-	if d := denied(t, err, "get_task"); !d.Unscoped || d.Granted != 0 {
-		t.Errorf("refusal %+v, want unscoped", d)
-	}
-	if !strings.Contains(err.Error(), "WithConnectionScope") {
-		t.Errorf("the refusal %q does not say how to give a scope", err)
+	for _, bare := range []bool{false, true} {
+		ts := newTestServer(t, nil, bare)
+		cs, closeFn, err := dialStdio(context.Background(), ts.s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = callTool(cs, "get_task")
+		closeFn()
+		d := denied(t, err, "get_task")
+		if !d.Unscoped || d.Granted != 0 || d.Required != mcpeffect.ReadOnly {
+			t.Errorf("bare %t: refusal %+v, want unscoped, needing read-only", bare, d)
+		}
+		if n := ts.calls.count("get_task"); n != 0 {
+			t.Errorf("bare %t: get_task ran %d times", bare, n)
+		}
+		if !strings.Contains(d.Error(), "mcpeffect.WithConnectionScope") {
+			t.Errorf("bare %t: the refusal %q does not say how to give a scope", bare, d)
+		}
+		for _, goSDK := range []string{"Server.Run", "Server.Connect"} {
+			if strings.Contains(d.Error(), goSDK) {
+				t.Errorf("bare %t: the refusal %q names go-sdk's %s, which an mcp-go server does not have", bare, d, goSDK)
+			}
+		}
 	}
 }
 

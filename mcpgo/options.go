@@ -3,6 +3,7 @@ package mcpgo
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -88,6 +89,7 @@ const (
 	methodCallTool     = string(mcp.MethodToolsCall)
 	methodReadResource = string(mcp.MethodResourcesRead)
 	methodGetPrompt    = string(mcp.MethodPromptsGet)
+	methodComplete     = string(mcp.MethodCompletionComplete)
 )
 
 // An adapter is the enforcement of one [ServerOptions].
@@ -151,8 +153,12 @@ func admitted(ctx context.Context, what string) bool {
 //     [AddResource], [AddResourceTemplate] or [AddPrompt] declared more,
 //     so that the zero Scope reads nothing;
 //   - hooks that refuse a task-augmented tools/call the same way, since
-//     mcp-go runs a task tool's handler without the middleware, and, with
-//     HideDenied, that filter the lists.
+//     mcp-go runs a task tool's handler without the middleware; that
+//     refuse resources/subscribe (and each resource of
+//     subscriptions/listen) to a caller who may not read the resource, and
+//     completion/complete to one who may not get the prompt or read the
+//     resource template it completes; and, with HideDenied, that filter
+//     the lists.
 //
 // A refusal names the tool (resource, prompt) and the scope it needs,
 // as [mcpeffect.DeniedError] does; served with [Listen], [ServeStdio] or
@@ -187,7 +193,7 @@ func (a *adapter) installHooks(s *server.MCPServer) {
 		server.WithHooks(h)(s)
 	}
 	a.hooks.Store(s, h)
-	h.AddOnRequestInitialization(a.taskCall)
+	h.AddOnRequestInitialization(a.early)
 	if !a.hide {
 		return
 	}
@@ -313,34 +319,111 @@ func argumentsJSON(req mcp.CallToolRequest) json.RawMessage {
 	return raw
 }
 
-// taskCall decides a task-augmented tools/call before mcp-go creates its
-// task: mcp-go runs the handler of a tool added with AddTaskTool without
-// the tool handler middleware, and the refusal of one that it runs with
-// the middleware would come only with the task's result.
-func (a *adapter) taskCall(ctx context.Context, _ any, message any) error {
+// early decides, before mcp-go handles it, each request that no handler
+// middleware of mcp-go sees: a task-augmented tools/call, since mcp-go
+// runs the handler of a tool added with AddTaskTool without the tool
+// handler middleware, and the refusal of one that it runs with the
+// middleware would come only with the task's result; resources/subscribe
+// and each resource of the 2026-07-28 subscriptions/listen, which need the
+// scope that reads the resource, since a subscriber is told of each
+// change; and completion/complete, which needs the scope of the prompt or
+// resource template whose arguments it completes.
+func (a *adapter) early(ctx context.Context, _ any, message any) error {
 	raw, ok := message.(json.RawMessage)
 	if !ok {
 		return nil
 	}
 	var m struct {
-		Method string `json:"method"`
-		Params *struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-			Task      json.RawMessage `json:"task"`
-		} `json:"params"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
 	}
 	// A message mcp-go cannot decode either is refused by mcp-go.
-	if json.Unmarshal(raw, &m) != nil || m.Method != string(mcp.MethodToolsCall) || m.Params == nil ||
-		len(m.Params.Task) == 0 || string(m.Params.Task) == "null" {
+	if json.Unmarshal(raw, &m) != nil || len(m.Params) == 0 || string(m.Params) == "null" {
+		return nil
+	}
+	// The params of each method are decoded alone, into the fields that
+	// mcp-go reads, so that no other field can make the decoding fail and
+	// the request pass unchecked; params that still cannot be decoded are
+	// refused, not let through.
+	var ops []mcpeffect.Operation
+	switch m.Method {
+	case string(mcp.MethodToolsCall):
+		var p struct {
+			Task json.RawMessage `json:"task"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil {
+			return errUnreadable
+		}
+		if len(p.Task) == 0 || string(p.Task) == "null" {
+			return nil
+		}
+		return a.taskCall(ctx, raw)
+	case string(mcp.MethodResourcesSubscribe):
+		var p struct {
+			URI string `json:"uri"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil {
+			return errUnreadable
+		}
+		ops = append(ops, mcpeffect.Operation{Method: methodReadResource, URI: p.URI})
+	case string(mcp.MethodSubscriptionsListen):
+		var p struct {
+			Notifications struct {
+				ResourceSubscriptions []string `json:"resourceSubscriptions"`
+			} `json:"notifications"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil {
+			return errUnreadable
+		}
+		for _, uri := range p.Notifications.ResourceSubscriptions {
+			ops = append(ops, mcpeffect.Operation{Method: methodReadResource, URI: uri})
+		}
+	case string(mcp.MethodCompletionComplete):
+		var p struct {
+			Ref struct {
+				Type string `json:"type"`
+				Name string `json:"name"`
+				URI  string `json:"uri"`
+			} `json:"ref"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil {
+			return errUnreadable
+		}
+		switch p.Ref.Type {
+		case "ref/prompt":
+			ops = append(ops, mcpeffect.Operation{Method: methodComplete, Name: p.Ref.Name})
+		case "ref/resource":
+			ops = append(ops, mcpeffect.Operation{Method: methodComplete, URI: p.Ref.URI})
+		}
+	}
+	if len(ops) == 0 {
 		return nil
 	}
 	if err := a.hooksReplaced(ctx); err != nil {
 		return err
 	}
+	c := a.caller(ctx)
+	for _, op := range ops {
+		if d := a.enf.Decide(ctx, op, c); d.Denied != nil {
+			return refuse(ctx, d.Denied)
+		}
+	}
+	return nil
+}
+
+// errUnreadable refuses a request whose params the check cannot read:
+// what it cannot read, it cannot let through.
+var errUnreadable = errors.New("mcpgo: the request's params cannot be read, so the scope it needs cannot be decided: refused")
+
+// taskCall decides a task-augmented tools/call, raw, before mcp-go
+// creates its task.
+func (a *adapter) taskCall(ctx context.Context, raw json.RawMessage) error {
+	if err := a.hooksReplaced(ctx); err != nil {
+		return err
+	}
 	req := mcp.CallToolRequest{}
 	if json.Unmarshal(raw, &req) != nil {
-		return nil
+		return errUnreadable
 	}
 	d := a.enf.Decide(ctx, a.callOf(req), a.caller(ctx))
 	if d.Denied != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,14 +54,24 @@ func doneServer(t *testing.T) []string {
 	return []string{"--", doneBin, "-data", data}
 }
 
-// buildDone returns the path of the Done server, building it the first
-// time.
+// buildDone returns the path of the Done server, built the first time a
+// test binary asks, or reused from an earlier run while nothing that goes
+// into it changed (see cachedBuild): the race and the plain test binaries
+// share it, and a cold run of either builds nothing.
 func buildDone(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the Done server")
 	}
 	doneOnce.Do(func() {
+		if cache, err := os.UserCacheDir(); err == nil {
+			var berr *buildError
+			doneBin, _, doneErr = cachedBuild(goBuild{dir: doneDir, name: "done-server", cache: filepath.Join(cache, "mcpeffect-test")})
+			if doneErr == nil || errors.As(doneErr, &berr) {
+				return
+			}
+		}
+		// No cache to use: a build of this test binary's own.
 		if buildsDir, doneErr = os.MkdirTemp("", "mcpeffect-test-"); doneErr != nil {
 			return
 		}

@@ -4,14 +4,12 @@ package main
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"fmt"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/internal/conformance/catalog"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -19,41 +17,10 @@ import (
 // The tools of the 2026-07-28 protocol's multi-round-trip requests
 // (SEP-2322): instead of sending a request to the client while a call runs,
 // a tool answers with the input it needs, and the client calls again with
-// the answers and the requestState the tool gave. Each is a read: what it
-// asks only shapes its answer.
-
-// sign returns the requestState of tool for payload: the payload, then an
-// HMAC of the tool and the payload, so that a client can neither forge a
-// state nor move one from one tool to another.
-func (c *conformance) sign(tool, payload string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(payload)) + "." + base64.RawURLEncoding.EncodeToString(c.mac(tool, payload))
-}
-
-func (c *conformance) mac(tool, payload string) []byte {
-	m := hmac.New(sha256.New, c.stateKey)
-	m.Write([]byte(tool))
-	m.Write([]byte{0})
-	m.Write([]byte(payload))
-	return m.Sum(nil)
-}
-
-// verify returns the payload of a requestState that sign made for tool.
-// The client sends the state back, so anything else may arrive: only the
-// exact text sign made is accepted.
-func (c *conformance) verify(tool, state string) (string, bool) {
-	p, _, ok := strings.Cut(state, ".")
-	if !ok {
-		return "", false
-	}
-	payload, err := base64.RawURLEncoding.DecodeString(p)
-	if err != nil || !hmac.Equal([]byte(state), []byte(c.sign(tool, string(payload)))) {
-		return "", false
-	}
-	return string(payload), true
-}
+// the answers and the requestState the tool gave.
 
 func invalidState() error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid requestState: it was not made by this server for this tool"}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: catalog.InvalidState}
 }
 
 // accepted returns the form the person filled in answer to the input
@@ -99,22 +66,23 @@ func ask(prompt string, maxTokens int64) *mcp.CreateMessageParams {
 
 func (c *conformance) addInputRequiredTools() {
 	s, r := c.server, c.reg
-	add := func(name, desc string, h mcp.ToolHandlerFor[any, any]) {
-		mcpeffect.AddTool(s, r, &mcp.Tool{Name: name, Description: desc}, answers, h)
+	add := func(name string, h mcp.ToolHandlerFor[any, any]) {
+		t, e := tool(name)
+		mcpeffect.AddTool(s, r, t, e, h)
 	}
-	add("test_input_required_result_elicitation", "Asks the person's name, in band.", func(_ context.Context, req *mcp.CallToolRequest, _ any) (*mcp.CallToolResult, any, error) {
+	add("test_input_required_result_elicitation", func(_ context.Context, req *mcp.CallToolRequest, _ any) (*mcp.CallToolResult, any, error) {
 		if name, _ := accepted(req.Params.InputResponses, "user_name")["name"].(string); name != "" {
 			return text("Hello, " + name + "!"), nil, nil
 		}
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"user_name": askName()}}, nil, nil
 	})
-	add("test_input_required_result_sampling", "Asks the client's model a question, in band.", func(_ context.Context, req *mcp.CallToolRequest, _ any) (*mcp.CallToolResult, any, error) {
+	add("test_input_required_result_sampling", func(_ context.Context, req *mcp.CallToolRequest, _ any) (*mcp.CallToolResult, any, error) {
 		if answer, ok := sampled(req.Params.InputResponses, "capital_question"); ok {
 			return text("Sampling response: " + answer), nil, nil
 		}
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"capital_question": ask("What is the capital of France?", 100)}}, nil, nil
 	})
-	add("test_input_required_result_list_roots", "Asks the client's roots, in band.", func(_ context.Context, req *mcp.CallToolRequest, _ any) (*mcp.CallToolResult, any, error) {
+	add("test_input_required_result_list_roots", func(_ context.Context, req *mcp.CallToolRequest, _ any) (*mcp.CallToolResult, any, error) {
 		if res, ok := req.Params.InputResponses["client_roots"].(*mcp.ListRootsResult); ok && res != nil {
 			var uris []string
 			for _, root := range res.Roots {
@@ -125,13 +93,13 @@ func (c *conformance) addInputRequiredTools() {
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"client_roots": &mcp.ListRootsParams{}}}, nil, nil
 	})
 	const stateTool = "test_input_required_result_request_state"
-	add(stateTool, "Asks for a confirmation, with a requestState it checks on the retry.", c.confirmWithState(stateTool))
+	add(stateTool, c.confirmWithState(stateTool))
 	const tamperTool = "test_input_required_result_tampered_state"
-	add(tamperTool, "Refuses a retry whose requestState it did not make.", c.confirmWithState(tamperTool))
+	add(tamperTool, c.confirmWithState(tamperTool))
 	const multipleTool = "test_input_required_result_multiple_inputs"
-	add(multipleTool, "Asks for a name, a model's greeting and the roots, in one round.", func(_ context.Context, req *mcp.CallToolRequest, _ any) (*mcp.CallToolResult, any, error) {
+	add(multipleTool, func(_ context.Context, req *mcp.CallToolRequest, _ any) (*mcp.CallToolResult, any, error) {
 		if st := req.Params.RequestState; st != "" {
-			if _, ok := c.verify(multipleTool, st); !ok {
+			if _, ok := c.states.Verify(multipleTool, st); !ok {
 				return nil, nil, invalidState()
 			}
 		}
@@ -146,17 +114,17 @@ func (c *conformance) addInputRequiredTools() {
 			"user_name":    askName(),
 			"greeting":     ask("Generate a greeting", 50),
 			"client_roots": &mcp.ListRootsParams{},
-		}, RequestState: c.sign(multipleTool, "all three")}, nil, nil
+		}, RequestState: c.states.Sign(multipleTool, "all three")}, nil, nil
 	})
 	const roundsTool = "test_input_required_result_multi_round"
-	add(roundsTool, "Asks a name, then a colour, in two rounds whose state it carries.", func(_ context.Context, req *mcp.CallToolRequest, _ any) (*mcp.CallToolResult, any, error) {
+	add(roundsTool, func(_ context.Context, req *mcp.CallToolRequest, _ any) (*mcp.CallToolResult, any, error) {
 		if req.Params.RequestState == "" {
 			return &mcp.CallToolResult{
 				InputRequests: mcp.InputRequestMap{"step1": &mcp.ElicitParams{Message: "Step 1: What is your name?", RequestedSchema: form("name")}},
-				RequestState:  c.sign(roundsTool, "round1"),
+				RequestState:  c.states.Sign(roundsTool, "round1"),
 			}, nil, nil
 		}
-		state, ok := c.verify(roundsTool, req.Params.RequestState)
+		state, ok := c.states.Verify(roundsTool, req.Params.RequestState)
 		if !ok {
 			return nil, nil, invalidState()
 		}
@@ -167,7 +135,7 @@ func (c *conformance) addInputRequiredTools() {
 			}
 			return &mcp.CallToolResult{
 				InputRequests: mcp.InputRequestMap{"step2": &mcp.ElicitParams{Message: "Step 2: What is your favorite color?", RequestedSchema: form("color")}},
-				RequestState:  c.sign(roundsTool, "round2:"+name),
+				RequestState:  c.states.Sign(roundsTool, "round2:"+name),
 			}, nil, nil
 		}
 		name, ok := strings.CutPrefix(state, "round2:")
@@ -180,7 +148,7 @@ func (c *conformance) addInputRequiredTools() {
 		}
 		return text(fmt.Sprintf("Multi-round complete: %s likes %s", name, color)), nil, nil
 	})
-	add("test_input_required_result_capabilities", "Asks only for the input the client said it can give.", func(_ context.Context, req *mcp.CallToolRequest, _ any) (*mcp.CallToolResult, any, error) {
+	add("test_input_required_result_capabilities", func(_ context.Context, req *mcp.CallToolRequest, _ any) (*mcp.CallToolResult, any, error) {
 		if len(req.Params.InputResponses) > 0 {
 			return text("Capability-aware input requests fulfilled"), nil, nil
 		}
@@ -207,7 +175,7 @@ func (c *conformance) addInputRequiredTools() {
 func (c *conformance) confirmWithState(tool string) mcp.ToolHandlerFor[any, any] {
 	return func(_ context.Context, req *mcp.CallToolRequest, _ any) (*mcp.CallToolResult, any, error) {
 		if req.Params.RequestState != "" {
-			if _, ok := c.verify(tool, req.Params.RequestState); !ok {
+			if _, ok := c.states.Verify(tool, req.Params.RequestState); !ok {
 				return nil, nil, invalidState()
 			}
 			if accepted(req.Params.InputResponses, "confirm") != nil {
@@ -216,7 +184,7 @@ func (c *conformance) confirmWithState(tool string) mcp.ToolHandlerFor[any, any]
 		}
 		return &mcp.CallToolResult{
 			InputRequests: mcp.InputRequestMap{"confirm": askConfirm()},
-			RequestState:  c.sign(tool, "confirm"),
+			RequestState:  c.states.Sign(tool, "confirm"),
 		}, nil, nil
 	}
 }

@@ -21,39 +21,19 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"log"
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"time"
+
+	"github.com/mcpeffect/mcpeffect/internal/conformance/catalog"
 )
 
-// tokenFlag collects -token SECRET=SCOPE[,SCOPE...] flags.
-type tokenFlag map[string][]string
-
-func (f tokenFlag) String() string { return fmt.Sprintf("%d tokens", len(f)) }
-
-func (f tokenFlag) Set(v string) error {
-	secret, scopes, ok := strings.Cut(v, "=")
-	if !ok || secret == "" {
-		return errors.New("want SECRET=SCOPE[,SCOPE...]")
-	}
-	var list []string
-	for s := range strings.SplitSeq(scopes, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			list = append(list, s)
-		}
-	}
-	f[secret] = list
-	return nil
-}
-
 func main() {
-	tokens := tokenFlag{}
+	tokens := catalog.TokenFlag{}
 	addr := flag.String("http", "127.0.0.1:3001", "loopback address to serve Streamable HTTP at, under /mcp")
 	stateless := flag.Bool("stateless", false, "serve stateless Streamable HTTP (the 2026-07-28 protocol) instead of sessions")
 	flag.Var(tokens, "token", "a bearer token and its scope strings, as SECRET=tools:read (repeatable)")

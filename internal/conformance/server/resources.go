@@ -9,22 +9,36 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/internal/conformance/catalog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The scopes of resources and prompts are the server's access policy, not an
-// effect: reading changes nothing, but some data is for some callers only.
-// Most of this server's are read-only; the binary resource needs the full
-// scope, the template's resources and the prompt with an embedded resource
-// the non-destructive one, so that the suite's own calls prove both levels
-// of refusal, as the tools' effects do.
-const (
-	binaryScope   = mcpeffect.Full
-	templateScope = mcpeffect.NonDestructive
-	embedScope    = mcpeffect.NonDestructive
-)
+// resource returns the resource (or template) of the catalog at uri, as
+// go-sdk declares it, and the scope it needs.
+func resource(uri string) (*mcp.Resource, *mcp.ResourceTemplate, mcpeffect.Scope) {
+	r, ok := catalog.Resources[uri]
+	if !ok {
+		panic("conformance: no resource " + uri + " in the catalog")
+	}
+	if r.Template {
+		return nil, &mcp.ResourceTemplate{Name: r.Name, Description: r.Description, MIMEType: r.MIME, URITemplate: r.URI}, r.Scope
+	}
+	return &mcp.Resource{Name: r.Name, Description: r.Description, MIMEType: r.MIME, URI: r.URI}, nil, r.Scope
+}
 
-const watchedURI = "test://watched-resource"
+// prompt returns the prompt of the catalog named name, as go-sdk declares
+// it, and the scope it needs.
+func prompt(name string) (*mcp.Prompt, mcpeffect.Scope) {
+	p, ok := catalog.Prompts[name]
+	if !ok {
+		panic("conformance: no prompt " + name + " in the catalog")
+	}
+	mp := &mcp.Prompt{Name: p.Name, Title: p.Title, Description: p.Description}
+	for _, a := range p.Arguments {
+		mp.Arguments = append(mp.Arguments, &mcp.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
+	}
+	return mp, p.Scope
+}
 
 func contents(uri, mime, text string) *mcp.ReadResourceResult {
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: text}}}
@@ -32,15 +46,18 @@ func contents(uri, mime, text string) *mcp.ReadResourceResult {
 
 func (c *conformance) addResources() {
 	s, r := c.server, c.reg
-	mcpeffect.AddResource(s, r, &mcp.Resource{Name: "static-text", Description: "A text that never changes.", MIMEType: "text/plain", URI: "test://static-text"}, mcpeffect.ReadOnly,
+	res, _, need := resource("test://static-text")
+	mcpeffect.AddResource(s, r, res, need,
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return contents(req.Params.URI, "text/plain", "This is the content of the static text resource."), nil
 		})
-	mcpeffect.AddResource(s, r, &mcp.Resource{Name: "static-binary", Description: "An image, for the full scope only.", MIMEType: "image/png", URI: "test://static-binary"}, binaryScope,
+	res, _, need = resource("test://static-binary")
+	mcpeffect.AddResource(s, r, res, need,
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "image/png", Blob: pngImage}}}, nil
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "image/png", Blob: catalog.PNG}}}, nil
 		})
-	mcpeffect.AddResourceTemplate(s, r, &mcp.ResourceTemplate{Name: "template", Description: "The data of one id, for writers.", MIMEType: "application/json", URITemplate: "test://template/{id}/data"}, templateScope,
+	_, tmpl, need := resource("test://template/{id}/data")
+	mcpeffect.AddResourceTemplate(s, r, tmpl, need,
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			id := strings.TrimSuffix(strings.TrimPrefix(req.Params.URI, "test://template/"), "/data")
 			b, err := json.Marshal(map[string]any{"id": id, "templateTest": true, "data": "Data for ID: " + id})
@@ -49,7 +66,8 @@ func (c *conformance) addResources() {
 			}
 			return contents(req.Params.URI, "application/json", string(b)), nil
 		})
-	mcpeffect.AddResource(s, r, &mcp.Resource{Name: "watched-resource", Description: "A text that changes every few seconds; subscribe to hear of it.", MIMEType: "text/plain", URI: watchedURI}, mcpeffect.ReadOnly,
+	res, _, need = resource(catalog.WatchedURI)
+	mcpeffect.AddResource(s, r, res, need,
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			c.mu.Lock()
 			n := c.watched
@@ -71,7 +89,7 @@ func (c *conformance) changeWatched(ctx context.Context, period time.Duration) {
 			c.mu.Lock()
 			c.watched++
 			c.mu.Unlock()
-			c.server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: watchedURI})
+			c.server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: catalog.WatchedURI})
 		}
 	}
 }
@@ -82,40 +100,36 @@ func message(content mcp.Content) *mcp.PromptMessage {
 
 func (c *conformance) addPrompts() {
 	s, r := c.server, c.reg
-	mcpeffect.AddPrompt(s, r, &mcp.Prompt{Name: "test_simple_prompt", Title: "Simple Test Prompt", Description: "A prompt without arguments."}, mcpeffect.ReadOnly,
+	p, need := prompt("test_simple_prompt")
+	mcpeffect.AddPrompt(s, r, p, need,
 		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Description: "A simple test prompt", Messages: []*mcp.PromptMessage{message(&mcp.TextContent{Text: "This is a simple prompt for testing."})}}, nil
 		})
-	mcpeffect.AddPrompt(s, r, &mcp.Prompt{
-		Name: "test_prompt_with_arguments", Title: "Prompt With Arguments", Description: "A prompt with two required arguments.",
-		Arguments: []*mcp.PromptArgument{
-			{Name: "arg1", Description: "First test argument", Required: true},
-			{Name: "arg2", Description: "Second test argument", Required: true},
-		},
-	}, mcpeffect.ReadOnly, func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	p, need = prompt("test_prompt_with_arguments")
+	mcpeffect.AddPrompt(s, r, p, need, func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		a := req.Params.Arguments
 		return &mcp.GetPromptResult{Description: "A prompt with arguments", Messages: []*mcp.PromptMessage{
 			message(&mcp.TextContent{Text: fmt.Sprintf("Prompt with arguments: arg1='%s', arg2='%s'", a["arg1"], a["arg2"])}),
 		}}, nil
 	})
-	mcpeffect.AddPrompt(s, r, &mcp.Prompt{
-		Name: "test_prompt_with_embedded_resource", Title: "Prompt With Embedded Resource", Description: "A prompt that embeds a resource, for writers.",
-		Arguments: []*mcp.PromptArgument{{Name: "resourceUri", Description: "URI of the resource to embed", Required: true}},
-	}, embedScope, func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	p, need = prompt("test_prompt_with_embedded_resource")
+	mcpeffect.AddPrompt(s, r, p, need, func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		return &mcp.GetPromptResult{Description: "A prompt with an embedded resource", Messages: []*mcp.PromptMessage{
 			message(&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: req.Params.Arguments["resourceUri"], MIMEType: "text/plain", Text: "Embedded resource content for testing."}}),
 			message(&mcp.TextContent{Text: "Please process the embedded resource above."}),
 		}}, nil
 	})
-	mcpeffect.AddPrompt(s, r, &mcp.Prompt{Name: "test_prompt_with_image", Title: "Prompt With Image", Description: "A prompt with an image."}, mcpeffect.ReadOnly,
+	p, need = prompt("test_prompt_with_image")
+	mcpeffect.AddPrompt(s, r, p, need,
 		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Description: "A prompt with an image", Messages: []*mcp.PromptMessage{
-				message(&mcp.ImageContent{Data: pngImage, MIMEType: "image/png"}),
+				message(&mcp.ImageContent{Data: catalog.PNG, MIMEType: "image/png"}),
 				message(&mcp.TextContent{Text: "Please analyze the image above."}),
 			}}, nil
 		})
 	// The prompts/get form of a multi-round-trip request (SEP-2322).
-	mcpeffect.AddPrompt(s, r, &mcp.Prompt{Name: "test_input_required_result_prompt", Description: "Asks the person for context, in band, before it answers."}, mcpeffect.ReadOnly,
+	p, need = prompt("test_input_required_result_prompt")
+	mcpeffect.AddPrompt(s, r, p, need,
 		func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			if got := accepted(req.Params.InputResponses, "user_context"); got != nil {
 				ctx, _ := got["context"].(string)

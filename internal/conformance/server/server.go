@@ -2,13 +2,12 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/subtle"
 	"net/http"
 	"sync"
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/internal/conformance/catalog"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -18,17 +17,16 @@ import (
 type conformance struct {
 	server *mcp.Server
 	reg    *mcpeffect.Registry
-	// stateKey signs the requestState of multi-round-trip tools, so that a
+	// states signs the requestState of multi-round-trip tools, so that a
 	// client cannot forge the state of a round it was not given.
-	stateKey []byte
+	states *catalog.States
 
 	mu      sync.Mutex
 	watched int // how many times the watched resource has changed
 }
 
 func newConformance() *conformance {
-	c := &conformance{reg: mcpeffect.NewRegistry(), stateKey: make([]byte, 32)}
-	rand.Read(c.stateKey)
+	c := &conformance{reg: mcpeffect.NewRegistry(), states: catalog.NewStates()}
 	c.server = mcp.NewServer(&mcp.Implementation{Name: "mcpeffect-conformance", Version: "v1"}, &mcp.ServerOptions{
 		CompletionHandler: complete,
 		// Subscriptions are go-sdk's to keep; these only accept them.
@@ -62,7 +60,7 @@ func (c *conformance) handler(tokens map[string][]string, stateless bool) http.H
 	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return c.server }, opts)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", enforce(c.server, c.reg, h, verifier(tokens)))
+	mux.Handle("/mcp", enforce(c.server, c.reg, h, catalog.Verifier(tokens)))
 	return mux
 }
 
@@ -76,24 +74,6 @@ func enforce(s *mcp.Server, r *mcpeffect.Registry, h http.Handler, verify auth.T
 	s.AddReceivingMiddleware(e.Middleware())
 	h = e.Challenge(nil)(h)
 	return auth.RequireBearerToken(verify, nil)(h)
-}
-
-// verifier accepts the tokens of tokens, comparing each in constant time so
-// that the time of a refusal tells nothing of the secrets.
-func verifier(tokens map[string][]string) auth.TokenVerifier {
-	return func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-		var scopes []string
-		found := 0
-		for secret, s := range tokens {
-			if subtle.ConstantTimeCompare([]byte(secret), []byte(token)) == 1 {
-				scopes, found = s, 1
-			}
-		}
-		if found == 0 {
-			return nil, auth.ErrInvalidToken
-		}
-		return &auth.TokenInfo{Scopes: scopes, Expiration: time.Now().Add(time.Hour)}, nil
-	}
 }
 
 // complete answers completion/complete with no values: the suite checks

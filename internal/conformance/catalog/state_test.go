@@ -1,4 +1,4 @@
-package main
+package catalog
 
 import (
 	"strings"
@@ -9,17 +9,17 @@ import (
 // what a client may send back: only a state made for the same tool, as it
 // was made, is accepted.
 func TestRequestState(t *testing.T) {
-	c := newConformance()
-	good := c.sign("tool_a", "round1")
-	if got, ok := c.verify("tool_a", good); !ok || got != "round1" {
-		t.Fatalf("verify(sign(...)) = %q, %t", got, ok)
+	c := NewStates()
+	good := c.Sign("tool_a", "round1")
+	if got, ok := c.Verify("tool_a", good); !ok || got != "round1" {
+		t.Fatalf("Verify(Sign(...)) = %q, %t", got, ok)
 	}
 	p, m, _ := strings.Cut(good, ".")
-	other := newConformance()
+	other := NewStates()
 	for name, state := range map[string]string{
 		"tampered, as the suite does": good + "-TAMPERED",
-		"for another tool":            c.sign("tool_b", "round1"),
-		"by another server":           other.sign("tool_a", "round1"),
+		"for another tool":            c.Sign("tool_b", "round1"),
+		"by another server":           other.Sign("tool_a", "round1"),
 		"another payload":             "cm91bmQy." + m,
 		"no mac":                      p,
 		"empty mac":                   p + ".",
@@ -30,8 +30,8 @@ func TestRequestState(t *testing.T) {
 		"not base64":                  "ü." + m,
 		"huge":                        strings.Repeat("A", 1<<20) + "." + m,
 	} {
-		if got, ok := c.verify("tool_a", state); ok {
-			t.Errorf("%s: verify(%.40q) accepted, payload %q", name, state, got)
+		if got, ok := c.Verify("tool_a", state); ok {
+			t.Errorf("%s: Verify(%.40q) accepted, payload %q", name, state, got)
 		}
 	}
 }

@@ -1,0 +1,63 @@
+package mcpgo
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/mcpeffect/mcpeffect"
+)
+
+// TestEarlyHostile holds the hook that decides subscriptions, completions
+// and task calls before mcp-go handles them to failing closed: a field
+// the check does not read, of a type the check does not expect, cannot
+// make the request pass unchecked, and params it cannot read are refused.
+func TestEarlyHostile(t *testing.T) {
+	r := mcpeffect.NewRegistry()
+	if err := r.DeclareResource("notes://payroll", mcpeffect.Full); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.DeclarePrompt("audit", mcpeffect.Full); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Add("delete_task", mcpeffect.Destructive); err != nil {
+		t.Fatal(err)
+	}
+	a := &adapter{r: r, enf: (*Options)(nil).enforcer(r)}
+	ctx := mcpeffect.WithConnectionScope(context.Background(), mcpeffect.ReadOnly)
+	for _, tt := range []struct {
+		name, msg string
+		refused   bool // by a DeniedError
+		unread    bool // as params that cannot be read
+	}{
+		{"subscribe", `{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"notes://payroll"}}`, true, false},
+		{"subscribe with a field of another type", `{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"notes://payroll","name":5,"ref":"x","task":[1]}}`, true, false},
+		{"subscribe, the uri twice", `{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"docs://public","uri":"notes://payroll"}}`, true, false},
+		{"subscribe, the uri in another case", `{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"URI":"notes://payroll"}}`, true, false},
+		{"subscribe, a uri that is not a string", `{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":5}}`, false, true},
+		{"listen", `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true,"resourceSubscriptions":["docs://public","notes://payroll"]},"uri":7}}`, true, false},
+		{"listen, notifications not an object", `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":[]}}`, false, true},
+		{"complete a prompt, with a name of another type beside", `{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"name":5,"ref":{"type":"ref/prompt","name":"audit"},"argument":{"name":"a","value":""}}}`, true, false},
+		{"complete a resource", `{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"notes://payroll"}}}`, true, false},
+		{"complete, ref not an object", `{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":"ref/prompt"}}`, false, true},
+		{"a task call, with a uri of another type", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_task","uri":5,"task":{"ttl":1000}}}`, true, false},
+		{"a task call whose name is not a string", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5,"task":{}}}`, false, true},
+		{"a call that is no task", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_task"}}`, false, false},
+		{"a read-only subscription", `{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"docs://public"}}`, false, false},
+		{"another method", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"uri":5}}`, false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := a.early(ctx, 1, json.RawMessage(tt.msg))
+			var d *mcpeffect.DeniedError
+			switch {
+			case tt.refused && !errors.As(err, &d):
+				t.Errorf("error %v, want a refusal", err)
+			case tt.unread && !errors.Is(err, errUnreadable):
+				t.Errorf("error %v, want params that cannot be read refused", err)
+			case !tt.refused && !tt.unread && err != nil:
+				t.Errorf("error %v, want it let through", err)
+			}
+		})
+	}
+}
