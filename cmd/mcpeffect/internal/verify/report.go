@@ -45,6 +45,9 @@ type Report struct {
 	// LeftOut is what the state leaves out as bookkeeping, each with its
 	// reason: what the proof cannot see.
 	LeftOut []LeaveOut `json:"leftOut"`
+	// Flags are the fields whose empty value the state shows as a
+	// value, each with its reason.
+	Flags []Flag `json:"flags,omitempty"`
 	// Problems are mismatches of the examples file and the server, which
 	// fail the proof.
 	Problems []string `json:"problems,omitempty"`

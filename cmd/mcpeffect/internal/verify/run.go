@@ -62,13 +62,19 @@ func Run(ctx context.Context, f *File, o Options) (*Report, error) {
 	}
 
 	rep := &Report{Server: server}
-	for _, kind := range []string{"dir", "sqlite", "json"} {
-		if kind == f.State.kind() {
-			rep.LeftOut = append(rep.LeftOut, builtinLeftOut[kind]...)
+	kinds := f.State.kinds()
+	for _, kind := range kinds {
+		for _, l := range builtinLeftOut[kind] {
+			if len(kinds) > 1 {
+				l.Record = kind + ":" + l.Record
+			}
+			rep.LeftOut = append(rep.LeftOut, l)
 		}
 	}
 	rep.LeftOut = append(rep.LeftOut, f.State.LeaveOut...)
+	rep.Flags = f.State.Flags
 	r.used = make([]bool, len(f.State.LeaveOut))
+	r.flagged = make([]bool, len(f.State.Flags))
 
 	listed := map[string]audit.Listed{}
 	for _, t := range tools {
@@ -117,27 +123,22 @@ func Run(ctx context.Context, f *File, o Options) (*Report, error) {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("state.leaveOut[%d] (record %q, field %q) left nothing out in any capture", i, l.Record, l.Field))
 		}
 	}
+	for i, used := range r.flagged {
+		if !used {
+			fl := f.State.Flags[i]
+			rep.Notes = append(rep.Notes, fmt.Sprintf("state.flags[%d] (record %q, field %q) matched no record in any capture", i, fl.Record, fl.Field))
+		}
+	}
 	rep.count()
 	return rep, nil
 }
 
-func (s StateSpec) kind() string {
-	switch {
-	case s.Dir != "":
-		return "dir"
-	case s.SQLite != "":
-		return "sqlite"
-	case s.JSON != nil:
-		return "json"
-	}
-	return "command"
-}
-
 type runner struct {
-	f    *File
-	o    Options
-	mu   sync.Mutex
-	used []bool // which entries of LeaveOut left something out
+	f       *File
+	o       Options
+	mu      sync.Mutex
+	used    []bool // which entries of LeaveOut left something out
+	flagged []bool // which entries of Flags matched a record
 }
 
 // tool runs the examples of one tool and gives its verdict, as
@@ -245,9 +246,14 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 	capture := func(i int) error {
 		st, err := capture(ctx, r.f.State, inst.vars, r.o.SQLiteReader)
 		if err == nil {
+			// Flags first: a flag may show the state of a field that
+			// leaveOut then leaves out, such as the time of a deletion.
 			r.mu.Lock()
+			err = flag(st, r.f.State.Flags, r.flagged)
 			leaveOut(st, r.f.State.LeaveOut, r.used)
 			r.mu.Unlock()
+		}
+		if err == nil {
 			snaps[i], err = effectproof.Canonical(st)
 		}
 		return err

@@ -44,8 +44,11 @@ type File struct {
 	Skip map[string]string `json:"skip,omitempty"`
 }
 
-// A StateSpec is where the state is: exactly one of Dir, SQLite, JSON and
-// Command.
+// A StateSpec is where the state is: one or more of Dir, SQLite, JSON
+// and Command. With more than one, the key of each record begins with
+// the name of its source and a colon ("sqlite:tasks/1", "dir:notes/a.md"),
+// so that two sources cannot make one record, and LeaveOut and Flags
+// match keys so prefixed.
 type StateSpec struct {
 	// Dir is a directory tree: a record for each path under it.
 	Dir string `json:"dir,omitempty"`
@@ -61,6 +64,29 @@ type StateSpec struct {
 	// LeaveOut is the bookkeeping left out of the state, each entry with
 	// its reason.
 	LeaveOut []LeaveOut `json:"leaveOut,omitempty"`
+	// Flags are fields whose empty value is itself a value users see,
+	// each entry with its reason.
+	Flags []Flag `json:"flags,omitempty"`
+}
+
+// A Flag is a field that stands for a state by being set or empty: a
+// deleted_at, an archived_at, a revoked_at, where an empty value means
+// "not deleted". The records it matches show, besides the field, the
+// field Flag, true when the field is set and false when it is empty, so
+// that setting such a field is a change of a value users see (a task
+// gone to the Trash, a token that no longer works), not a value added to
+// an empty field. A record that does not have the field at all has the
+// flag false, as a NULL column does.
+type Flag struct {
+	// Record matches record keys; * matches any run of characters.
+	Record string `json:"record"`
+	// Field is the field that stands for the state.
+	Field string `json:"field"`
+	// Flag is the name of the field that shows the state; it must not be
+	// a field the records have.
+	Flag string `json:"flag"`
+	// Reason says what users see when the field is set. Required.
+	Reason string `json:"reason"`
 }
 
 // A JSONState is a JSON file as a state.
@@ -196,8 +222,8 @@ func (f *File) check() error {
 			n++
 		}
 	}
-	if n != 1 {
-		errs = append(errs, errors.New("state: give exactly one of dir, sqlite, json and command"))
+	if n == 0 {
+		errs = append(errs, errors.New("state: give one or more of dir, sqlite, json and command"))
 	}
 	if s.JSON != nil && s.JSON.File == "" {
 		errs = append(errs, errors.New("state.json: no file"))
@@ -208,6 +234,16 @@ func (f *File) check() error {
 			errs = append(errs, fmt.Errorf("state.leaveOut[%d]: no record pattern", i))
 		case strings.TrimSpace(l.Reason) == "":
 			errs = append(errs, fmt.Errorf("state.leaveOut[%d] (%q): no reason: say why it is not data", i, l.Record))
+		}
+	}
+	for i, fl := range s.Flags {
+		switch {
+		case fl.Record == "" || fl.Field == "" || fl.Flag == "":
+			errs = append(errs, fmt.Errorf("state.flags[%d]: give record, field and flag", i))
+		case fl.Flag == fl.Field:
+			errs = append(errs, fmt.Errorf("state.flags[%d] (%q): the flag must be a field of its own, not %q itself", i, fl.Record, fl.Field))
+		case strings.TrimSpace(fl.Reason) == "":
+			errs = append(errs, fmt.Errorf("state.flags[%d] (%q, field %q): no reason: say what users see when it is set", i, fl.Record, fl.Field))
 		}
 	}
 	if len(f.Examples) == 0 {
