@@ -101,7 +101,13 @@ cmd/mcpeffect of the mcpeffect repository. Its members:
                 JSON pointer (in its structured content, or its text read as
                 JSON; "#text" for the text itself) later arguments use as
                 {id}. wantError says the call must fail with an error
-                holding that text and change nothing.
+                holding that text and change nothing. For a tool whose
+                effect depends on its arguments (it publishes its outcomes
+                in _meta "io.github.mcpeffect/outcomes"), each call is held
+                to the outcome its arguments select, as well as to the
+                hints, and each outcome must show what it claims; "effect":
+                "write|idempotent" says the outcome of a call whose
+                arguments do not select one, as in the general form.
   callers       {"name": {"env": {...}, "headers": {...}}}: who calls; a
                 caller's env starts another process of the server, on the
                 same {dir}; "default" makes calls that name no caller

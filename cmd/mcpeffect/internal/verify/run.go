@@ -168,7 +168,15 @@ func (r *runner) tool(ctx context.Context, t audit.Listed, examples []int) ToolR
 			schema = s
 		}
 	}
-	var all effectproof.Outcome
+	rule, err := audit.PublishedRule(t.Meta)
+	if err != nil {
+		tr.Verdict, tr.Reason = Failed, fmt.Sprintf("the outcomes it publishes in its _meta cannot be read: %v", err)
+		return tr
+	}
+	if rule != nil {
+		tr.Rule = rule.String()
+	}
+	byEffect := map[mcpeffect.Effect]*effectproof.Outcome{}
 	complete, lied := true, false
 	for n, i := range examples {
 		ex := r.f.Examples[i]
@@ -176,9 +184,12 @@ func (r *runner) tool(ctx context.Context, t audit.Listed, examples []int) ToolR
 		if name == "" {
 			name = fmt.Sprintf("#%d", n+1)
 		}
-		er, out := r.example(ctx, t.Name, name, e, schema, ex)
+		er, out, held := r.example(ctx, t.Name, name, e, rule, schema, ex)
 		tr.Examples = append(tr.Examples, er)
-		all.Merge(out)
+		if byEffect[held] == nil {
+			byEffect[held] = &effectproof.Outcome{}
+		}
+		byEffect[held].Merge(out)
 		lied = lied || len(er.Lies) > 0
 		complete = complete && er.Result != resultFailed && !lied
 	}
@@ -189,11 +200,24 @@ func (r *runner) tool(ctx context.Context, t audit.Listed, examples []int) ToolR
 	case !complete:
 		tr.Verdict, tr.Reason = Failed, "an example could not be run as written"
 		return tr
-	case !all.Reached:
-		tr.Verdict, tr.Reason = Failed, "every example expects an error: none reaches its work"
-		return tr
 	}
-	tr.Claims = effectproof.Unshown(t.Name, e, "", all)
+	if rule == nil {
+		if all := byEffect[e]; all == nil || !all.Reached {
+			tr.Verdict, tr.Reason = Failed, "every example expects an error: none reaches its work"
+			return tr
+		}
+		tr.Claims = effectproof.Unshown(t.Name, e, "", *byEffect[e])
+	} else {
+		var missing []string
+		tr.Claims, missing = effectproof.RuleClaims(t.Name, rule, byEffect, exampleEffect)
+		if len(missing) > 0 {
+			tr.Verdict, tr.Reason = Failed, strings.Join(missing, "; ")
+			return tr
+		}
+	}
+	if e&mcpeffect.Write == 0 {
+		tr.Claims = nil // a read claims nothing
+	}
 	reason, waived := r.f.Overcautious[t.Name]
 	switch {
 	case len(tr.Claims) > 0 && waived:
@@ -208,14 +232,21 @@ func (r *runner) tool(ctx context.Context, t audit.Listed, examples []int) ToolR
 	return tr
 }
 
-// example runs one example on a fresh instance.
-func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Effect, schema *jsonschema.Resolved, ex Example) (er ExampleReport, out effectproof.Outcome) {
+// exampleEffect is where an example says the effect of its call, in the
+// messages of effectproof.
+const exampleEffect = `the example's "effect"`
+
+// example runs one example on a fresh instance, and returns what it
+// showed and the effect it was held to: the tool's e, or for a tool with
+// a rule, the outcome of its call.
+func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Effect, rule *mcpeffect.EffectRule, schema *jsonschema.Resolved, ex Example) (er ExampleReport, out effectproof.Outcome, held mcpeffect.Effect) {
 	er.Name = name
 	at := fmt.Sprintf("tool %q, example %q", tool, name)
-	failed := func(format string, args ...any) (ExampleReport, effectproof.Outcome) {
+	held = e
+	failed := func(format string, args ...any) (ExampleReport, effectproof.Outcome, mcpeffect.Effect) {
 		er.Result = resultFailed
 		er.Error = fmt.Sprintf(format, args...)
-		return er, effectproof.Outcome{}
+		return er, effectproof.Outcome{}, held
 	}
 	inst, err := r.newInstance(ctx)
 	if err != nil {
@@ -237,6 +268,14 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 	}
 	if err := effectproof.ValidateArgs(schema, raw); err != nil {
 		return failed("%s: the tool's input schema refuses the example's arguments %s: %s", at, effectproof.Shown(string(raw)), effectproof.Printable(err.Error(), effectproof.MaxShownError))
+	}
+	held, failure := effectproof.CallEffect(at, e, rule, raw, ex.effect, ex.WantError != "", exampleEffect)
+	if failure != "" {
+		return failed("%s", failure)
+	}
+	if rule != nil {
+		er.Effect = held.String()
+		at = fmt.Sprintf("%s (of effect %s)", at, held)
 	}
 	s, err := inst.session(ctx, ex.Caller)
 	if err != nil {
@@ -287,7 +326,7 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 			return failed("%s", msg)
 		}
 		er.Result = resultRefused
-		return er, effectproof.Outcome{}
+		return er, effectproof.Outcome{}, held
 	}
 	if firstErr != "" {
 		return failed("%s: the example did not reach the tool's work: %s", at, firstErr)
@@ -296,7 +335,19 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 	if err := capture(2); err != nil {
 		return failed("%s: capturing the state: %v", at, err)
 	}
-	out, lies := effectproof.Judge(tool, name, e, effectproof.Diff(snaps[0], snaps[1]), effectproof.Diff(snaps[1], snaps[2]))
+	first, second := effectproof.Diff(snaps[0], snaps[1]), effectproof.Diff(snaps[1], snaps[2])
+	out, lies := effectproof.Judge(tool, name, held, first, second)
+	if !effectproof.Allows(e, held) {
+		// The hints claim less than the outcome the server publishes
+		// for this call: a call the outcome allows may still make the
+		// hints, which hosts decide from, a lie.
+		_, more := effectproof.Judge(tool, name, e, first, second)
+		for _, l := range more {
+			if !slices.ContainsFunc(lies, func(o effectproof.Lie) bool { return o.Rule == l.Rule && o.When == l.When }) {
+				lies = append(lies, l)
+			}
+		}
+	}
 	er.Result = resultShown
 	for _, l := range lies {
 		er.Result = resultLie
@@ -306,7 +357,7 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 		}
 		er.Lies = append(er.Lies, lr)
 	}
-	return er, out
+	return er, out, held
 }
 
 func resultText(res *mcp.CallToolResult) string {

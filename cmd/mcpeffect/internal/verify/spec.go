@@ -14,6 +14,8 @@ import (
 	"os"
 	"regexp"
 	"strings"
+
+	"github.com/mcpeffect/mcpeffect"
 )
 
 // A File is an examples file: what to call, on what state, as whom. Its
@@ -153,6 +155,15 @@ type Example struct {
 	// WantError, if set, says the call must fail, with a tool error or
 	// protocol error whose text holds it, and change nothing.
 	WantError string `json:"wantError,omitempty"`
+	// Effect, for a tool whose effect depends on its arguments (one that
+	// publishes its outcomes in its _meta, under
+	// "io.github.mcpeffect/outcomes"), is the effect of this call, as
+	// mcpeffect writes effects ("write|idempotent"): needed where the
+	// arguments do not select an outcome with certainty, as in the
+	// general form; elsewhere it must be the one they select.
+	Effect string `json:"effect,omitempty"`
+
+	effect mcpeffect.Effect // Effect, parsed
 }
 
 // A Fixture is a call that makes what an example needs.
@@ -270,6 +281,13 @@ func (f *File) check() error {
 			errs = append(errs, fmt.Errorf("%s: tool %q has two examples named %q", where, ex.Tool, ex.Name))
 		}
 		names[ex.Tool][ex.Name] = true
+		if ex.Effect != "" {
+			e, err := mcpeffect.ParseEffect(ex.Effect)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: effect %q: %v", where, ex.Effect, err))
+			}
+			f.Examples[i].effect = e
+		}
 		caller(where, ex.Caller)
 		for j, fx := range ex.Fixtures {
 			w := fmt.Sprintf("%s.fixtures[%d]", where, j)

@@ -72,7 +72,7 @@ func TestSchema(t *testing.T) {
 			Flags:    []Flag{{Record: "json:r/*", Field: "deleted_at", Flag: "deleted", Reason: "gone from lists"}},
 		},
 		Callers:      map[string]Caller{"agent": {Env: map[string]string{"T": "x"}, Headers: map[string]string{"Authorization": "Bearer x"}}},
-		Examples:     []Example{{Tool: "t", Name: "n", Fixtures: []Fixture{{Tool: "f", Args: map[string]any{"a": 1}, Caller: "agent", Save: map[string]string{"id": "/id"}}}, Args: map[string]any{"id": "{id}"}, Caller: "agent", WantError: "no"}},
+		Examples:     []Example{{Tool: "t", Name: "n", Fixtures: []Fixture{{Tool: "f", Args: map[string]any{"a": 1}, Caller: "agent", Save: map[string]string{"id": "/id"}}}, Args: map[string]any{"id": "{id}"}, Caller: "agent", WantError: "no", Effect: "write|destructive|idempotent"}},
 		Overcautious: map[string]string{"t": "why"},
 		Skip:         map[string]string{"u": "why"},
 	}
@@ -96,6 +96,7 @@ func TestParseFileErrors(t *testing.T) {
 		{"a flag without a field", `{"state": {"dir": "d", "flags": [{"record": "x", "flag": "b", "reason": "r"}]}, "examples": [{"tool": "t"}]}`, "give record, field and flag"},
 		{"a flag named as its field", `{"state": {"dir": "d", "flags": [{"record": "x", "field": "a", "flag": "a", "reason": "r"}]}, "examples": [{"tool": "t"}]}`, "a field of its own"},
 		{"no examples", `{"state": {"dir": "d"}}`, "no examples"},
+		{"an effect that is none", `{"state": {"dir": "d"}, "examples": [{"tool": "t", "effect": "read|destructive"}]}`, `effect "read|destructive"`},
 		{"a leave-out without a reason", `{"state": {"dir": "d", "leaveOut": [{"record": "x"}]}, "examples": [{"tool": "t"}]}`, "no reason"},
 		{"a waiver without a reason", `{"state": {"dir": "d"}, "examples": [{"tool": "t"}], "overcautious": {"t": " "}}`, "without a reason"},
 		{"an unknown caller", `{"state": {"dir": "d"}, "examples": [{"tool": "t", "caller": "bob"}]}`, `no caller "bob"`},
