@@ -111,6 +111,10 @@ cmd/mcpeffect of the mcpeffect repository. Its members:
   callers       {"name": {"env": {...}, "headers": {...}}}: who calls; a
                 caller's env starts another process of the server, on the
                 same {dir}; "default" makes calls that name no caller
+  confirm       true: accept every question the server asks by a form
+                elicitation (a confirmation before a destructive call), as
+                a person who confirms each; without it, verify says it
+                cannot be asked, and such calls are refused
   env           added to the server command's environment
   reset         a command run before each example, for -url
   overcautious  {"tool": "reason"}: claims waived, each with a reason

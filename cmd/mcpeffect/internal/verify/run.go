@@ -415,6 +415,7 @@ func (inst *instance) session(ctx context.Context, name string) (*audit.Session,
 	}
 	caller := inst.r.f.caller(name)
 	t := inst.r.o.Target
+	t.Confirm = inst.r.f.Confirm
 	var err error
 	if len(t.Command) > 0 {
 		if t.Command, err = inst.vars.texts(t.Command); err != nil {

@@ -31,6 +31,12 @@ type File struct {
 	// State says where the state the tools change is, and what of it is
 	// bookkeeping rather than data.
 	State StateSpec `json:"state"`
+	// Confirm makes verify a person who accepts every question the server
+	// asks through a form elicitation, such as its confirmation before a
+	// destructive call, so that the calls a server confirms reach their
+	// work. Without it, verify declares it cannot be asked, as a host
+	// that cannot.
+	Confirm bool `json:"confirm,omitempty"`
 	// Callers are who may call, by name; the one named "" (or "default")
 	// makes every call that names no caller.
 	Callers map[string]Caller `json:"callers,omitempty"`

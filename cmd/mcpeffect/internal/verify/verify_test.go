@@ -63,8 +63,9 @@ func TestSchema(t *testing.T) {
 		}
 	}
 	full := File{
-		Env:   map[string]string{"A": "b"},
-		Reset: []string{"true"},
+		Env:     map[string]string{"A": "b"},
+		Reset:   []string{"true"},
+		Confirm: true,
 		State: StateSpec{
 			JSON:     &JSONState{File: "f", Lines: true, At: "/a", Key: []string{"/id"}, Sets: []string{"tags"}},
 			Dir:      "{dir}/files",
