@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -219,5 +221,63 @@ func TestVerifyOutcomesDeclared(t *testing.T) {
 				t.Errorf("%s: %s, want failed, saying %q", tc.tool, mustJSON(t, tr), tc.want)
 			}
 		})
+	}
+}
+
+// hintsBelowOutcomes is a server, not built with mcpeffect, whose tool
+// file publishes outcomes by its action, read for get and a destructive,
+// idempotent write for set, but whose hints say it only reads: hints
+// that claim less than an outcome it publishes, which hosts decide from.
+func hintsBelowOutcomes(dir string) http.Handler {
+	s := mcp.NewServer(&mcp.Implementation{Name: "below", Version: "1.0.0"}, nil)
+	type args struct {
+		Action string `json:"action"`
+		Value  string `json:"value,omitempty"`
+	}
+	outcome := func(value string, e mcpeffect.Effect) map[string]any {
+		h := e.Hints()
+		return map[string]any{"value": value, "effect": e.String(), "readOnlyHint": h.ReadOnlyHint, "destructiveHint": h.DestructiveHint,
+			"idempotentHint": h.IdempotentHint, "openWorldHint": h.OpenWorldHint}
+	}
+	meta := mcp.Meta{mcpeffect.OutcomesMetaKey: map[string]any{"argument": "action", "outcomes": []any{
+		outcome("get", mcpeffect.Read), outcome("set", mcpeffect.Destructive|mcpeffect.Idempotent),
+	}}}
+	no := false
+	mcp.AddTool(s, &mcp.Tool{Name: "file", Meta: meta, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: &no, IdempotentHint: true, OpenWorldHint: &no}},
+		func(_ context.Context, _ *mcp.CallToolRequest, in args) (*mcp.CallToolResult, any, error) {
+			if in.Action == "set" {
+				return nil, nil, os.WriteFile(filepath.Join(dir, "f"), []byte(in.Value), 0o644)
+			}
+			_, err := os.ReadFile(filepath.Join(dir, "f"))
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, err
+		})
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+}
+
+// TestVerifyHintsBelowOutcomes holds each call to the tool's hints as well
+// as to its outcome, where the hints claim less: the set call, true to
+// its outcome, makes the read-only hints a lie.
+func TestVerifyHintsBelowOutcomes(t *testing.T) {
+	dir := t.TempDir()
+	ts := httptest.NewServer(hintsBelowOutcomes(dir))
+	t.Cleanup(ts.Close)
+	examples := writeFile(t, "below.json", []byte(`{
+	"reset": ["sh", "-c", "rm -f \"$0\"/*", `+strconvQuote(dir)+`],
+	"state": {"dir": `+strconvQuote(dir)+`},
+	"examples": [
+		{"tool": "file", "name": "get", "fixtures": [{"tool": "file", "args": {"action": "set", "value": "1"}}], "args": {"action": "get"}},
+		{"tool": "file", "name": "set", "fixtures": [{"tool": "file", "args": {"action": "set", "value": "1"}}], "args": {"action": "set", "value": "2"}}
+	]}`))
+	res := runCommand(t, "verify", "-json", "-timeout", "1m", "-examples", examples, "-url", ts.URL)
+	var r verify.Report
+	if err := decodeReport(res.stdout, &r); err != nil {
+		t.Fatalf("exit %d, %s: %v", res.code, res.stderr, err)
+	}
+	checkVerdicts(t, &r, map[string]verify.Verdict{"file": verify.Lie},
+		map[string]lie{"file": {"read", "f", "content", `"1"`, `"2"`}})
+	file := r.Tool("file")
+	if file == nil || len(file.Examples) != 2 || len(file.Examples[0].Lies) != 0 || len(file.Examples[1].Lies) != 1 ||
+		!strings.Contains(file.Examples[1].Lies[0].Message, `tool "file" is classified read, but example "set" changed the state`) {
+		t.Errorf("file: %s, want one lie, of its hints, in the example set", mustJSON(t, file))
 	}
 }
