@@ -228,6 +228,8 @@ func ParseFile(data []byte) (*File, error) {
 	return &f, f.check()
 }
 
+var saveName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
 var placeholder = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*|env:[A-Za-z_][A-Za-z0-9_]*)\}`)
 
 func (f *File) check() error {
@@ -299,6 +301,16 @@ func (f *File) check() error {
 			w := fmt.Sprintf("%s.fixtures[%d]", where, j)
 			if fx.Tool == "" {
 				errs = append(errs, fmt.Errorf("%s: no tool", w))
+			}
+			for name := range fx.Save {
+				switch {
+				case !saveName.MatchString(name):
+					// It would never be replaced: {a-b} is text, not a
+					// placeholder.
+					errs = append(errs, fmt.Errorf("%s: save %q: a name is letters, digits and _, not starting with a digit, so that {%s} can use it", w, name, name))
+				case name == "dir":
+					errs = append(errs, fmt.Errorf("%s: save %q: {dir} is the example's directory", w, name))
+				}
 			}
 			caller(w, fx.Caller)
 		}

@@ -97,6 +97,8 @@ func TestParseFileErrors(t *testing.T) {
 		{"a flag without a field", `{"state": {"dir": "d", "flags": [{"record": "x", "flag": "b", "reason": "r"}]}, "examples": [{"tool": "t"}]}`, "give record, field and flag"},
 		{"a flag named as its field", `{"state": {"dir": "d", "flags": [{"record": "x", "field": "a", "flag": "a", "reason": "r"}]}, "examples": [{"tool": "t"}]}`, "a field of its own"},
 		{"no examples", `{"state": {"dir": "d"}}`, "no examples"},
+		{"a save name no placeholder can use", `{"state": {"dir": "d"}, "examples": [{"tool": "t", "fixtures": [{"tool": "f", "save": {"night-bot": "/secret"}}]}]}`, `save "night-bot": a name is letters`},
+		{"a save name that is dir", `{"state": {"dir": "d"}, "examples": [{"tool": "t", "fixtures": [{"tool": "f", "save": {"dir": "/id"}}]}]}`, `{dir} is the example's directory`},
 		{"an effect that is none", `{"state": {"dir": "d"}, "examples": [{"tool": "t", "effect": "read|destructive"}]}`, `effect "read|destructive"`},
 		{"a leave-out without a reason", `{"state": {"dir": "d", "leaveOut": [{"record": "x"}]}, "examples": [{"tool": "t"}]}`, "no reason"},
 		{"a waiver without a reason", `{"state": {"dir": "d"}, "examples": [{"tool": "t"}], "overcautious": {"t": " "}}`, "without a reason"},
