@@ -321,20 +321,10 @@ func (v *verifier[E]) tool(t testing.TB, name string, e mcpeffect.Effect, rule *
 		}
 		claims = effectproof.Unshown(name, e, "", *all)
 	} else {
-		var effects []mcpeffect.Effect
-		for _, o := range rule.Outcomes() {
-			if !slices.Contains(effects, o.Effect) {
-				effects = append(effects, o.Effect)
-			}
-		}
-		for _, oe := range effects {
-			what := fmt.Sprintf(", with arguments of effect %s,", oe)
-			all := byEffect[oe]
-			if all == nil || !all.Reached {
-				t.Errorf("tool %q has no example of its outcome %s that reaches its work: give one, with Example.Effect set in the general form", name, oe)
-				continue
-			}
-			claims = append(claims, effectproof.Unshown(name, oe, what, *all)...)
+		var missing []string
+		claims, missing = effectproof.RuleClaims(name, rule, byEffect, "Example.Effect")
+		for _, m := range missing {
+			t.Errorf("%s", m)
 		}
 	}
 	if e&mcpeffect.Write == 0 {
@@ -429,36 +419,14 @@ func (v *verifier[E]) example(t testing.TB, tool string, e mcpeffect.Effect, rul
 		fail("%s: the tool's input schema refuses the example's arguments %s: %s", at, shown(string(raw)), printable(err.Error(), maxShownError))
 		return out
 	}
-	out.effect = e
-	switch {
-	case rule == nil && ex.Effect != 0:
-		fail("%s: Example.Effect is set, but the tool has one effect, %s: leave it zero", at, e)
+	ce, failure := effectproof.CallEffect(at, e, rule, raw, ex.Effect, ex.WantError != "", "Example.Effect")
+	if failure != "" {
+		fail("%s", failure)
 		return out
-	case rule != nil:
-		got, certain := rule.CallEffect(raw)
-		switch {
-		case ex.WantError != "":
-			// A call expected to fail changes nothing, whatever its
-			// effect.
-			if ex.Effect != 0 {
-				got = ex.Effect
-			}
-			e = got
-		case ex.Effect == 0 && !certain:
-			fail("%s: the example's arguments %s do not give the effect of the call with certainty (see EffectRule.CallEffect): set Example.Effect", at, shown(string(raw)))
-			return out
-		case ex.Effect == 0:
-			e = got
-		case certain && got != ex.Effect:
-			fail("%s: Example.Effect says %s, but the tool's rule gives %s for the arguments %s", at, ex.Effect, got, shown(string(raw)))
-			return out
-		case !slices.ContainsFunc(rule.Outcomes(), func(o mcpeffect.Outcome) bool { return o.Effect == ex.Effect }):
-			fail("%s: Example.Effect is %s, which is not one of the outcomes the tool's rule declares (%s)", at, ex.Effect, rule)
-			return out
-		default:
-			e = ex.Effect
-		}
-		out.effect = e
+	}
+	out.effect = ce
+	if rule != nil {
+		e = ce
 		at = fmt.Sprintf("%s (of effect %s)", at, e)
 	}
 

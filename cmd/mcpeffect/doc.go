@@ -150,11 +150,13 @@
 // rules and with the engine of mcpeffecttest.Verify: for each example of
 // the examples file, on a fresh instance of the server, it makes the
 // example's fixtures through the server's own tools, captures the state
-// (a directory tree, a SQLite database, a JSON file, or what a command
-// prints), calls the tool twice with the same arguments, and captures the
-// state after each call. A read must change nothing, a write that is not
-// destructive may only add, and an idempotent write's repeat must change
-// nothing. Each tool is proven, a lie (naming the record and field, with
+// (a directory tree, a SQLite database, a JSON file, what a command
+// prints, or several of these), calls the tool twice with the same
+// arguments, and captures the state after each call. A read must change
+// nothing, a write that is not destructive may only add, and an
+// idempotent write's repeat must change nothing. A tool whose effect
+// depends on its arguments, one that publishes its outcomes, is held call
+// by call to the outcome its arguments select, and to its hints. Each tool is proven, a lie (naming the record and field, with
 // the values before and after), over-cautious (its hints claim more than
 // any example showed), failed or not examined. mcpeffect help verify
 // explains the examples file; the exit status is 0 when every examined

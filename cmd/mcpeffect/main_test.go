@@ -82,6 +82,13 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Exit(0)
+	case "drawer":
+		s, _ := drawerServer(os.Getenv(shelfDirEnv))
+		if err := s.Run(mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full), &mcp.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	case "stall":
 		if err := stallServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, err)

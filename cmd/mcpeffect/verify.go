@@ -68,7 +68,7 @@ nothing), failed (an example could not run as written) or not examined.
 THE EXAMPLES FILE is JSON; its JSON Schema is verify-examples.schema.json in
 cmd/mcpeffect of the mcpeffect repository. Its members:
 
-  state         where the state is, exactly one of:
+  state         where the state is, one or more of:
                   "dir": "{dir}/root"    a directory tree: a record for each
                       path, with its kind, mode, and contents (as text, or
                       base64, or past 1 MiB its size and SHA-256), and a
@@ -84,9 +84,16 @@ cmd/mcpeffect of the mcpeffect repository. Its members:
                       pointers, or by its own JSON pointer
                   "command": [ARGS]      a command that prints the state
                       as a JSON object of records, each an object of fields
+                with more than one, each record's key begins with its
+                source's name and a colon ("sqlite:tasks/1", "dir:a.md");
                 and "leaveOut": [{"record": "task/*", "field": "updated_at",
                 "reason": "..."}], the bookkeeping left out, each with its
-                reason (a reason is required)
+                reason (a reason is required); and "flags": [{"record":
+                "tasks/*", "field": "deleted_at", "flag": "deleted",
+                "reason": "..."}], fields whose empty value is a value users
+                see ("not deleted"): each record matched also shows the
+                flag, true when the field is set, false when it is empty or
+                absent, so that setting it is a change, not a value added
   examples      [{"tool": T, "name": N, "fixtures": [...], "args": {...},
                 "caller": C, "wantError": TEXT}]: at least one a tool. A
                 fixture is {"tool", "args", "caller", "save": {"id":
@@ -94,10 +101,20 @@ cmd/mcpeffect of the mcpeffect repository. Its members:
                 JSON pointer (in its structured content, or its text read as
                 JSON; "#text" for the text itself) later arguments use as
                 {id}. wantError says the call must fail with an error
-                holding that text and change nothing.
+                holding that text and change nothing. For a tool whose
+                effect depends on its arguments (it publishes its outcomes
+                in _meta "io.github.mcpeffect/outcomes"), each call is held
+                to the outcome its arguments select, as well as to the
+                hints, and each outcome must show what it claims; "effect":
+                "write|idempotent" says the outcome of a call whose
+                arguments do not select one, as in the general form.
   callers       {"name": {"env": {...}, "headers": {...}}}: who calls; a
                 caller's env starts another process of the server, on the
                 same {dir}; "default" makes calls that name no caller
+  confirm       true: accept every question the server asks by a form
+                elicitation (a confirmation before a destructive call), as
+                a person who confirms each; without it, verify says it
+                cannot be asked, and such calls are refused
   env           added to the server command's environment
   reset         a command run before each example, for -url
   overcautious  {"tool": "reason"}: claims waived, each with a reason

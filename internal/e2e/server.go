@@ -70,21 +70,47 @@ type Server struct {
 	// challenge.
 	Enforcer *mcpeffect.Enforcer
 
+	dir string // where its data is kept, if anywhere
+
 	mu  sync.Mutex
 	ran []string
 }
 
 // NewServer returns the server. Its middleware asks a person to confirm
-// destructive calls, refusing where the client cannot ask.
+// destructive calls, refusing where the client cannot ask. Its tools
+// keep nothing but the record of what ran, which history shows.
 func NewServer() *Server {
+	s, _ := NewServerIn("")
+	return s
+}
+
+// NewServerIn returns the server of NewServer, with its data kept in the
+// directory dir, made if needed, where its tools do what their effects
+// say, so that mcpeffect verify and mcpeffecttest.Verify can prove them:
+// a pod is the file pods/NAME, and create makes a new one each call
+// (NAME-1, NAME-2...), delete removes it; an issue's comments are files
+// of issues/N/comments, one more each call, and its state the file
+// issues/N/state, which a change of state overwrites; a note is the file
+// notes/ID, readme and payroll there from the start, and delete_note
+// removes it. With dir "", it is NewServer.
+func NewServerIn(dir string) (*Server, error) {
 	s := &Server{
 		Server:   mcp.NewServer(&mcp.Implementation{Name: "e2e", Version: "v1"}, nil),
 		Registry: mcpeffect.NewRegistry(),
+		dir:      dir,
+	}
+	if dir != "" {
+		if err := s.seed(); err != nil {
+			return nil, err
+		}
 	}
 	r := s.Registry
 	mcpeffect.AddTool(s.Server, r, &mcp.Tool{Name: "pods", Description: "Get, list, create or delete pods."},
 		mcpeffect.EffectByArgument("action", PodEffects),
 		func(_ context.Context, _ *mcp.CallToolRequest, in PodArgs) (*mcp.CallToolResult, any, error) {
+			if err := s.pods(in); err != nil {
+				return nil, nil, err
+			}
 			return s.done("pods " + in.Action)
 		})
 	mcpeffect.AddTool(s.Server, r, &mcp.Tool{Name: "update_issue", Description: "Comment on an issue, or change its state."},
@@ -95,10 +121,16 @@ func NewServer() *Server {
 			return mcpeffect.Write
 		}, mcpeffect.Write, mcpeffect.Destructive|mcpeffect.Idempotent),
 		func(_ context.Context, _ *mcp.CallToolRequest, in IssueArgs) (*mcp.CallToolResult, any, error) {
+			if err := s.updateIssue(in); err != nil {
+				return nil, nil, err
+			}
 			return s.done(fmt.Sprintf("update_issue %d", in.Issue))
 		})
 	mcpeffect.AddTool(s.Server, r, &mcp.Tool{Name: "delete_note", Description: "Delete a note."}, mcpeffect.Destructive|mcpeffect.Idempotent,
 		func(_ context.Context, _ *mcp.CallToolRequest, in noteArgs) (*mcp.CallToolResult, any, error) {
+			if err := s.deleteNote(in.ID); err != nil {
+				return nil, nil, err
+			}
 			return s.done("delete_note " + in.ID)
 		})
 	// history tells what ran, so that a test of a server in another
@@ -139,7 +171,7 @@ func NewServer() *Server {
 	if err := resolution.Serve(s.Server, r); err != nil {
 		panic(err)
 	}
-	return s
+	return s, nil
 }
 
 func (s *Server) record(what string) {

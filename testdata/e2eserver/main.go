@@ -1,6 +1,8 @@
 // Command e2eserver serves the server of mcpeffect's end-to-end tests
 // over stdio, with the connection scope named by $E2E_SCOPE (read-only,
-// non-destructive, full or none). The tests build and run it.
+// non-destructive, full or none), and with its data kept in the
+// directory $E2E_DATA, if set, where its tools do what their effects say
+// (see e2e.NewServerIn). The tests build and run it.
 package main
 
 import (
@@ -19,7 +21,11 @@ func main() {
 		log.Fatal(err)
 	}
 	ctx := mcpeffect.WithConnectionScope(context.Background(), scope)
-	if err := e2e.NewServer().Run(ctx, &mcp.StdioTransport{}); err != nil {
+	s, err := e2e.NewServerIn(os.Getenv("E2E_DATA"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := s.Run(ctx, &mcp.StdioTransport{}); err != nil {
 		log.Fatal(err)
 	}
 }

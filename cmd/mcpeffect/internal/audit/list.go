@@ -29,7 +29,7 @@ import (
 // marks the tools whose calls it resolves; it sends no tools/resolve.
 func List(ctx context.Context, t mcp.Transport) (Server, []Listed, error) {
 	rec := &recordingTransport{Transport: t}
-	cs, server, err := connect(ctx, rec)
+	cs, server, err := connect(ctx, rec, false)
 	if err != nil {
 		return Server{}, nil, err
 	}
@@ -42,8 +42,9 @@ func List(ctx context.Context, t mcp.Transport) (Server, []Listed, error) {
 }
 
 // connect opens a session over rec as the audit's client, and returns
-// how the server introduced itself.
-func connect(ctx context.Context, rec *recordingTransport) (*mcp.ClientSession, Server, error) {
+// how the server introduced itself; with confirm, as a client that
+// accepts what a form elicitation asks (see [Target] Confirm).
+func connect(ctx context.Context, rec *recordingTransport, confirm bool) (*mcp.ClientSession, Server, error) {
 	// Capabilities given replace go-sdk's default, roots, which the roots
 	// feature's deprecation does not change: it is kept, since some
 	// servers list tools by what the client can do (server-everything
@@ -51,7 +52,17 @@ func connect(ctx context.Context, rec *recordingTransport) (*mcp.ClientSession, 
 	//lint:ignore SA1019 the audit must declare what go-sdk's default client declares.
 	caps := &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{ListChanged: true}}
 	caps.AddExtension(resolution.Extension, nil)
-	client := mcp.NewClient(&mcp.Implementation{Name: "mcpeffect-audit", Version: "v0"}, &mcp.ClientOptions{Capabilities: caps})
+	opts := &mcp.ClientOptions{Capabilities: caps}
+	if confirm {
+		caps.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}
+		opts.ElicitationHandler = func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			if req.Params.Mode != "" && req.Params.Mode != "form" {
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcpeffect-audit", Version: "v0"}, opts)
 	cs, err := client.Connect(ctx, rec, nil)
 	if err != nil {
 		return nil, Server{}, &stageError{stageInitialize, err}

@@ -215,3 +215,31 @@ func checkOutcomes(t Tool, err error) []Finding {
 		Message: fmt.Sprintf("its hints say %s, but it publishes outcomes that may do more: %s; hosts decide from the hints, and would not ask as they should",
 			t.Effect, strings.Join(wider, "; "))}}
 }
+
+// PublishedRule returns the rule of a tool whose _meta, as listed, meta
+// publishes outcomes, as mcpeffect would build it: by the argument, with
+// each value's effect, in the common form; in the general form, a rule of
+// the outcomes' effects whose function is the server's own, so that no
+// call's effect is certain from outside. It returns nil for a tool that
+// publishes none, and an error if what it publishes cannot be read.
+func PublishedRule(meta json.RawMessage) (*mcpeffect.EffectRule, error) {
+	argument, outcomes, _, err := readPublished(meta)
+	if err != nil || outcomes == nil {
+		return nil, err
+	}
+	if argument != "" {
+		effects := make(map[string]mcpeffect.Effect, len(outcomes))
+		for _, o := range outcomes {
+			effects[o.Value] = o.Effect
+		}
+		return mcpeffect.EffectByArgument(argument, effects), nil
+	}
+	effects := make([]mcpeffect.Effect, len(outcomes))
+	for i, o := range outcomes {
+		effects[i] = o.Effect
+	}
+	// The function is never called: a general form over a type of its
+	// own is never certain in CallEffect, where only the raw arguments
+	// are known.
+	return mcpeffect.EffectByFunc(func(struct{}) mcpeffect.Effect { return 0 }, effects...).EffectRule, nil
+}

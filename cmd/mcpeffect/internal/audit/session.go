@@ -55,7 +55,7 @@ func (t Target) Connect(ctx context.Context) (*Session, error) {
 		return nil, &ConnectError{What: "no server: give a command or a URL"}
 	}
 	s.rec = &recordingTransport{Transport: tr}
-	cs, server, err := connect(ctx, s.rec)
+	cs, server, err := connect(ctx, s.rec, t.Confirm)
 	if err != nil {
 		s.stop(ctx)
 		return nil, s.explainIn(ctx, err)

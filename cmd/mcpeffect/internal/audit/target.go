@@ -36,6 +36,12 @@ type Target struct {
 	// Env is added to the environment a server run as a command inherits:
 	// "NAME=value" each.
 	Env []string
+	// Confirm makes the client a person who accepts every question a
+	// form elicitation asks, such as a server's confirmation before a
+	// destructive call, and declares it can be asked; a question of
+	// another mode is declined. The audit leaves it false: a host that
+	// cannot ask.
+	Confirm bool
 }
 
 // String names the target for people: its command or its URL.

@@ -45,6 +45,9 @@ type Report struct {
 	// LeftOut is what the state leaves out as bookkeeping, each with its
 	// reason: what the proof cannot see.
 	LeftOut []LeaveOut `json:"leftOut"`
+	// Flags are the fields whose empty value the state shows as a
+	// value, each with its reason.
+	Flags []Flag `json:"flags,omitempty"`
 	// Problems are mismatches of the examples file and the server, which
 	// fail the proof.
 	Problems []string `json:"problems,omitempty"`
@@ -59,7 +62,11 @@ type ToolReport struct {
 	// Hints are the hints the tool advertises, missing ones absent.
 	Hints host.Hints `json:"hints"`
 	// Effect is what the hints amount to, as mcpeffect writes effects.
-	Effect  string  `json:"effect,omitempty"`
+	Effect string `json:"effect,omitempty"`
+	// Rule is the rule of the outcomes it publishes, for a tool whose
+	// effect depends on its arguments: each example is held to the
+	// outcome of its call, and each outcome must be shown.
+	Rule    string  `json:"rule,omitempty"`
 	Verdict Verdict `json:"verdict"`
 	Reason  string  `json:"reason,omitempty"`
 	// Claims are what the hints claim that no example showed.
@@ -76,6 +83,9 @@ type ExampleReport struct {
 	Name string `json:"name"`
 	// Result is shown, lie, refused (an expected error) or failed.
 	Result string `json:"result"`
+	// Effect is the effect its call was held to, for a tool with a rule:
+	// the outcome its arguments select, or the one it declares.
+	Effect string `json:"effect,omitempty"`
 	// Error says why an example failed.
 	Error string `json:"error,omitempty"`
 	// RepeatError is the error of the repeat, which may fail, as a
@@ -158,6 +168,10 @@ func WriteText(w io.Writer, r *Report) error {
 	fmt.Fprintf(&b, "server %s %s: %d tools\n\n", effectproof.Printable(name, 100), effectproof.Printable(r.Server.Version, 50), len(r.Tools))
 	for _, t := range r.Tools {
 		fmt.Fprintf(&b, "  %-14s %-30s %s\n", t.Verdict, effectproof.Printable(t.Name, 100), t.Effect)
+		if t.Rule != "" {
+			// The server's own words: its outcomes' values.
+			fmt.Fprintf(&b, "      outcomes %s\n", effectproof.Printable(t.Rule, effectproof.MaxShownError))
+		}
 		if t.Reason != "" && t.Verdict != Proven {
 			fmt.Fprintf(&b, "      %s\n", t.Reason)
 		}

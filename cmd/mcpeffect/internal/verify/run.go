@@ -62,13 +62,19 @@ func Run(ctx context.Context, f *File, o Options) (*Report, error) {
 	}
 
 	rep := &Report{Server: server}
-	for _, kind := range []string{"dir", "sqlite", "json"} {
-		if kind == f.State.kind() {
-			rep.LeftOut = append(rep.LeftOut, builtinLeftOut[kind]...)
+	kinds := f.State.kinds()
+	for _, kind := range kinds {
+		for _, l := range builtinLeftOut[kind] {
+			if len(kinds) > 1 {
+				l.Record = kind + ":" + l.Record
+			}
+			rep.LeftOut = append(rep.LeftOut, l)
 		}
 	}
 	rep.LeftOut = append(rep.LeftOut, f.State.LeaveOut...)
+	rep.Flags = f.State.Flags
 	r.used = make([]bool, len(f.State.LeaveOut))
+	r.flagged = make([]bool, len(f.State.Flags))
 
 	listed := map[string]audit.Listed{}
 	for _, t := range tools {
@@ -117,27 +123,22 @@ func Run(ctx context.Context, f *File, o Options) (*Report, error) {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("state.leaveOut[%d] (record %q, field %q) left nothing out in any capture", i, l.Record, l.Field))
 		}
 	}
+	for i, used := range r.flagged {
+		if !used {
+			fl := f.State.Flags[i]
+			rep.Notes = append(rep.Notes, fmt.Sprintf("state.flags[%d] (record %q, field %q) matched no record in any capture", i, fl.Record, fl.Field))
+		}
+	}
 	rep.count()
 	return rep, nil
 }
 
-func (s StateSpec) kind() string {
-	switch {
-	case s.Dir != "":
-		return "dir"
-	case s.SQLite != "":
-		return "sqlite"
-	case s.JSON != nil:
-		return "json"
-	}
-	return "command"
-}
-
 type runner struct {
-	f    *File
-	o    Options
-	mu   sync.Mutex
-	used []bool // which entries of LeaveOut left something out
+	f       *File
+	o       Options
+	mu      sync.Mutex
+	used    []bool // which entries of LeaveOut left something out
+	flagged []bool // which entries of Flags matched a record
 }
 
 // tool runs the examples of one tool and gives its verdict, as
@@ -167,7 +168,15 @@ func (r *runner) tool(ctx context.Context, t audit.Listed, examples []int) ToolR
 			schema = s
 		}
 	}
-	var all effectproof.Outcome
+	rule, err := audit.PublishedRule(t.Meta)
+	if err != nil {
+		tr.Verdict, tr.Reason = Failed, fmt.Sprintf("the outcomes it publishes in its _meta cannot be read: %v", err)
+		return tr
+	}
+	if rule != nil {
+		tr.Rule = rule.String()
+	}
+	byEffect := map[mcpeffect.Effect]*effectproof.Outcome{}
 	complete, lied := true, false
 	for n, i := range examples {
 		ex := r.f.Examples[i]
@@ -175,9 +184,12 @@ func (r *runner) tool(ctx context.Context, t audit.Listed, examples []int) ToolR
 		if name == "" {
 			name = fmt.Sprintf("#%d", n+1)
 		}
-		er, out := r.example(ctx, t.Name, name, e, schema, ex)
+		er, out, held := r.example(ctx, t.Name, name, e, rule, schema, ex)
 		tr.Examples = append(tr.Examples, er)
-		all.Merge(out)
+		if byEffect[held] == nil {
+			byEffect[held] = &effectproof.Outcome{}
+		}
+		byEffect[held].Merge(out)
 		lied = lied || len(er.Lies) > 0
 		complete = complete && er.Result != resultFailed && !lied
 	}
@@ -188,11 +200,24 @@ func (r *runner) tool(ctx context.Context, t audit.Listed, examples []int) ToolR
 	case !complete:
 		tr.Verdict, tr.Reason = Failed, "an example could not be run as written"
 		return tr
-	case !all.Reached:
-		tr.Verdict, tr.Reason = Failed, "every example expects an error: none reaches its work"
-		return tr
 	}
-	tr.Claims = effectproof.Unshown(t.Name, e, "", all)
+	if rule == nil {
+		if all := byEffect[e]; all == nil || !all.Reached {
+			tr.Verdict, tr.Reason = Failed, "every example expects an error: none reaches its work"
+			return tr
+		}
+		tr.Claims = effectproof.Unshown(t.Name, e, "", *byEffect[e])
+	} else {
+		var missing []string
+		tr.Claims, missing = effectproof.RuleClaims(t.Name, rule, byEffect, exampleEffect)
+		if len(missing) > 0 {
+			tr.Verdict, tr.Reason = Failed, strings.Join(missing, "; ")
+			return tr
+		}
+	}
+	if e&mcpeffect.Write == 0 {
+		tr.Claims = nil // a read claims nothing
+	}
 	reason, waived := r.f.Overcautious[t.Name]
 	switch {
 	case len(tr.Claims) > 0 && waived:
@@ -207,14 +232,21 @@ func (r *runner) tool(ctx context.Context, t audit.Listed, examples []int) ToolR
 	return tr
 }
 
-// example runs one example on a fresh instance.
-func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Effect, schema *jsonschema.Resolved, ex Example) (er ExampleReport, out effectproof.Outcome) {
+// exampleEffect is where an example says the effect of its call, in the
+// messages of effectproof.
+const exampleEffect = `the example's "effect"`
+
+// example runs one example on a fresh instance, and returns what it
+// showed and the effect it was held to: the tool's e, or for a tool with
+// a rule, the outcome of its call.
+func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Effect, rule *mcpeffect.EffectRule, schema *jsonschema.Resolved, ex Example) (er ExampleReport, out effectproof.Outcome, held mcpeffect.Effect) {
 	er.Name = name
 	at := fmt.Sprintf("tool %q, example %q", tool, name)
-	failed := func(format string, args ...any) (ExampleReport, effectproof.Outcome) {
+	held = e
+	failed := func(format string, args ...any) (ExampleReport, effectproof.Outcome, mcpeffect.Effect) {
 		er.Result = resultFailed
 		er.Error = fmt.Sprintf(format, args...)
-		return er, effectproof.Outcome{}
+		return er, effectproof.Outcome{}, held
 	}
 	inst, err := r.newInstance(ctx)
 	if err != nil {
@@ -237,6 +269,14 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 	if err := effectproof.ValidateArgs(schema, raw); err != nil {
 		return failed("%s: the tool's input schema refuses the example's arguments %s: %s", at, effectproof.Shown(string(raw)), effectproof.Printable(err.Error(), effectproof.MaxShownError))
 	}
+	held, failure := effectproof.CallEffect(at, e, rule, raw, ex.effect, ex.WantError != "", exampleEffect)
+	if failure != "" {
+		return failed("%s", failure)
+	}
+	if rule != nil {
+		er.Effect = held.String()
+		at = fmt.Sprintf("%s (of effect %s)", at, held)
+	}
 	s, err := inst.session(ctx, ex.Caller)
 	if err != nil {
 		return failed("%s: connecting as caller %q: %v", at, ex.Caller, err)
@@ -245,9 +285,14 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 	capture := func(i int) error {
 		st, err := capture(ctx, r.f.State, inst.vars, r.o.SQLiteReader)
 		if err == nil {
+			// Flags first: a flag may show the state of a field that
+			// leaveOut then leaves out, such as the time of a deletion.
 			r.mu.Lock()
+			err = flag(st, r.f.State.Flags, r.flagged)
 			leaveOut(st, r.f.State.LeaveOut, r.used)
 			r.mu.Unlock()
+		}
+		if err == nil {
 			snaps[i], err = effectproof.Canonical(st)
 		}
 		return err
@@ -281,7 +326,7 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 			return failed("%s", msg)
 		}
 		er.Result = resultRefused
-		return er, effectproof.Outcome{}
+		return er, effectproof.Outcome{}, held
 	}
 	if firstErr != "" {
 		return failed("%s: the example did not reach the tool's work: %s", at, firstErr)
@@ -290,7 +335,19 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 	if err := capture(2); err != nil {
 		return failed("%s: capturing the state: %v", at, err)
 	}
-	out, lies := effectproof.Judge(tool, name, e, effectproof.Diff(snaps[0], snaps[1]), effectproof.Diff(snaps[1], snaps[2]))
+	first, second := effectproof.Diff(snaps[0], snaps[1]), effectproof.Diff(snaps[1], snaps[2])
+	out, lies := effectproof.Judge(tool, name, held, first, second)
+	if !effectproof.Allows(e, held) {
+		// The hints claim less than the outcome the server publishes
+		// for this call: a call the outcome allows may still make the
+		// hints, which hosts decide from, a lie.
+		_, more := effectproof.Judge(tool, name, e, first, second)
+		for _, l := range more {
+			if !slices.ContainsFunc(lies, func(o effectproof.Lie) bool { return o.Rule == l.Rule && o.When == l.When }) {
+				lies = append(lies, l)
+			}
+		}
+	}
 	er.Result = resultShown
 	for _, l := range lies {
 		er.Result = resultLie
@@ -300,7 +357,7 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 		}
 		er.Lies = append(er.Lies, lr)
 	}
-	return er, out
+	return er, out, held
 }
 
 func resultText(res *mcp.CallToolResult) string {
@@ -358,6 +415,7 @@ func (inst *instance) session(ctx context.Context, name string) (*audit.Session,
 	}
 	caller := inst.r.f.caller(name)
 	t := inst.r.o.Target
+	t.Confirm = inst.r.f.Confirm
 	var err error
 	if len(t.Command) > 0 {
 		if t.Command, err = inst.vars.texts(t.Command); err != nil {

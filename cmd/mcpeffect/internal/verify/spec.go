@@ -14,6 +14,8 @@ import (
 	"os"
 	"regexp"
 	"strings"
+
+	"github.com/mcpeffect/mcpeffect"
 )
 
 // A File is an examples file: what to call, on what state, as whom. Its
@@ -29,6 +31,12 @@ type File struct {
 	// State says where the state the tools change is, and what of it is
 	// bookkeeping rather than data.
 	State StateSpec `json:"state"`
+	// Confirm makes verify a person who accepts every question the server
+	// asks through a form elicitation, such as its confirmation before a
+	// destructive call, so that the calls a server confirms reach their
+	// work. Without it, verify declares it cannot be asked, as a host
+	// that cannot.
+	Confirm bool `json:"confirm,omitempty"`
 	// Callers are who may call, by name; the one named "" (or "default")
 	// makes every call that names no caller.
 	Callers map[string]Caller `json:"callers,omitempty"`
@@ -44,8 +52,11 @@ type File struct {
 	Skip map[string]string `json:"skip,omitempty"`
 }
 
-// A StateSpec is where the state is: exactly one of Dir, SQLite, JSON and
-// Command.
+// A StateSpec is where the state is: one or more of Dir, SQLite, JSON
+// and Command. With more than one, the key of each record begins with
+// the name of its source and a colon ("sqlite:tasks/1", "dir:notes/a.md"),
+// so that two sources cannot make one record, and LeaveOut and Flags
+// match keys so prefixed.
 type StateSpec struct {
 	// Dir is a directory tree: a record for each path under it.
 	Dir string `json:"dir,omitempty"`
@@ -61,6 +72,29 @@ type StateSpec struct {
 	// LeaveOut is the bookkeeping left out of the state, each entry with
 	// its reason.
 	LeaveOut []LeaveOut `json:"leaveOut,omitempty"`
+	// Flags are fields whose empty value is itself a value users see,
+	// each entry with its reason.
+	Flags []Flag `json:"flags,omitempty"`
+}
+
+// A Flag is a field that stands for a state by being set or empty: a
+// deleted_at, an archived_at, a revoked_at, where an empty value means
+// "not deleted". The records it matches show, besides the field, the
+// field Flag, true when the field is set and false when it is empty, so
+// that setting such a field is a change of a value users see (a task
+// gone to the Trash, a token that no longer works), not a value added to
+// an empty field. A record that does not have the field at all has the
+// flag false, as a NULL column does.
+type Flag struct {
+	// Record matches record keys; * matches any run of characters.
+	Record string `json:"record"`
+	// Field is the field that stands for the state.
+	Field string `json:"field"`
+	// Flag is the name of the field that shows the state; it must not be
+	// a field the records have.
+	Flag string `json:"flag"`
+	// Reason says what users see when the field is set. Required.
+	Reason string `json:"reason"`
 }
 
 // A JSONState is a JSON file as a state.
@@ -127,6 +161,15 @@ type Example struct {
 	// WantError, if set, says the call must fail, with a tool error or
 	// protocol error whose text holds it, and change nothing.
 	WantError string `json:"wantError,omitempty"`
+	// Effect, for a tool whose effect depends on its arguments (one that
+	// publishes its outcomes in its _meta, under
+	// "io.github.mcpeffect/outcomes"), is the effect of this call, as
+	// mcpeffect writes effects ("write|idempotent"): needed where the
+	// arguments do not select an outcome with certainty, as in the
+	// general form; elsewhere it must be the one they select.
+	Effect string `json:"effect,omitempty"`
+
+	effect mcpeffect.Effect // Effect, parsed
 }
 
 // A Fixture is a call that makes what an example needs.
@@ -185,6 +228,8 @@ func ParseFile(data []byte) (*File, error) {
 	return &f, f.check()
 }
 
+var saveName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
 var placeholder = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*|env:[A-Za-z_][A-Za-z0-9_]*)\}`)
 
 func (f *File) check() error {
@@ -196,8 +241,8 @@ func (f *File) check() error {
 			n++
 		}
 	}
-	if n != 1 {
-		errs = append(errs, errors.New("state: give exactly one of dir, sqlite, json and command"))
+	if n == 0 {
+		errs = append(errs, errors.New("state: give one or more of dir, sqlite, json and command"))
 	}
 	if s.JSON != nil && s.JSON.File == "" {
 		errs = append(errs, errors.New("state.json: no file"))
@@ -208,6 +253,16 @@ func (f *File) check() error {
 			errs = append(errs, fmt.Errorf("state.leaveOut[%d]: no record pattern", i))
 		case strings.TrimSpace(l.Reason) == "":
 			errs = append(errs, fmt.Errorf("state.leaveOut[%d] (%q): no reason: say why it is not data", i, l.Record))
+		}
+	}
+	for i, fl := range s.Flags {
+		switch {
+		case fl.Record == "" || fl.Field == "" || fl.Flag == "":
+			errs = append(errs, fmt.Errorf("state.flags[%d]: give record, field and flag", i))
+		case fl.Flag == fl.Field:
+			errs = append(errs, fmt.Errorf("state.flags[%d] (%q): the flag must be a field of its own, not %q itself", i, fl.Record, fl.Field))
+		case strings.TrimSpace(fl.Reason) == "":
+			errs = append(errs, fmt.Errorf("state.flags[%d] (%q, field %q): no reason: say what users see when it is set", i, fl.Record, fl.Field))
 		}
 	}
 	if len(f.Examples) == 0 {
@@ -234,11 +289,28 @@ func (f *File) check() error {
 			errs = append(errs, fmt.Errorf("%s: tool %q has two examples named %q", where, ex.Tool, ex.Name))
 		}
 		names[ex.Tool][ex.Name] = true
+		if ex.Effect != "" {
+			e, err := mcpeffect.ParseEffect(ex.Effect)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: effect %q: %v", where, ex.Effect, err))
+			}
+			f.Examples[i].effect = e
+		}
 		caller(where, ex.Caller)
 		for j, fx := range ex.Fixtures {
 			w := fmt.Sprintf("%s.fixtures[%d]", where, j)
 			if fx.Tool == "" {
 				errs = append(errs, fmt.Errorf("%s: no tool", w))
+			}
+			for name := range fx.Save {
+				switch {
+				case !saveName.MatchString(name):
+					// It would never be replaced: {a-b} is text, not a
+					// placeholder.
+					errs = append(errs, fmt.Errorf("%s: save %q: a name is letters, digits and _, not starting with a digit, so that {%s} can use it", w, name, name))
+				case name == "dir":
+					errs = append(errs, fmt.Errorf("%s: save %q: {dir} is the example's directory", w, name))
+				}
 			}
 			caller(w, fx.Caller)
 		}

@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mcpeffect/mcpeffect/internal/effectproof"
 )
 
 // A state is records by key, each its fields by name, as
@@ -54,22 +56,60 @@ var builtinLeftOut = map[string][]LeaveOut{
 	},
 }
 
-// capture reads the state spec describes, with placeholders replaced.
+// capture reads the state spec describes, with placeholders replaced:
+// each of its sources, and with more than one, each record's key
+// prefixed with its source's name.
 func capture(ctx context.Context, spec StateSpec, v vars, sqliteReader []string) (state, error) {
-	switch {
-	case spec.Dir != "":
+	kinds := spec.kinds()
+	if len(kinds) == 1 {
+		return captureSource(ctx, spec, kinds[0], v, sqliteReader)
+	}
+	all := state{}
+	for _, kind := range kinds {
+		s, err := captureSource(ctx, spec, kind, v, sqliteReader)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", kind, err)
+		}
+		if len(all)+len(s) > maxRecords {
+			return nil, fmt.Errorf("more than %d records", maxRecords)
+		}
+		for key, rec := range s {
+			all[kind+":"+key] = rec
+		}
+	}
+	return all, nil
+}
+
+// kinds returns the names of the sources spec gives, in a fixed order.
+func (s StateSpec) kinds() []string {
+	var kinds []string
+	for _, k := range []struct {
+		name string
+		set  bool
+	}{{"dir", s.Dir != ""}, {"sqlite", s.SQLite != ""}, {"json", s.JSON != nil}, {"command", len(s.Command) > 0}} {
+		if k.set {
+			kinds = append(kinds, k.name)
+		}
+	}
+	return kinds
+}
+
+// captureSource reads the source of spec called kind.
+func captureSource(ctx context.Context, spec StateSpec, kind string, v vars, sqliteReader []string) (state, error) {
+	switch kind {
+	case "dir":
 		root, err := v.text(spec.Dir)
 		if err != nil {
 			return nil, err
 		}
 		return dirState(root)
-	case spec.JSON != nil:
+	case "json":
 		file, err := v.text(spec.JSON.File)
 		if err != nil {
 			return nil, err
 		}
 		return jsonState(file, spec.JSON)
-	case spec.SQLite != "":
+	case "sqlite":
 		file, err := v.text(spec.SQLite)
 		if err != nil {
 			return nil, err
@@ -509,6 +549,30 @@ func leaveOut(s state, list []LeaveOut, used []bool) {
 			}
 		}
 	}
+}
+
+// flag adds to each record of s that a flag of list matches the field
+// that shows its state, true when its field is set, and reports which
+// entries matched anything. A flag whose name the record already has is
+// an error: the flag would hide a field of the data.
+func flag(s state, list []Flag, used []bool) error {
+	for i, fl := range list {
+		for key, rec := range s {
+			if !globMatch(fl.Record, key) {
+				continue
+			}
+			if _, taken := rec[fl.Flag]; taken {
+				return fmt.Errorf("state.flags[%d]: record %q already has a field %q: name the flag otherwise", i, key, fl.Flag)
+			}
+			text, err := effectproof.CanonicalJSON(rec[fl.Field])
+			if err != nil {
+				return fmt.Errorf("record %q, field %q: %v", key, fl.Field, err)
+			}
+			rec[fl.Flag] = text != ""
+			used[i] = true
+		}
+	}
+	return nil
 }
 
 // globMatch reports whether name matches pattern, in which * matches any

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -62,14 +63,17 @@ func TestSchema(t *testing.T) {
 		}
 	}
 	full := File{
-		Env:   map[string]string{"A": "b"},
-		Reset: []string{"true"},
+		Env:     map[string]string{"A": "b"},
+		Reset:   []string{"true"},
+		Confirm: true,
 		State: StateSpec{
 			JSON:     &JSONState{File: "f", Lines: true, At: "/a", Key: []string{"/id"}, Sets: []string{"tags"}},
+			Dir:      "{dir}/files",
 			LeaveOut: []LeaveOut{{Record: "r/*", Field: "updated_at", Reason: "bookkeeping"}},
+			Flags:    []Flag{{Record: "json:r/*", Field: "deleted_at", Flag: "deleted", Reason: "gone from lists"}},
 		},
 		Callers:      map[string]Caller{"agent": {Env: map[string]string{"T": "x"}, Headers: map[string]string{"Authorization": "Bearer x"}}},
-		Examples:     []Example{{Tool: "t", Name: "n", Fixtures: []Fixture{{Tool: "f", Args: map[string]any{"a": 1}, Caller: "agent", Save: map[string]string{"id": "/id"}}}, Args: map[string]any{"id": "{id}"}, Caller: "agent", WantError: "no"}},
+		Examples:     []Example{{Tool: "t", Name: "n", Fixtures: []Fixture{{Tool: "f", Args: map[string]any{"a": 1}, Caller: "agent", Save: map[string]string{"id": "/id"}}}, Args: map[string]any{"id": "{id}"}, Caller: "agent", WantError: "no", Effect: "write|destructive|idempotent"}},
 		Overcautious: map[string]string{"t": "why"},
 		Skip:         map[string]string{"u": "why"},
 	}
@@ -88,9 +92,14 @@ func TestParseFileErrors(t *testing.T) {
 	}{
 		{"not JSON", `[`, "not a JSON object"},
 		{"an unknown member", `{"state": {"dir": "d"}, "examples": [{"tool": "t"}], "exmaples": []}`, "unknown field"},
-		{"no state", `{"examples": [{"tool": "t"}]}`, "exactly one"},
-		{"two states", `{"state": {"dir": "d", "sqlite": "f"}, "examples": [{"tool": "t"}]}`, "exactly one"},
+		{"no state", `{"examples": [{"tool": "t"}]}`, "one or more of dir"},
+		{"a flag without a reason", `{"state": {"dir": "d", "flags": [{"record": "x", "field": "a", "flag": "b"}]}, "examples": [{"tool": "t"}]}`, "no reason"},
+		{"a flag without a field", `{"state": {"dir": "d", "flags": [{"record": "x", "flag": "b", "reason": "r"}]}, "examples": [{"tool": "t"}]}`, "give record, field and flag"},
+		{"a flag named as its field", `{"state": {"dir": "d", "flags": [{"record": "x", "field": "a", "flag": "a", "reason": "r"}]}, "examples": [{"tool": "t"}]}`, "a field of its own"},
 		{"no examples", `{"state": {"dir": "d"}}`, "no examples"},
+		{"a save name no placeholder can use", `{"state": {"dir": "d"}, "examples": [{"tool": "t", "fixtures": [{"tool": "f", "save": {"night-bot": "/secret"}}]}]}`, `save "night-bot": a name is letters`},
+		{"a save name that is dir", `{"state": {"dir": "d"}, "examples": [{"tool": "t", "fixtures": [{"tool": "f", "save": {"dir": "/id"}}]}]}`, `{dir} is the example's directory`},
+		{"an effect that is none", `{"state": {"dir": "d"}, "examples": [{"tool": "t", "effect": "read|destructive"}]}`, `effect "read|destructive"`},
 		{"a leave-out without a reason", `{"state": {"dir": "d", "leaveOut": [{"record": "x"}]}, "examples": [{"tool": "t"}]}`, "no reason"},
 		{"a waiver without a reason", `{"state": {"dir": "d"}, "examples": [{"tool": "t"}], "overcautious": {"t": " "}}`, "without a reason"},
 		{"an unknown caller", `{"state": {"dir": "d"}, "examples": [{"tool": "t", "caller": "bob"}]}`, `no caller "bob"`},
@@ -265,6 +274,58 @@ func TestLeaveOut(t *testing.T) {
 	}
 	if !used[0] || !used[1] || used[2] {
 		t.Errorf("used = %v, want [true true false]", used)
+	}
+}
+
+// TestFlag holds a flag to what the state shows: true for a field set,
+// false for one empty or absent, so that setting it is a change.
+func TestFlag(t *testing.T) {
+	s := state{
+		"task/1": {"title": "Milk", "trash_id": "tr1"},
+		"task/2": {"title": "Tea", "trash_id": nil},
+		"task/3": {"title": "Oats", "trash_id": ""},
+		"task/4": {"title": "Rye"},
+		"note/1": {"trash_id": "tr2"},
+	}
+	list := []Flag{{Record: "task/*", Field: "trash_id", Flag: "in_trash", Reason: "r"}, {Record: "nothing/*", Field: "a", Flag: "b", Reason: "r"}}
+	used := make([]bool, len(list))
+	if err := flag(s, list, used); err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]any{"task/1": true, "task/2": false, "task/3": false, "task/4": false, "note/1": nil} {
+		if got := s[key]["in_trash"]; got != want {
+			t.Errorf("%s: in_trash = %v, want %v", key, got, want)
+		}
+	}
+	if !used[0] || used[1] {
+		t.Errorf("used = %v, want [true false]", used)
+	}
+	before, _ := effectproof.Canonical(state{"task/2": {"title": "Tea", "in_trash": false}})
+	after, _ := effectproof.Canonical(state{"task/2": {"title": "Tea", "trash_id": "tr3", "in_trash": true}})
+	if changes := effectproof.Diff(before, after); !slices.ContainsFunc(changes, func(c effectproof.Change) bool { return c.Kind.Destroys() }) {
+		t.Errorf("a task moved to the Trash: %v, want a change that destroys", changes)
+	}
+	// A flag must not hide a field of the data.
+	err := flag(state{"task/1": {"trash_id": "x", "in_trash": "yes"}}, list[:1], make([]bool, 1))
+	if err == nil || !strings.Contains(err.Error(), `already has a field "in_trash"`) {
+		t.Errorf("a flag over a field: %v, want an error", err)
+	}
+}
+
+// TestSeveralSources captures a state of two sources: each record's key
+// is prefixed with its source's name, so that a file and a row of the
+// same name stay two records.
+func TestSeveralSources(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "tasks"), []byte("a file"), 0o644)
+	os.WriteFile(filepath.Join(dir, "db.json"), []byte(`{"tasks": {"kind": "a row"}}`), 0o644)
+	spec := StateSpec{Dir: "{dir}", JSON: &JSONState{File: "{dir}/db.json"}}
+	s, err := capture(t.Context(), spec, vars{"dir": dir}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s["dir:tasks"]["content"] != "a file" || s["json:/tasks"]["kind"] != "a row" || len(s) != 4 {
+		t.Errorf("state = %v, want dir:., dir:tasks, dir:db.json and json:/tasks", s)
 	}
 }
 
