@@ -494,16 +494,6 @@ func sessionless(r *http.Request) bool {
 	return r.Header.Get("Mcp-Protocol-Version") >= firstSessionlessProtocol
 }
 
-// bearer returns the HTTP middleware that lets through only requests with
-// a live token, answering the others 401 with the address of the metadata.
-func (d *done) bearer() func(http.Handler) http.Handler {
-	return auth.RequireBearerToken(d.verify, &auth.RequireBearerTokenOptions{
-		ResourceMetadataURL: d.baseURL + metadataPath,
-		// Tokens made without an expiry last until revoked.
-		AllowMissingExpiration: true,
-	})
-}
-
 // serveHTTP serves Done over HTTP on addr until ctx is done, with the
 // address it listens on as d's base URL.
 func (d *done) serveHTTP(ctx context.Context, addr string) error {

@@ -67,6 +67,14 @@ func backoff(ctx context.Context, attempt int) error {
 // written, and the call may be made again once it is back.
 var ErrUnavailable = errors.New("the database is unavailable")
 
+// Transient reports whether err is [ErrUnavailable] or [ErrBusy]: the
+// database could not serve the call, nothing was written, and the same
+// call may succeed if made again in a few seconds. Whatever answers a
+// caller (a tool, an HTTP handler) says so, and never an internal error.
+func Transient(err error) bool {
+	return errors.Is(err, ErrUnavailable) || errors.Is(err, ErrBusy)
+}
+
 // connectTimeout bounds the wait for a connection to PostgreSQL, so that
 // a call during an outage is answered with ErrUnavailable, not left to
 // hang.
