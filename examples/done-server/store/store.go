@@ -438,7 +438,12 @@ func read[T any](ctx context.Context, s *Store, by Actor, fn func(*tx) (T, error
 	if err != nil {
 		return zero, s.failFn(err)
 	}
-	return v, sqlTx.Commit()
+	// Even a read's commit meets a connection gone (the database
+	// restarting): that is an outage too, not a fault of the server.
+	if err := sqlTx.Commit(); err != nil {
+		return zero, s.fail(err)
+	}
+	return v, nil
 }
 
 func (t *tx) exec(query string, args ...any) (sql.Result, error) {
