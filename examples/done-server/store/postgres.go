@@ -80,6 +80,17 @@ func Transient(err error) bool {
 // hang.
 const connectTimeout = 3 * time.Second
 
+// callTimeout bounds each call of the store on PostgreSQL, its retries
+// included: past it the call is given up as [ErrUnavailable]. A database
+// that went away with its connections closed is seen at once, and one
+// that cannot be reached within connectTimeout; but one cut off by the
+// network (a partition, a host gone without closing its connections)
+// would otherwise leave a query on a pooled connection waiting for an
+// answer that never comes, for as long as TCP takes to notice: minutes.
+// A call of Done takes milliseconds; ten seconds leaves room for a
+// loaded machine.
+const callTimeout = 10 * time.Second
+
 // fail wraps an error of the database itself (not the domain's), as
 // [ErrUnavailable] when it is one of reaching the database.
 func (s *Store) fail(err error) error {
