@@ -714,8 +714,10 @@ const outageBound = 5 * time.Second
 // before the database went (the test cuts the path between the bearer
 // check and the MCP server) gets, for a tool call, the tool error that
 // says it may be tried again, and for resources/read and prompts/get a
-// JSON-RPC error that says so. Once the path is mended, the same
-// requests work, on the same server.
+// JSON-RPC error that says so. A database that holds its connections and
+// never answers (a partition) is given up within the store's call
+// timeout, with the same 503. Once the path is mended, the same requests
+// work, on the same server.
 func TestOutageAnswers(t *testing.T) {
 	postgresOnly(t)
 	ctx := t.Context()
@@ -916,6 +918,38 @@ func TestOutageAnswers(t *testing.T) {
 		start := time.Now()
 		_, err := current.GetPrompt(ctx, &mcp.GetPromptParams{Name: "review_close_requests"})
 		saysRetry(t, err, start)
+	})
+
+	// A database cut off by the network, its connections open and silent
+	// (a partition): a request is answered 503 once the store gives up on
+	// it, within its call timeout, not when TCP notices.
+	t.Run("a database that never answers", func(t *testing.T) {
+		mend(t)
+		_, carolSecret, err := st.MintToken(ctx, store.NewToken{Name: "carol", Kind: store.Human, Scope: mcpeffect.Full})
+		if err != nil {
+			t.Fatal(err)
+		}
+		link.Hang()
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+mcpPath, strings.NewReader(initialize))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+carolSecret)
+		const bound = 15 * time.Second // the store's call timeout, 10 s, and room
+		start := time.Now()
+		resp, err := (&http.Client{Timeout: 3 * bound}).Do(req)
+		if err != nil {
+			t.Fatalf("%v after %v", err, time.Since(start))
+		}
+		resp.Body.Close()
+		if took := time.Since(start); took > bound || resp.StatusCode != http.StatusServiceUnavailable {
+			t.Errorf("answered %d after %v; want 503 within %v", resp.StatusCode, took, bound)
+		}
+		// The partition ends with its connections reset, as TCP would
+		// end them in time.
+		link.Cut()
 	})
 
 	// Mended: the same requests are served, by the same server, and

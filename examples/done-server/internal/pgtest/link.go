@@ -18,6 +18,7 @@ type Link struct {
 
 	mu    sync.Mutex
 	cut   bool
+	hung  bool
 	conns map[net.Conn]struct{}
 }
 
@@ -54,11 +55,43 @@ func (l *Link) Cut() {
 	clear(l.conns)
 }
 
-// Mend lets connections through again.
+// Hang makes the link a black hole until [Link.Mend], as a network
+// partition does: connections stay open, and nothing sent either way on
+// them, or on those that come, ever arrives.
+func (l *Link) Hang() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.hung = true
+}
+
+// Mend lets connections through again: those that come, after Cut; all,
+// after Hang.
 func (l *Link) Mend() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.cut = false
+	l.cut, l.hung = false, false
+}
+
+func (l *Link) isHung() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.hung
+}
+
+// pipe copies from src to dst, dropping what comes while the link hangs.
+func (l *Link) pipe(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 && !l.isHung() {
+			if _, err := dst.Write(buf[:n]); err != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 func (l *Link) serve() {
@@ -75,10 +108,21 @@ func (l *Link) serve() {
 // the link is cut.
 func (l *Link) forward(in net.Conn) {
 	l.mu.Lock()
-	cut := l.cut
+	cut, hung := l.cut, l.hung
+	if hung && !cut {
+		l.conns[in] = struct{}{}
+	}
 	l.mu.Unlock()
 	if cut {
 		in.Close()
+		return
+	}
+	if hung {
+		// Accepted, and never answered.
+		io.Copy(io.Discard, in)
+		l.mu.Lock()
+		delete(l.conns, in)
+		l.mu.Unlock()
 		return
 	}
 	out, err := net.Dial("tcp", l.target)
@@ -96,8 +140,8 @@ func (l *Link) forward(in net.Conn) {
 	l.conns[in], l.conns[out] = struct{}{}, struct{}{}
 	l.mu.Unlock()
 	done := make(chan struct{}, 2)
-	go func() { io.Copy(out, in); done <- struct{}{} }()
-	go func() { io.Copy(in, out); done <- struct{}{} }()
+	go func() { l.pipe(out, in); done <- struct{}{} }()
+	go func() { l.pipe(in, out); done <- struct{}{} }()
 	<-done
 	in.Close()
 	out.Close()
