@@ -345,7 +345,8 @@ const (
 //
 // A request to /mcp goes through these layers: its deadlines are set for
 // streams (see [streamDeadlines]); the bearer token is checked (401
-// without a valid one); a tool call that the token's scope does not allow
+// without a valid one, 503 while the database cannot say: see
+// [done.bearer]); a tool call that the token's scope does not allow
 // is answered early with the step-up challenge (403 and the scope it
 // needs, so that a client can ask for it); a request that would open a
 // session past a limit is refused (see [sessionLimiter]); then the MCP
