@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/web"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,9 +32,9 @@ func (d *done) verify(ctx context.Context, secret string, _ *http.Request) (*aut
 	if errors.Is(err, store.ErrBadToken) {
 		return nil, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
 	}
-	if errors.Is(err, store.ErrUnavailable) || errors.Is(err, store.ErrBusy) {
+	if store.Transient(err) {
 		d.logger.WarnContext(ctx, "verifying a token", "err", err)
-		return nil, errors.New("the database of Done is unavailable for now: try again in a few seconds")
+		return nil, errUnavailable
 	}
 	if err != nil {
 		// RequireBearerToken writes the error in the answer: keep the
@@ -49,6 +51,78 @@ func (d *done) verify(ctx context.Context, secret string, _ *http.Request) (*aut
 		Extra:  map[string]any{tokenInfoKey: k},
 	}, nil
 }
+
+// errUnavailable is what [done.verify] returns when the store cannot say
+// whether a token is live, for now: [done.bearer] answers it 503.
+var errUnavailable = errors.New(unavailableMessage)
+
+// unavailableMessage is the body of an HTTP answer refused because the
+// database is unavailable for now, on every path of done-server's HTTP.
+const unavailableMessage = "the database of Done is unavailable for now: try again in a few seconds"
+
+// writeUnavailable answers an HTTP request that the database could not
+// serve for now ([store.Transient]): 503 Service Unavailable, with
+// Retry-After, so that a client or a load balancer knows to try again,
+// and soon, rather than a 500, which says the server is broken.
+func writeUnavailable(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Retry-After", web.RetryAfter)
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	fmt.Fprintln(w, unavailableMessage)
+}
+
+// bearer returns the HTTP middleware that lets through only requests with
+// a live token, answering the others 401 with the address of the metadata,
+// and 503 (see [writeUnavailable]) when the store cannot say for now.
+//
+// go-sdk's [auth.RequireBearerToken] does the checks, and puts the token
+// where its handlers find it, but answers 500 for any error of the
+// verifier but an invalid token. So the token is verified first, here:
+// an outage is answered 503, and otherwise the result goes in the
+// request's context, where the verifier given to RequireBearerToken
+// takes it, so that each request is looked up once.
+func (d *done) bearer() func(http.Handler) http.Handler {
+	require := auth.RequireBearerToken(func(ctx context.Context, secret string, r *http.Request) (*auth.TokenInfo, error) {
+		if v, ok := ctx.Value(verifiedKey{}).(verified); ok && v.secret == secret {
+			return v.info, v.err
+		}
+		return d.verify(ctx, secret, r)
+	}, &auth.RequireBearerTokenOptions{
+		ResourceMetadataURL: d.baseURL + metadataPath,
+		// Tokens made without an expiry last until revoked.
+		AllowMissingExpiration: true,
+	})
+	return func(next http.Handler) http.Handler {
+		checked := require(next)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// The header as RequireBearerToken reads it; whatever it
+			// would read otherwise, it verifies itself.
+			fields := strings.Fields(r.Header.Get("Authorization"))
+			if len(fields) != 2 || !strings.EqualFold(fields[0], "bearer") {
+				checked.ServeHTTP(w, r)
+				return
+			}
+			info, err := d.verify(r.Context(), fields[1], r)
+			if errors.Is(err, errUnavailable) {
+				writeUnavailable(w)
+				return
+			}
+			ctx := context.WithValue(r.Context(), verifiedKey{}, verified{fields[1], info, err})
+			checked.ServeHTTP(w, r.WithContext(ctx))
+		})
+	}
+}
+
+// verified is what [done.bearer] found of a request's bearer token.
+type verified struct {
+	secret string
+	info   *auth.TokenInfo
+	err    error
+}
+
+type verifiedKey struct{}
 
 // A stdioCredential is how the calls of a stdio connection authenticate:
 // with the secret of DONE_TOKEN, or, without one, as the owner of the data
@@ -117,7 +191,8 @@ func (d *done) tokenOf(ctx context.Context, req mcp.Request) (store.Token, error
 	if errors.Is(err, store.ErrBadToken) {
 		return k, errUnauthenticated
 	}
-	return k, err
+	// The database down says so, as a tool call's error would.
+	return k, d.check(ctx, err)
 }
 
 // authenticate returns the live token of the credential c, with its use

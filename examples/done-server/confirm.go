@@ -136,5 +136,11 @@ func count(n int, noun string) string {
 type usedAnswers struct{ st *store.Store }
 
 func (u usedAnswers) Use(ctx context.Context, nonce []byte, expires time.Time) (bool, error) {
-	return u.st.UseAnswer(ctx, nonce, expires)
+	fresh, err := u.st.UseAnswer(ctx, nonce, expires)
+	if store.Transient(err) {
+		// The middleware refuses the call with this error's text: it
+		// says to try again, not how the database was reached.
+		return false, errUnavailable
+	}
+	return fresh, err
 }

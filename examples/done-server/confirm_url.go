@@ -92,7 +92,7 @@ func (d *done) urlConfirm(registry *mcpeffect.Registry, confirm func(mcpeffect.E
 			}
 			c, err := d.requestConfirmation(ctx, k, p, e, binding)
 			if err != nil {
-				return nil, err
+				return nil, d.check(ctx, err)
 			}
 			// Unless the call uses the answer, no answer may come: the
 			// page must not ask the person about a call that is over.
@@ -115,7 +115,7 @@ func (d *done) urlConfirm(registry *mcpeffect.Registry, confirm func(mcpeffect.E
 			}
 			c, err = d.awaitAnswer(ctx, c)
 			if err != nil {
-				return nil, err
+				return nil, d.check(ctx, err)
 			}
 			_ = ss.NotifyElicitationComplete(ctx, &mcp.ElicitationCompleteParams{ElicitationID: c.ID})
 			used = true // useAnswer uses it, or it is over
@@ -181,7 +181,7 @@ func (d *done) useAnswer(ctx context.Context, k store.Token, c store.Confirmatio
 		// left for the call it was made for.
 		return refused("invalid", err.Error())
 	case err != nil:
-		return err
+		return d.check(ctx, err)
 	case c.Answer != store.Accepted:
 		return refused("decline", "declined on the page by "+c.AnsweredBy)
 	}
@@ -209,7 +209,7 @@ func (d *done) confirmByInput(ctx context.Context, next mcp.MethodHandler, metho
 	if p.RequestState == "" {
 		c, err := d.requestConfirmation(ctx, k, p, e, binding)
 		if err != nil {
-			return nil, err
+			return nil, d.check(ctx, err)
 		}
 		return &mcp.CallToolResult{
 			InputRequests: mcp.InputRequestMap{pageInput: d.pageElicitation(c)},
@@ -217,6 +217,10 @@ func (d *done) confirmByInput(ctx context.Context, next mcp.MethodHandler, metho
 		}, nil
 	}
 	c, err := d.store.GetConfirmation(ctx, p.RequestState)
+	if store.Transient(err) {
+		// The state may be good: the call may be made again with it.
+		return nil, d.check(ctx, err)
+	}
 	if err != nil || c.TokenID != k.ID {
 		// Not a confirmation, or another caller's: the state is not
 		// this call's, and says nothing of whose it is.
@@ -236,7 +240,7 @@ func (d *done) confirmByInput(ctx context.Context, next mcp.MethodHandler, metho
 	c, err = d.awaitAnswer(ctx, c)
 	if err != nil {
 		if !errors.Is(err, context.Canceled) {
-			return nil, err
+			return nil, d.check(ctx, err)
 		}
 		// The client gave up waiting: the page must no longer ask.
 		if err := d.store.WithdrawConfirmation(context.WithoutCancel(ctx), k.Actor(), c.ID); err != nil {

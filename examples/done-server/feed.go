@@ -36,6 +36,11 @@ func (d *done) feedHandler() http.Handler {
 		if err == nil {
 			_, err = feedCalendar(f).WriteTo(&body)
 		}
+		if store.Transient(err) {
+			d.logger.WarnContext(r.Context(), "serving a calendar feed", "err", err)
+			writeUnavailable(w)
+			return
+		}
 		if err != nil {
 			d.logger.ErrorContext(r.Context(), "serving a calendar feed", "err", err)
 			http.Error(w, "internal error", http.StatusInternalServerError)

@@ -477,16 +477,11 @@ func runGateInvariant(t *testing.T, seed uint64, steps int) {
 	}
 
 	w := &gateWorld{t: t, rand: rand.New(rand.NewPCG(seed, seed))}
-	type stepInfo struct {
-		actor *gateActor
-		tool  string
-		args  args
-	}
-	history := []stepInfo{{}}
+	history := []gateStep{{}}
 	for step := 1; step <= steps; step++ {
 		a := actors[w.rand.IntN(len(actors))]
 		tool, in := w.next(a)
-		history = append(history, stepInfo{a, tool, in})
+		history = append(history, gateStep{a, tool, in})
 		if _, err := db.Exec(setStep, step); err != nil {
 			t.Fatal(err)
 		}
@@ -512,6 +507,34 @@ func runGateInvariant(t *testing.T, seed uint64, steps int) {
 		w.learn(tool, res)
 	}
 
+	done, byApproval, byAutoClose := checkGateInvariant(t, db, history)
+	t.Logf("%d steps: %d refused; %d tasks became done, %d by a person's approval, %d auto-close; %d close_task and %d approvals of pending requests tried",
+		steps, w.refused, done, byApproval, byAutoClose, w.closeCalls, w.approveCalls)
+	// A run in which the gate never opened would prove nothing.
+	if byApproval == 0 || byAutoClose == 0 {
+		t.Errorf("the run made %d tasks done by approval and %d by auto-close: too few to test the gate; change the seed or the steps", byApproval, byAutoClose)
+	}
+}
+
+// gateStep is one call of the callers of the approval gate: who made it,
+// the tool and its arguments. A step's number is its index in the
+// history of a run, which the triggers of gateSchema record with each
+// change (step 0 is before the first call).
+type gateStep struct {
+	actor *gateActor
+	tool  string
+	args  args
+}
+
+// checkGateInvariant replays what the triggers of gateSchema (or
+// gateSchemaPostgres) recorded in db, each change with the step of
+// history that made it, and fails t for each task that became done
+// without a person's approval in that step, unless it was auto-close by
+// a person's decision; and where the store's own account disagrees with
+// the record. It returns how many times a task became done, and of
+// those, how many by a person's approval and how many auto-close.
+func checkGateInvariant(t *testing.T, db *sql.DB, history []gateStep) (done, byApproval, byAutoClose int) {
+	t.Helper()
 	// The replay: what each task and project's auto_close is, and whether
 	// a person decided it.
 	type setting struct{ on, byHuman bool }
@@ -546,11 +569,10 @@ func runGateInvariant(t *testing.T, seed uint64, steps int) {
 	}
 	approved := map[taskStep]bool{}
 	for _, ev := range events {
-		if ev.what == "approved" && ev.kind == string(store.ApprovalClose) && history[ev.step].actor.human {
+		if a := history[ev.step].actor; ev.what == "approved" && ev.kind == string(store.ApprovalClose) && a != nil && a.human {
 			approved[taskStep{ev.id, ev.step}] = true
 		}
 	}
-	var done, byApproval, byAutoClose int
 	for _, ev := range events {
 		by := history[ev.step]
 		human := by.actor != nil && by.actor.human
@@ -580,8 +602,12 @@ func runGateInvariant(t *testing.T, seed uint64, steps int) {
 			case s.on && s.byHuman:
 				byAutoClose++
 			default:
+				name := "no one" // step 0, before the first call
+				if by.actor != nil {
+					name = by.actor.name
+				}
 				t.Errorf("task %s became done in step %d, %s(%v) by %s, without a person's approval, and its auto-close (%t) was not a person's decision",
-					ev.id, ev.step, by.tool, by.args, by.actor.name, s.on)
+					ev.id, ev.step, by.tool, by.args, name, s.on)
 			}
 		}
 	}
@@ -615,12 +641,7 @@ func runGateInvariant(t *testing.T, seed uint64, steps int) {
 	if err := rows2.Err(); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d steps: %d refused; %d tasks became done, %d by a person's approval, %d auto-close; %d close_task and %d approvals of pending requests tried",
-		steps, w.refused, done, byApproval, byAutoClose, w.closeCalls, w.approveCalls)
-	// A run in which the gate never opened would prove nothing.
-	if byApproval == 0 || byAutoClose == 0 {
-		t.Errorf("the run made %d tasks done by approval and %d by auto-close: too few to test the gate; change the seed or the steps", byApproval, byAutoClose)
-	}
+	return done, byApproval, byAutoClose
 }
 
 // learn notes the ids a successful call made known.

@@ -679,10 +679,7 @@ func (c *loadClient) probe(ctx context.Context) {
 		c.cs.CallTool(ctx, &mcp.CallToolParams{Name: "whoami", Arguments: args{}})
 		return
 	}
-	name, a := "create_task", args{"title": "must not exist"}
-	if c.scope == mcpeffect.NonDestructive {
-		name, a = "update_task", args{"task_id": c.tasks[0], "title": "must not change"}
-	}
+	name, a := c.probeCall()
 	_, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: a})
 	if ctx.Err() != nil {
 		return
@@ -692,4 +689,13 @@ func (c *loadClient) probe(ctx context.Context) {
 		return
 	}
 	c.refusals++
+}
+
+// probeCall returns the call that probe makes: one that the client's
+// scope, read-only or non-destructive, does not allow.
+func (c *loadClient) probeCall() (string, args) {
+	if c.scope == mcpeffect.NonDestructive {
+		return "update_task", args{"task_id": c.tasks[0], "title": "must not change"}
+	}
+	return "create_task", args{"title": "must not exist"}
 }

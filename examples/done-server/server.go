@@ -345,7 +345,8 @@ const (
 //
 // A request to /mcp goes through these layers: its deadlines are set for
 // streams (see [streamDeadlines]); the bearer token is checked (401
-// without a valid one); a tool call that the token's scope does not allow
+// without a valid one, 503 while the database cannot say: see
+// [done.bearer]); a tool call that the token's scope does not allow
 // is answered early with the step-up challenge (403 and the scope it
 // needs, so that a client can ask for it); a request that would open a
 // session past a limit is refused (see [sessionLimiter]); then the MCP
@@ -492,16 +493,6 @@ const firstSessionlessProtocol = "2026-07-28"
 // sessions, by the version its Mcp-Protocol-Version header names.
 func sessionless(r *http.Request) bool {
 	return r.Header.Get("Mcp-Protocol-Version") >= firstSessionlessProtocol
-}
-
-// bearer returns the HTTP middleware that lets through only requests with
-// a live token, answering the others 401 with the address of the metadata.
-func (d *done) bearer() func(http.Handler) http.Handler {
-	return auth.RequireBearerToken(d.verify, &auth.RequireBearerTokenOptions{
-		ResourceMetadataURL: d.baseURL + metadataPath,
-		// Tokens made without an expiry last until revoked.
-		AllowMissingExpiration: true,
-	})
 }
 
 // serveHTTP serves Done over HTTP on addr until ctx is done, with the

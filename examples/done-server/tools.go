@@ -80,7 +80,7 @@ func (d *done) check(ctx context.Context, err error) error {
 	if err == nil || refusal.CodeOf(err) != 0 || errors.Is(err, context.Canceled) {
 		return err
 	}
-	if errors.Is(err, store.ErrUnavailable) || errors.Is(err, store.ErrBusy) {
+	if store.Transient(err) {
 		// A shared database that is down, restarting or too contended:
 		// the caller may try again, and should know it.
 		d.logger.WarnContext(ctx, "tool call failed on the database", "err", err)

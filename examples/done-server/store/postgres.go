@@ -67,10 +67,29 @@ func backoff(ctx context.Context, attempt int) error {
 // written, and the call may be made again once it is back.
 var ErrUnavailable = errors.New("the database is unavailable")
 
+// Transient reports whether err is [ErrUnavailable] or [ErrBusy]: the
+// database could not serve the call, nothing was written, and the same
+// call may succeed if made again in a few seconds. Whatever answers a
+// caller (a tool, an HTTP handler) says so, and never an internal error.
+func Transient(err error) bool {
+	return errors.Is(err, ErrUnavailable) || errors.Is(err, ErrBusy)
+}
+
 // connectTimeout bounds the wait for a connection to PostgreSQL, so that
 // a call during an outage is answered with ErrUnavailable, not left to
 // hang.
 const connectTimeout = 3 * time.Second
+
+// callTimeout bounds each call of the store on PostgreSQL, its retries
+// included: past it the call is given up as [ErrUnavailable]. A database
+// that went away with its connections closed is seen at once, and one
+// that cannot be reached within connectTimeout; but one cut off by the
+// network (a partition, a host gone without closing its connections)
+// would otherwise leave a query on a pooled connection waiting for an
+// answer that never comes, for as long as TCP takes to notice: minutes.
+// A call of Done takes milliseconds; ten seconds leaves room for a
+// loaded machine.
+const callTimeout = 10 * time.Second
 
 // fail wraps an error of the database itself (not the domain's), as
 // [ErrUnavailable] when it is one of reaching the database.

@@ -378,6 +378,8 @@ func write[T any](ctx context.Context, s *Store, by Actor, fn func(*tx) (T, erro
 	if s.pg == nil {
 		return writeOnce(ctx, s, by, nil, fn)
 	}
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
 	for attempt := 1; ; attempt++ {
 		v, err := writeOnce(ctx, s, by, &sql.TxOptions{Isolation: sql.LevelSerializable}, fn)
 		if err == nil || !retryable(err) {
@@ -428,6 +430,9 @@ func read[T any](ctx context.Context, s *Store, by Actor, fn func(*tx) (T, error
 		// A snapshot, as SQLite's reads have, without SERIALIZABLE's
 		// bookkeeping: a read-only transaction cannot break an invariant.
 		opts.Isolation = sql.LevelRepeatableRead
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, callTimeout)
+		defer cancel()
 	}
 	sqlTx, err := s.reader.BeginTx(ctx, opts)
 	if err != nil {
@@ -438,7 +443,12 @@ func read[T any](ctx context.Context, s *Store, by Actor, fn func(*tx) (T, error
 	if err != nil {
 		return zero, s.failFn(err)
 	}
-	return v, sqlTx.Commit()
+	// Even a read's commit meets a connection gone (the database
+	// restarting): that is an outage too, not a fault of the server.
+	if err := sqlTx.Commit(); err != nil {
+		return zero, s.fail(err)
+	}
+	return v, nil
 }
 
 func (t *tx) exec(query string, args ...any) (sql.Result, error) {

@@ -54,6 +54,12 @@ const (
 	DefaultSessionTTL = 12 * time.Hour
 )
 
+// RetryAfter is the Retry-After header, in seconds, of an answer refused
+// because the database is unavailable for now ([store.Transient]), here
+// and on the rest of done-server's HTTP: a restart of PostgreSQL takes a
+// few seconds.
+const RetryAfter = "2"
+
 // The cookies of the page. Both are HttpOnly, SameSite=Strict, Secure
 // over TLS, and scoped to [Prefix].
 const (
@@ -171,22 +177,20 @@ func derive(secret, purpose string) []byte {
 	return m.Sum(nil)
 }
 
-// sessionOf returns the live session of r, or false.
-func (h *Handler) sessionOf(r *http.Request) (*session, bool) {
+// sessionOf returns the live session of r, [store.ErrBadSession] if it
+// has none, or the error that kept the store from saying.
+func (h *Handler) sessionOf(r *http.Request) (*session, error) {
 	c, err := r.Cookie(sessionCookie)
 	if err != nil {
-		return nil, false
+		return nil, store.ErrBadSession
 	}
 	ws, err := h.store.WebSession(r.Context(), c.Value)
 	if err != nil {
-		if !errors.Is(err, store.ErrBadSession) {
-			h.logger.ErrorContext(r.Context(), "reading a web session", "err", err)
-		}
-		return nil, false
+		return nil, err
 	}
 	return &session{WebSession: ws,
 		csrf:      base64.RawURLEncoding.EncodeToString(derive(c.Value, "csrf")),
-		reviewKey: derive(c.Value, "review")}, true
+		reviewKey: derive(c.Value, "review")}, nil
 }
 
 // authed wraps a page that needs a session. Without one, a GET gets the
@@ -194,8 +198,14 @@ func (h *Handler) sessionOf(r *http.Request) (*session, bool) {
 // else 403. A POST must carry the session's CSRF token in its form.
 func (h *Handler) authed(next func(http.ResponseWriter, *http.Request, *session)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		s, ok := h.sessionOf(r)
-		if !ok {
+		s, err := h.sessionOf(r)
+		if err != nil && !errors.Is(err, store.ErrBadSession) {
+			// The store could not say (the database is down, say): a
+			// signed-in person is not sent to sign in again.
+			h.refuse(w, r, err)
+			return
+		}
+		if err != nil {
 			if r.Method == http.MethodGet || r.Method == http.MethodHead {
 				if strings.HasPrefix(r.URL.Path, ConfirmPath) {
 					h.setCookie(w, r, nextCookie, r.URL.Path, 15*time.Minute)
@@ -255,7 +265,8 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, status int, messa
 }
 
 // refuse answers err, an error of the store: a refusal of the domain
-// with its message, anything else as an internal error, logged.
+// with its message; the database unavailable for now as 503 with
+// Retry-After; anything else as an internal error, logged.
 func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, err error) {
 	var e *refusal.Error
 	if errors.As(err, &e) {
@@ -265,6 +276,13 @@ func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, err error) {
 			status = http.StatusBadRequest
 		}
 		h.fail(w, r, status, e.Error())
+		return
+	}
+	if store.Transient(err) {
+		// Nothing was done, and the same request may work in a moment.
+		h.logger.WarnContext(r.Context(), "web page", "path", r.URL.Path, "err", err)
+		w.Header().Set("Retry-After", RetryAfter)
+		h.fail(w, r, http.StatusServiceUnavailable, "The database of Done is unavailable for now: nothing was changed. Try again in a few seconds.")
 		return
 	}
 	h.logger.ErrorContext(r.Context(), "web page", "path", r.URL.Path, "err", err)

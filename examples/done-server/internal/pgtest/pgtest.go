@@ -326,7 +326,12 @@ func freePort() (int, error) {
 }
 
 func (c *Cluster) url(role, db string) string {
-	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", role, c.port, db)
+	return fmt.Sprintf("postgres://%s@%s/%s?sslmode=disable", role, c.addr(), db)
+}
+
+// addr is the host and port the cluster listens on.
+func (c *Cluster) addr() string {
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(c.port))
 }
 
 func (c *Cluster) admin(ctx context.Context, stmt string) error {
