@@ -554,18 +554,9 @@ func (d *done) serveHTTP(ctx context.Context, addr string) error {
 // so that revoking k takes effect on the next call; the connection may
 // call at most maxScope, whatever k allows.
 func (d *done) serveStdio(ctx context.Context, k store.Token, cred stdioCredential, maxScope mcpeffect.Scope) error {
-	scope := min(k.Scope, maxScope)
-	d.logger.Info("serving MCP over stdio", "token", k.Name, "kind", k.Kind, "owner", k.Owner, "scope", scope)
-	d.baseURL = "" // this process serves no HTTP
-	server, _ := d.newServer()
-	// A stdio connection has no bearer token on each request: its scope is
-	// set once, for the whole connection, and so is the token its logs
-	// name.
-	ctx = mcpeffect.WithConnectionScope(withStdioCredential(ctx, cred), scope)
-	ctx = context.WithValue(ctx, logTokenKey{}, k)
 	// Not server.Run, which takes a signal for a failure: it logs an
 	// error and returns one.
-	session, err := server.Connect(ctx, &mcp.StdioTransport{}, nil)
+	session, err := d.connectStdio(ctx, k, cred, maxScope, &mcp.StdioTransport{})
 	if err != nil {
 		return err
 	}
@@ -584,4 +575,21 @@ func (d *done) serveStdio(ctx context.Context, k store.Token, cred stdioCredenti
 		return fmt.Errorf("the connection on stdin ended: %w (Done speaks MCP to a host that starts it; it is not typed into)", err)
 	}
 	return nil
+}
+
+// connectStdio connects a new MCP server of d to the one client at the
+// other end of t, as [done.serveStdio] does over stdin and stdout: for the
+// token k, authenticated again with cred on every call, and capped at
+// maxScope.
+func (d *done) connectStdio(ctx context.Context, k store.Token, cred stdioCredential, maxScope mcpeffect.Scope, t mcp.Transport) (*mcp.ServerSession, error) {
+	scope := min(k.Scope, maxScope)
+	d.logger.Info("serving MCP over stdio", "token", k.Name, "kind", k.Kind, "owner", k.Owner, "scope", scope)
+	d.baseURL = "" // this process serves no HTTP
+	server, _ := d.newServer()
+	// A stdio connection has no bearer token on each request: its scope is
+	// set once, for the whole connection, and so is the token its logs
+	// name.
+	ctx = mcpeffect.WithConnectionScope(withStdioCredential(ctx, cred), scope)
+	ctx = context.WithValue(ctx, logTokenKey{}, k)
+	return server.Connect(ctx, t, nil)
 }
