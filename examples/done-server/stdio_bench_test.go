@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -41,6 +43,11 @@ import (
 // middleware, the admission queue, the output schema). get_task reads one
 // task of a seeded workspace, with its steps and comments: the simple
 // read of a real client, one read transaction of a few queries by key.
+//
+// With DONE_BENCH_CPUPROFILES=DIR, each server process writes its CPU
+// profile to DIR/TOOL.cpu.pprof, for go tool pprof; with
+// DONE_BENCH_MEMPROFILES=DIR, its profile of every allocation to
+// DIR/TOOL.mem.pprof (which slows it: not with the CPU profile).
 //
 // server-cpu-ns/op is the server process's CPU time a call, user and
 // system, read from /proc around the calls (Linux only): less noisy than
@@ -142,6 +149,13 @@ func startStdioBench(b *testing.B, dir, secret string, echo bool) (*mcp.ClientSe
 		cmd.Env = serverEnv()
 		cmd.Env = append(cmd.Env, "DONE_SERVER_MAIN=echo") // the last wins
 	}
+	name := strings.TrimPrefix(b.Name(), "BenchmarkStdioCall/process/")
+	if dir := os.Getenv("DONE_BENCH_CPUPROFILES"); dir != "" {
+		cmd.Env = append(cmd.Env, "DONE_SERVER_CPUPROFILE="+filepath.Join(dir, name+".cpu.pprof"))
+	}
+	if dir := os.Getenv("DONE_BENCH_MEMPROFILES"); dir != "" {
+		cmd.Env = append(cmd.Env, "DONE_SERVER_MEMPROFILE="+filepath.Join(dir, name+".mem.pprof"))
+	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(b.Context(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -216,6 +230,41 @@ func serveEcho() {
 	if err != nil && err != io.EOF && ctx.Err() == nil {
 		fmt.Fprintln(os.Stderr, "echo:", err)
 	}
+}
+
+// profiled runs f, the main function of a server process that a test
+// started, with a CPU profile written to the file DONE_SERVER_CPUPROFILE
+// and a profile of every allocation to DONE_SERVER_MEMPROFILE, when they
+// are set.
+func profiled(f func()) {
+	if path := os.Getenv("DONE_SERVER_CPUPROFILE"); path != "" {
+		out, err := os.Create(path)
+		if err == nil {
+			err = pprof.StartCPUProfile(out)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "cpu profile:", err)
+			os.Exit(2)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			out.Close()
+		}()
+	}
+	if path := os.Getenv("DONE_SERVER_MEMPROFILE"); path != "" {
+		runtime.MemProfileRate = 1
+		defer func() {
+			out, err := os.Create(path)
+			if err == nil {
+				err = pprof.Lookup("allocs").WriteTo(out, 0)
+				out.Close()
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "memory profile:", err)
+			}
+		}()
+	}
+	f()
 }
 
 // procCPU returns the CPU time, user and system, that the process pid has

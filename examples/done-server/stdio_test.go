@@ -24,10 +24,10 @@ import (
 func TestMain(m *testing.M) {
 	switch os.Getenv("DONE_SERVER_MAIN") {
 	case "1":
-		main()
+		profiled(main)
 		os.Exit(0)
 	case "echo":
-		serveEcho()
+		profiled(serveEcho)
 		os.Exit(0)
 	}
 	// The server's tests run on SQLite, then again on PostgreSQL.
