@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,19 +24,34 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// BenchmarkStdioCall makes one tools/call after another, with one go-sdk
-// client, over stdio, as a host that starts Done does: the client's time
-// for a call, from outside the server. Each tool is served two ways:
+// BenchmarkStdioCall makes tools/calls one after another, each with one
+// go-sdk client, over stdio, as a host that starts Done does, and times
+// each call from outside the server. Every iteration calls three servers
+// in turn (which first rotates), so that all see the same moments of a
+// shared, noisy machine:
+//
+//   - Done's tool: ns/op.
+//   - echo, a trivial go-sdk tool: echo-ns/op, and x-echo, Done's time
+//     over echo's: what Done adds to a call.
+//   - a trivial go-sdk tool of the same name, arguments and result type
+//     as Done's (so the same schemas), which returns the result that Done
+//     returned, as it is: same-ns/op, and x-same, Done's time over it.
+//     What x-echo has that x-same has not is go-sdk's own cost of a
+//     larger result (encoding it, checking it against its schema,
+//     sending it twice, as structured content and as text); what x-same
+//     has is Done's work.
+//
+// The servers are served two ways:
 //
 //   - process: done-server serve as a process of its own (this test
 //     binary, run as the command: see TestMain), its stdin and stdout
-//     the pipes of go-sdk's CommandTransport; echo, the baseline, is a
-//     trivial go-sdk tool served over stdio by a process of the same
-//     binary with the same runtime settings (tuneGC), so that the ratio
-//     of the two is what Done adds to a call.
+//     the pipes of go-sdk's CommandTransport; the trivial tools are
+//     served over stdio by a process of the same binary with the same
+//     runtime settings (tuneGC).
 //   - inmemory: the same servers in this process, over go-sdk's in-memory
 //     transports, so that what the process and its pipes cost can be told
-//     from what Done costs.
+//     from what the servers cost (they share this process's collector,
+//     and Done's heap slows the others' collections).
 //
 // whoami is the simplest read of Done: it reads nothing but the caller's
 // token, and that from the store's cache of tokens; what it costs beyond
@@ -44,18 +60,20 @@ import (
 // task of a seeded workspace, with its steps and comments: the simple
 // read of a real client, one read transaction of a few queries by key.
 //
-// With DONE_BENCH_CPUPROFILES=DIR, each server process writes its CPU
-// profile to DIR/TOOL.cpu.pprof, for go tool pprof; with
-// DONE_BENCH_MEMPROFILES=DIR, its profile of every allocation to
-// DIR/TOOL.mem.pprof (which slows it: not with the CPU profile).
+// server-cpu-ns/op, echo-cpu-ns/op and same-cpu-ns/op are the CPU time a
+// call, user and system, of each server process, read from /proc around
+// the calls (Linux only), and cpu-x-echo and cpu-x-same the ratios.
 //
-// server-cpu-ns/op is the server process's CPU time a call, user and
-// system, read from /proc around the calls (Linux only): less noisy than
-// the elapsed time on a shared machine. The machine's noise is large, so
-// compare variants of the same run, alternating:
+// With DONE_BENCH_CPUPROFILES=DIR, each server process writes its CPU
+// profile to DIR/TOOL.SERVER.cpu.pprof (SERVER is done, echo or same),
+// for go tool pprof; with DONE_BENCH_MEMPROFILES=DIR, its profile of
+// every allocation to DIR/TOOL.SERVER.mem.pprof (which slows it: not with
+// the CPU profile).
+//
+// The machine's noise is large: run it a few times and take the medians:
 //
 //	go test -c -o done.test . && for i in 1 2 3 4 5; do
-//	  DONE_TEST_DB=sqlite ./done.test -test.run '^$' -test.bench StdioCall -test.benchmem -test.benchtime 3000x
+//	  DONE_TEST_DB=sqlite ./done.test -test.run '^$' -test.bench StdioCall -test.benchtime 3000x
 //	done
 func BenchmarkStdioCall(b *testing.B) {
 	if pgtest.Postgres() {
@@ -63,45 +81,94 @@ func BenchmarkStdioCall(b *testing.B) {
 	}
 	dir := filepath.Join(b.TempDir(), "data")
 	secret, task := seedStdioBench(b, dir)
-	calls := []struct {
-		tool string
-		args map[string]any
-	}{
-		{"echo", map[string]any{"text": "a call"}},
-		{"whoami", map[string]any{}},
-		{"get_task", map[string]any{"task_id": task}},
-	}
+	echo := &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "a call"}}
 	for _, where := range []string{"process", "inmemory"} {
-		for _, c := range calls {
-			b.Run(where+"/"+c.tool, func(b *testing.B) {
-				var cs *mcp.ClientSession
-				var pid int
-				if where == "process" {
-					cs, pid = startStdioBench(b, dir, secret, c.tool == "echo")
-				} else {
-					cs = connectStdioBench(b, dir, secret, c.tool == "echo")
-				}
-				params := &mcp.CallToolParams{Name: c.tool, Arguments: c.args}
-				call := func() {
+		for _, params := range []*mcp.CallToolParams{
+			{Name: "whoami", Arguments: map[string]any{}},
+			{Name: "get_task", Arguments: map[string]any{"task_id": task}},
+		} {
+			b.Run(where+"/"+params.Name, func(b *testing.B) {
+				call := func(cs *mcp.ClientSession, params *mcp.CallToolParams) (time.Duration, *mcp.CallToolResult) {
+					start := time.Now()
 					res, err := cs.CallTool(b.Context(), params)
+					took := time.Since(start)
 					if err != nil || res.IsError || res.StructuredContent == nil {
-						b.Fatalf("%s: %v %+v", c.tool, err, res)
+						b.Fatalf("%s: %v %+v", params.Name, err, res)
+					}
+					return took, res
+				}
+				servers := make([]struct {
+					cs     *mcp.ClientSession
+					params *mcp.CallToolParams
+					pid    int
+					took   time.Duration
+					cpu    time.Duration
+				}, 3)
+				done, base, same := &servers[0], &servers[1], &servers[2]
+				done.params, base.params, same.params = params, echo, params
+				var result []byte
+				if where == "process" {
+					done.cs, done.pid = startStdioBench(b, dir, secret, params.Name, "done", nil)
+				} else {
+					done.cs = connectStdioBench(b, dir, secret, "", nil)
+				}
+				_, res := call(done.cs, params)
+				result, err := json.Marshal(res.StructuredContent)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if where == "process" {
+					base.cs, base.pid = startStdioBench(b, dir, secret, params.Name, "echo", nil)
+					same.cs, same.pid = startStdioBench(b, dir, secret, params.Name, "same", result)
+				} else {
+					base.cs = connectStdioBench(b, dir, secret, "echo", nil)
+					same.cs = connectStdioBench(b, dir, secret, params.Name, result)
+				}
+				{
+					_, res := call(same.cs, params)
+					got, err := json.Marshal(res.StructuredContent)
+					if err != nil || string(got) != string(result) {
+						b.Fatalf("the trivial %s returned %s (%v), want Done's %s", params.Name, got, err, result)
 					}
 				}
 				// The first calls warm what a long-lived connection has
 				// warm: the statements, the token's cache, the schemas.
 				for range 10 {
-					call()
+					for _, s := range servers {
+						call(s.cs, s.params)
+					}
 				}
-				cpu0, cpuOK := procCPU(pid)
-				b.ReportAllocs()
+				cpu := func() bool {
+					ok := true
+					for i := range servers {
+						c, ok1 := procCPU(servers[i].pid)
+						servers[i].cpu = c - servers[i].cpu
+						ok = ok && ok1
+					}
+					return ok
+				}
+				cpuOK := cpu()
 				b.ResetTimer()
-				for range b.N {
-					call()
+				for i := range b.N {
+					for j := range servers {
+						s := &servers[(i+j)%len(servers)]
+						took, _ := call(s.cs, s.params)
+						s.took += took
+					}
 				}
 				b.StopTimer()
-				if cpu1, ok := procCPU(pid); cpuOK && ok {
-					b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "server-cpu-ns/op")
+				n := float64(b.N)
+				b.ReportMetric(float64(done.took)/n, "ns/op")
+				b.ReportMetric(float64(base.took)/n, "echo-ns/op")
+				b.ReportMetric(float64(same.took)/n, "same-ns/op")
+				b.ReportMetric(float64(done.took)/float64(base.took), "x-echo")
+				b.ReportMetric(float64(done.took)/float64(same.took), "x-same")
+				if cpuOK && cpu() && base.cpu > 0 && same.cpu > 0 {
+					b.ReportMetric(float64(done.cpu)/n, "server-cpu-ns/op")
+					b.ReportMetric(float64(base.cpu)/n, "echo-cpu-ns/op")
+					b.ReportMetric(float64(same.cpu)/n, "same-cpu-ns/op")
+					b.ReportMetric(float64(done.cpu)/float64(base.cpu), "cpu-x-echo")
+					b.ReportMetric(float64(done.cpu)/float64(same.cpu), "cpu-x-same")
 				}
 			})
 		}
@@ -137,19 +204,24 @@ func seedStdioBench(b *testing.B, dir string) (secret, task string) {
 	return secret, t.ID
 }
 
-// startStdioBench starts done-server serve on the data directory dir with
-// DONE_TOKEN=secret, or with echo the trivial server of [serveEcho], as a
-// process over stdio, and returns a client session with it and the
-// process's id.
-func startStdioBench(b *testing.B, dir, secret string, echo bool) (*mcp.ClientSession, int) {
+// startStdioBench starts a server as a process over stdio, and returns a
+// client session with it and the process's id: with server "done",
+// done-server serve on the data directory dir with DONE_TOKEN=secret;
+// "echo", the trivial server of [trivialServer] with echo alone; "same",
+// with tool too, which returns result. tool and server name the profiles
+// the process writes.
+func startStdioBench(b *testing.B, dir, secret, tool, server string, result []byte) (*mcp.ClientSession, int) {
 	cmd := exec.Command(os.Args[0], "serve", "-data", dir)
 	cmd.Env = serverEnv("DONE_TOKEN=" + secret)
-	if echo {
+	if server != "done" {
 		cmd = exec.Command(os.Args[0])
 		cmd.Env = serverEnv()
 		cmd.Env = append(cmd.Env, "DONE_SERVER_MAIN=echo") // the last wins
+		if server == "same" {
+			cmd.Env = append(cmd.Env, "DONE_ECHO_TOOL="+tool, "DONE_ECHO_RESULT="+string(result))
+		}
 	}
-	name := strings.TrimPrefix(b.Name(), "BenchmarkStdioCall/process/")
+	name := tool + "." + server
 	if dir := os.Getenv("DONE_BENCH_CPUPROFILES"); dir != "" {
 		cmd.Env = append(cmd.Env, "DONE_SERVER_CPUPROFILE="+filepath.Join(dir, name+".cpu.pprof"))
 	}
@@ -164,16 +236,21 @@ func startStdioBench(b *testing.B, dir, secret string, echo bool) (*mcp.ClientSe
 	return cs, cmd.Process.Pid
 }
 
-// connectStdioBench serves Done on the data directory dir for the token
-// of secret, or with echo the trivial server of [serveEcho], in this
-// process over in-memory transports, as [done.serveStdio] serves stdio,
-// with the same runtime settings, and returns a client session with it.
-func connectStdioBench(b *testing.B, dir, secret string, echo bool) *mcp.ClientSession {
+// connectStdioBench serves, in this process over in-memory transports,
+// Done on the data directory dir for the token of secret, as
+// [done.serveStdio] serves stdio, when trivial is empty; otherwise the
+// server of [trivialServer] with trivial and result. It sets the runtime
+// settings of done-server serve, and returns a client session.
+func connectStdioBench(b *testing.B, dir, secret, trivial string, result []byte) *mcp.ClientSession {
 	ctx := b.Context()
 	b.Cleanup(tuneGC(os.Getenv))
 	ct, stt := mcp.NewInMemoryTransports()
-	if echo {
-		ss, err := echoServer().Connect(ctx, stt, nil)
+	if trivial != "" {
+		server, err := trivialServer(trivial, result)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ss, err := server.Connect(ctx, stt, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -204,26 +281,61 @@ func connectStdioBench(b *testing.B, dir, secret string, echo bool) *mcp.ClientS
 	return cs
 }
 
-// echoServer is a trivial go-sdk server: one tool, echo, which returns its
-// argument, its result checked against its output schema as go-sdk checks
-// Done's.
-func echoServer() *mcp.Server {
-	server := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "1"}, nil)
+// trivialServer returns a trivial go-sdk server, whose results go-sdk
+// checks against their output schemas as it checks Done's: echo, which
+// returns its argument, and, unless tool is "" or "echo", the tool of
+// that name of [sameResults], which returns result, the JSON of one of
+// Done's results.
+func trivialServer(tool string, result []byte) (*mcp.Server, error) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "trivial", Version: "1"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "echo", Description: "Echo the text."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in echoed) (*mcp.CallToolResult, echoed, error) {
 			return nil, in, nil
 		})
-	return server
+	if tool == "" || tool == "echo" {
+		return server, nil
+	}
+	add, ok := sameResults[tool]
+	if !ok {
+		return nil, fmt.Errorf("no trivial %s", tool)
+	}
+	return server, add(server, tool, result)
 }
 
-// serveEcho serves [echoServer] over stdin and stdout, with the runtime
-// settings of done-server serve, until stdin ends: the baseline of
+// sameResults add to a server a trivial tool of the name, the arguments
+// and the result type of one of Done's (so the same schemas), which
+// returns a result of Done's, decoded once.
+var sameResults = map[string]func(*mcp.Server, string, []byte) error{
+	"whoami":   addSameResult[noArgs, whoamiResult],
+	"get_task": addSameResult[taskArg, store.TaskDetail],
+}
+
+func addSameResult[In, Out any](server *mcp.Server, name string, result []byte) error {
+	var out Out
+	if err := json.Unmarshal(result, &out); err != nil {
+		return err
+	}
+	mcp.AddTool(server, tool[In, Out](name, name, "Return one of Done's results."),
+		func(context.Context, *mcp.CallToolRequest, In) (*mcp.CallToolResult, Out, error) {
+			return nil, out, nil
+		})
+	return nil
+}
+
+// serveEcho serves [trivialServer] over stdin and stdout, with the tool
+// DONE_ECHO_TOOL and the result DONE_ECHO_RESULT, and the runtime
+// settings of done-server serve, until stdin ends: the baselines of
 // BenchmarkStdioCall, run by TestMain with DONE_SERVER_MAIN=echo.
 func serveEcho() {
 	defer tuneGC(os.Getenv)()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	session, err := echoServer().Connect(ctx, &mcp.StdioTransport{}, nil)
+	server, err := trivialServer(os.Getenv("DONE_ECHO_TOOL"), []byte(os.Getenv("DONE_ECHO_RESULT")))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "echo:", err)
+		os.Exit(2)
+	}
+	session, err := server.Connect(ctx, &mcp.StdioTransport{}, nil)
 	if err == nil {
 		err = session.Wait()
 	}
