@@ -405,3 +405,47 @@ func procCPU(pid int) (time.Duration, bool) {
 	// In clock ticks, 100 a second on Linux (USER_HZ).
 	return time.Duration(utime+stime) * 10 * time.Millisecond, true
 }
+
+// BenchmarkStdioMiddleware runs a tools/call of whoami through Done's
+// receiving middleware, as a stdio connection has it (the connection's
+// credential and scope in the context), around a handler that does
+// nothing: what Done's layers cost a call on their own, the token's
+// check against the store's cache, the registry's check and the
+// admission queue included. worker runs the handler on one of Done's
+// workers, as Done serves; inline, on the caller's goroutine: the
+// difference is the handoff (see [workers]), which a handler this small
+// does not pay back.
+func BenchmarkStdioMiddleware(b *testing.B) {
+	if pgtest.Postgres() {
+		b.Skip("measured on SQLite, in the first run")
+	}
+	dir := filepath.Join(b.TempDir(), "data")
+	secret, _ := seedStdioBench(b, dir)
+	st, _, err := store.Open(b.Context(), dir, storeOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	for _, where := range []string{"worker", "inline"} {
+		b.Run(where, func(b *testing.B) {
+			d := newDone(st, slog.New(slog.NewTextHandler(io.Discard, nil)), config{})
+			if where == "inline" {
+				d.workers = nil
+			}
+			_, registry := d.newToolServer()
+			mw := d.middleware(registry, d.enforcer(registry).Middleware())
+			h := mcp.MethodHandler(func(context.Context, string, mcp.Request) (mcp.Result, error) { return &mcp.CallToolResult{}, nil })
+			for i := len(mw) - 1; i >= 0; i-- {
+				h = mw[i](h)
+			}
+			ctx := mcpeffect.WithConnectionScope(withStdioCredential(b.Context(), stdioCredential{secret: secret}), mcpeffect.Full)
+			req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "whoami"}}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := h(ctx, "tools/call", req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
