@@ -124,6 +124,9 @@ type done struct {
 	// slots admits the tool calls that run at once (see [done.admit]); nil
 	// admits them all.
 	slots chan struct{}
+	// workers run the admitted calls; nil, each runs on its request's
+	// goroutine.
+	workers *workers
 	// confirm is config.confirm.
 	confirm func(mcpeffect.Effect) bool
 	// confirmURL, pageApprovals, stateless, confirmKey and hideDenied
@@ -147,8 +150,9 @@ func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 		store: st, logger: logger, baseURL: cfg.baseURL, confirm: cfg.confirm,
 		confirmURL: cfg.confirmURL, pageApprovals: cfg.pageApprovals,
 		stateless: cfg.stateless, confirmKey: cfg.confirmKey, hideDenied: cfg.hideDenied,
-		slots:  make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
-		writes: newWriteLimiter(logger, cfg.writeRate, cfg.writeBurst),
+		slots:   make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+		workers: newWorkers(),
+		writes:  newWriteLimiter(logger, cfg.writeRate, cfg.writeBurst),
 	}
 	for _, c := range cfg.connectors {
 		d.sources = append(d.sources, &source{Connector: c})
@@ -213,7 +217,9 @@ func (d *done) middleware(registry *mcpeffect.Registry, check mcp.Middleware) []
 // cores, writes took 60 to 90 ms at p50 and p99 was over 7 times p50;
 // admitting 4 calls at once, p99 came to 1.7 times p50, and throughput
 // rose by a tenth (see the README's performance section). A call waits
-// in the queue instead, and gives up when its client does.
+// in the queue instead, and gives up when its client does. An admitted
+// call runs on one of d.workers (see [workers]), whose stack has grown
+// already.
 //
 // The open-world tools are let through without a turn: they wait on a
 // source outside Done (a disk, a network), not on the CPU or the writer,
@@ -236,7 +242,13 @@ func (d *done) admit(registry *mcpeffect.Registry) mcp.Middleware {
 				return nil, ctx.Err()
 			}
 			defer func() { <-d.slots }()
-			return next(ctx, method, req)
+			if d.workers == nil {
+				return next(ctx, method, req)
+			}
+			var res mcp.Result
+			var err error
+			d.workers.run(func() { res, err = next(ctx, method, req) })
+			return res, err
 		}
 	}
 }
@@ -244,7 +256,9 @@ func (d *done) admit(registry *mcpeffect.Registry) mcp.Middleware {
 // recoverPanics is receiving middleware that recovers a panic in any
 // method handler below it, tool handlers included: go-sdk calls them on
 // the goroutine of the request, inside this middleware, and a panic
-// there would end the whole process, every connection with it. The
+// there would end the whole process, every connection with it (a tool
+// call that runs on a worker has its panic carried back to that
+// goroutine: see [workers]). The
 // request is answered with an internal error that says nothing of the
 // panic (its value may hold anything: a path, a secret, the caller's own
 // input), and the panic is logged with its stack under an incident id,
@@ -261,7 +275,13 @@ func (d *done) recoverPanics(next mcp.MethodHandler) mcp.MethodHandler {
 				return
 			}
 			incident := rand.Text()[:10]
-			attrs := []any{"method", method, "incident", incident, "panic", fmt.Sprint(v), "stack", string(debug.Stack())}
+			stack := debug.Stack()
+			if p, ok := v.(*callPanic); ok {
+				// A panic on a worker (see [workers]): its own value, and
+				// the stack where it happened.
+				v, stack = p.value, p.stack
+			}
+			attrs := []any{"method", method, "incident", incident, "panic", fmt.Sprint(v), "stack", string(stack)}
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil {
 				attrs = append(attrs, "tool", p.Name)
 			}
@@ -545,18 +565,9 @@ func (d *done) serveHTTP(ctx context.Context, addr string) error {
 // so that revoking k takes effect on the next call; the connection may
 // call at most maxScope, whatever k allows.
 func (d *done) serveStdio(ctx context.Context, k store.Token, cred stdioCredential, maxScope mcpeffect.Scope) error {
-	scope := min(k.Scope, maxScope)
-	d.logger.Info("serving MCP over stdio", "token", k.Name, "kind", k.Kind, "owner", k.Owner, "scope", scope)
-	d.baseURL = "" // this process serves no HTTP
-	server, _ := d.newServer()
-	// A stdio connection has no bearer token on each request: its scope is
-	// set once, for the whole connection, and so is the token its logs
-	// name.
-	ctx = mcpeffect.WithConnectionScope(withStdioCredential(ctx, cred), scope)
-	ctx = context.WithValue(ctx, logTokenKey{}, k)
 	// Not server.Run, which takes a signal for a failure: it logs an
 	// error and returns one.
-	session, err := server.Connect(ctx, &mcp.StdioTransport{}, nil)
+	session, err := d.connectStdio(ctx, k, cred, maxScope, &mcp.StdioTransport{})
 	if err != nil {
 		return err
 	}
@@ -575,4 +586,21 @@ func (d *done) serveStdio(ctx context.Context, k store.Token, cred stdioCredenti
 		return fmt.Errorf("the connection on stdin ended: %w (Done speaks MCP to a host that starts it; it is not typed into)", err)
 	}
 	return nil
+}
+
+// connectStdio connects a new MCP server of d to the one client at the
+// other end of t, as [done.serveStdio] does over stdin and stdout: for the
+// token k, authenticated again with cred on every call, and capped at
+// maxScope.
+func (d *done) connectStdio(ctx context.Context, k store.Token, cred stdioCredential, maxScope mcpeffect.Scope, t mcp.Transport) (*mcp.ServerSession, error) {
+	scope := min(k.Scope, maxScope)
+	d.logger.Info("serving MCP over stdio", "token", k.Name, "kind", k.Kind, "owner", k.Owner, "scope", scope)
+	d.baseURL = "" // this process serves no HTTP
+	server, _ := d.newServer()
+	// A stdio connection has no bearer token on each request: its scope is
+	// set once, for the whole connection, and so is the token its logs
+	// name.
+	ctx = mcpeffect.WithConnectionScope(withStdioCredential(ctx, cred), scope)
+	ctx = context.WithValue(ctx, logTokenKey{}, k)
+	return server.Connect(ctx, t, nil)
 }

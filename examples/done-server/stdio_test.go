@@ -19,10 +19,15 @@ import (
 
 // TestMain lets the test binary stand in for done-server: run with
 // DONE_SERVER_MAIN=1, it is the command itself, so that tests can start
-// it as a real process.
+// it as a real process; with DONE_SERVER_MAIN=echo, it is the trivial
+// server that BenchmarkStdioCall compares Done with (see [serveEcho]).
 func TestMain(m *testing.M) {
-	if os.Getenv("DONE_SERVER_MAIN") == "1" {
-		main()
+	switch os.Getenv("DONE_SERVER_MAIN") {
+	case "1":
+		profiled(main)
+		os.Exit(0)
+	case "echo":
+		profiled(serveEcho)
 		os.Exit(0)
 	}
 	// The server's tests run on SQLite, then again on PostgreSQL.

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+	"time"
+)
+
+// workers run the tool calls that [done.admit] has admitted, each on a
+// goroutine that has run calls before, rather than on the goroutine that
+// go-sdk starts for each request.
+//
+// A goroutine starts with a small stack, and grows it by copying it
+// whole to one twice the size each time a call needs more: go-sdk's
+// check of arguments and results against their schemas recurses deeply,
+// and modernc.org/sqlite, translated from C, has large frames. On a new
+// goroutine for every request, every call paid for those copies, the
+// unwinding of every frame on the stack included; a worker's stack stays
+// grown from one call to the next (until the collector shrinks an idle
+// one), so that a call pays for none of them. The README's performance
+// section says what it buys.
+//
+// The number of calls that run at once is still bounded by the turns of
+// admit: a call takes a turn, then a worker. A worker that has had
+// nothing to run for workerIdle ends, so that a quiet server keeps no
+// goroutines, and a new one starts when a call finds none idle.
+type workers struct {
+	// idle hands a call to a worker that waits for one.
+	idle chan func()
+}
+
+// workerIdle is how long a worker waits for its next call before it
+// ends.
+const workerIdle = 10 * time.Second
+
+func newWorkers() *workers { return &workers{idle: make(chan func())} }
+
+// A callPanic is a panic of a call that a worker ran, carried back to the
+// goroutine of its request, which panics with it: the middleware there
+// that recovers panics ([done.recoverPanics]) logs the panic's value and
+// the stack where it happened, which this keeps.
+type callPanic struct {
+	value any
+	stack []byte
+}
+
+func (p *callPanic) String() string { return fmt.Sprint(p.value) }
+
+// run runs f on a worker, and returns once it has returned. A panic in f
+// is raised again here, as a [*callPanic], on the caller's goroutine: a
+// panic on a worker's would end the process.
+func (w *workers) run(f func()) {
+	done := make(chan *callPanic, 1)
+	call := func() {
+		finished := false
+		defer func() {
+			if finished {
+				return
+			}
+			// recover is nil when f called runtime.Goexit, which ends the
+			// worker too.
+			done <- &callPanic{value: recover(), stack: debug.Stack()}
+		}()
+		f()
+		finished = true
+		done <- nil
+	}
+	select {
+	case w.idle <- call:
+	default:
+		go w.work(call)
+	}
+	if p := <-done; p != nil {
+		if p.value == nil {
+			p.value = "the tool call's goroutine exited (runtime.Goexit)"
+		}
+		panic(p)
+	}
+}
+
+// work runs call, then each call handed to it, until none comes for
+// workerIdle.
+func (w *workers) work(call func()) {
+	timer := time.NewTimer(workerIdle)
+	defer timer.Stop()
+	for {
+		call()
+		timer.Reset(workerIdle)
+		select {
+		case call = <-w.idle:
+		case <-timer.C:
+			return
+		}
+	}
+}
