@@ -221,9 +221,15 @@ func (s *Store) SearchTasks(ctx context.Context, query string, p Page) (List[Tas
 		// read until the page is full: one more match than it holds says
 		// that there is a next page. Only their ids come out of SQLite; the
 		// tasks of the page are read after, by id.
+		//
+		// On PostgreSQL, OFFSET 0 keeps the planner from making the
+		// EXISTS a hash of every task with a matching comment, which reads
+		// all the comments of the workspace at each search: the comments
+		// of each task are looked up by their index, as on SQLite, and
+		// only for the tasks read.
 		pattern := "%" + likeEscaper.Replace(query) + "%"
 		rows, err := t.query(`SELECT t.id, t.title LIKE +?1 ESCAPE '\' OR t.description LIKE +?1 ESCAPE '\'
-				OR EXISTS (SELECT 1 FROM comments c WHERE c.task_id = t.id AND c.trash_id IS NULL AND c.body LIKE +?1 ESCAPE '\')
+				OR EXISTS (SELECT 1 FROM comments c WHERE c.task_id = t.id AND c.trash_id IS NULL AND c.body LIKE +?1 ESCAPE '\'`+t.pick(``, ` OFFSET 0`)+`)
 			FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
 			WHERE t.trash_id IS NULL AND (p.id IS NULL OR p.archived_at IS NULL) AND t.id > ?2
 			ORDER BY t.id LIMIT +?3`, pattern, p.Cursor, MaxSearchScan)
