@@ -627,7 +627,8 @@ type loadResult struct {
 	refusals  int           // intended refusals, as intended
 	creates   int           // acknowledged creations, all found afterwards
 	elapsed   time.Duration // of the round
-	cpu       time.Duration // the process's CPU time during the round, clients included
+	cpu       time.Duration // the CPU time of the round: this process's (the clients included), the replicas' and PostgreSQL's
+	dbCPU     time.Duration // of which PostgreSQL's
 	heap      uint64        // the most the heap held, live and garbage, sampled
 	latencies []time.Duration
 	byTool    map[string][]time.Duration
@@ -647,9 +648,9 @@ func (r loadResult) percentile(p int) time.Duration {
 
 func (r loadResult) String() string {
 	p50, p99 := r.percentile(50), r.percentile(99)
-	return fmt.Sprintf("%6.0f calls/s, p50 %v, p99 %v, p99/p50 %.1f, CPU %v a call, heap %d MiB (%d calls in %v, second half/first %.2f; %d refusals as intended, %d creations acknowledged and found)",
+	return fmt.Sprintf("%6.0f calls/s, p50 %v, p99 %v, p99/p50 %.1f, CPU %v a call (PostgreSQL %v), heap %d MiB (%d calls in %v, second half/first %.2f; %d refusals as intended, %d creations acknowledged and found)",
 		r.perSecond(), p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond), float64(p99)/float64(max(p50, 1)),
-		r.cpuPerCall().Round(time.Microsecond), r.heap>>20, r.calls, r.elapsed.Round(time.Millisecond), float64(r.late)/float64(max(r.calls-r.late, 1)), r.refusals, r.creates)
+		r.cpuPerCall().Round(time.Microsecond), (r.dbCPU / time.Duration(max(r.calls, 1))).Round(time.Microsecond), r.heap>>20, r.calls, r.elapsed.Round(time.Millisecond), float64(r.late)/float64(max(r.calls-r.late, 1)), r.refusals, r.creates)
 }
 
 // tools says the share of the calls, p50 and p99 of each tool, slowest
@@ -683,6 +684,7 @@ func merge(rs []loadResult) loadResult {
 		m.creates += r.creates
 		m.elapsed += r.elapsed
 		m.cpu += r.cpu
+		m.dbCPU += r.dbCPU
 		m.heap = max(m.heap, r.heap)
 		m.latencies = append(m.latencies, r.latencies...)
 		for tool, ds := range r.byTool {
@@ -862,13 +864,16 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration, 
 	if seed != nil && seed.backend == "postgres" {
 		pg = pgtest.Start(t)
 	}
+	dbNow := func() time.Duration {
+		if pg == nil {
+			return 0
+		}
+		return processTreeCPU(pg.PID())
+	}
 	cpuNow := func() time.Duration {
-		d := cpuTime()
+		d := cpuTime() + dbNow()
 		for _, cmd := range procs {
 			d += processCPU(cmd.Process.Pid)
-		}
-		if pg != nil {
-			d += processTreeCPU(pg.PID())
 		}
 		return d
 	}
@@ -882,7 +887,7 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration, 
 		wg.Go(func() { c.run(roundCtx) })
 	}
 	time.Sleep(time.Until(start))
-	cpu := cpuNow()
+	cpu, db := cpuNow(), dbNow()
 	heap := make(chan uint64)
 	go func() {
 		var most uint64
@@ -895,7 +900,7 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration, 
 		heap <- most
 	}()
 	wg.Wait()
-	res := loadResult{elapsed: time.Since(start), cpu: cpuNow() - cpu, heap: <-heap}
+	res := loadResult{elapsed: time.Since(start), dbCPU: dbNow() - db, cpu: cpuNow() - cpu, heap: <-heap}
 
 	var failures []error
 	for _, c := range clients {
