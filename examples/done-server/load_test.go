@@ -196,11 +196,19 @@ func (it loadItem) String() string {
 // pages of at most 20; the writes add tasks due outside the agenda's
 // window, and comments and steps on the tasks the client created.
 //
+// The variants of -load-variants also put Done on a store of its own,
+// whatever DONE_TEST_DB says (see stored): SQLite, PostgreSQL in this
+// process, and 1, 2 or 3 done-server processes on PostgreSQL behind a
+// round-robin proxy, so that one run compares them against one ceiling.
+// -load-tasks runs each variant of Done on workspaces of several sizes,
+// and reports the cost of a call on each against the smallest, in the
+// same round; -load-protocol sets the protocol version of the clients.
+//
 // Without -load, each variant runs for a second: a smoke run, so that the
 // test cannot rot. The figures are logged, never asserted: a timing that
 // fails a test fails on a busy machine. To measure (see the README):
 //
-//	go test -run TestLoad -load 15s -load-rounds 5 -v .
+//	go test -run 'TestLoad$' -load 15s -load-rounds 5 -v .
 func TestLoad(t *testing.T) {
 	rounds, length, sizes := 1, time.Second, []int{50}
 	if *loadFor > 0 {
