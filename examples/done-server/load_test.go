@@ -246,18 +246,23 @@ func TestLoad(t *testing.T) {
 	}
 	// The process runs as done-server serves, the clients included.
 	defer tuneGC(os.Getenv)()
-	seeds := map[loadItem]*loadSeed{} // by backend (in v) and size
+	// One seed for each store and size, made before the rounds.
+	type seedKey struct {
+		backend string
+		tasks   int
+	}
+	seeds := map[seedKey]*loadSeed{}
 	seedOf := func(it loadItem) *loadSeed {
 		if it.tasks == 0 {
 			return nil
 		}
-		return seeds[loadItem{loadVariant(it.v.backend()), it.tasks}]
+		return seeds[seedKey{it.v.backend(), it.tasks}]
 	}
 	for _, it := range items {
-		key := loadItem{loadVariant(it.v.backend()), it.tasks}
+		key := seedKey{it.v.backend(), it.tasks}
 		if _, ok := seeds[key]; !ok && it.tasks > 0 {
 			start := time.Now()
-			seeds[key] = newLoadSeed(t, it.v.backend(), it.tasks)
+			seeds[key] = newLoadSeed(t, key.backend, key.tasks)
 			t.Logf("seeded %d tasks on %s in %v", it.tasks, it.v.backend(), time.Since(start).Round(time.Millisecond))
 		}
 	}
