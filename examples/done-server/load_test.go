@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"flag"
 	"fmt"
 	"io"
@@ -12,17 +13,22 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/pgtest"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,6 +39,8 @@ var (
 	loadFor      = flag.Duration("load", 0, "run each variant of TestLoad this long a round, and measure (without it, TestLoad is a short smoke run)")
 	loadRounds   = flag.Int("load-rounds", 3, "with -load, the rounds of TestLoad, each running every variant once, in a rotating order")
 	loadVariants = flag.String("load-variants", "ceiling,with,without", "the variants TestLoad runs, among "+variantNames())
+	loadTasks    = flag.String("load-tasks", "", "the sizes of the workspace, in tasks, on which TestLoad runs each variant of Done, such as 200,20000,200000 (default 200 with -load, 50 without)")
+	loadProtocol = flag.String("load-protocol", "", "the protocol version that the clients of TestLoad ask for, such as 2026-07-28, which has no sessions (default: go-sdk's)")
 )
 
 // loadClients is how many clients TestLoad runs at once.
@@ -78,6 +86,27 @@ var candidates = map[loadVariant]struct {
 		func(d *done) { d.slots = nil }, defaultGC, false},
 }
 
+// The variants of Done on a store of their own, whatever DONE_TEST_DB
+// says, so that one run measures both stores, and replicas, against one
+// ceiling. On PostgreSQL in this process, Done serves as a replica does,
+// statelessly. The replicas are done-server processes, started as the
+// fault test starts them (serve -db URL -http), behind the fault test's
+// round-robin proxy in this process: what the issue pictures, each
+// replica with its own runtime, pool, token cache and admission queue,
+// and every request a hop through the proxy. Replicas on a shared store
+// serve every request statelessly, so the proxy needs no affinity: it
+// sends each request to the next replica.
+var stored = map[loadVariant]struct {
+	backend  string // "sqlite" or "postgres"
+	replicas int    // done-server processes behind the proxy; 0 for Done in this process
+}{
+	"sqlite": {"sqlite", 0},
+	"pg":     {"postgres", 0},
+	"pg-1":   {"postgres", 1},
+	"pg-2":   {"postgres", 2},
+	"pg-3":   {"postgres", 3},
+}
+
 // defaultGC sets the collector as Go has it by default, until restore.
 func defaultGC() (restore func()) {
 	percent, limit := debug.SetGCPercent(100), debug.SetMemoryLimit(math.MaxInt64)
@@ -90,6 +119,9 @@ func defaultGC() (restore func()) {
 func variantNames() string {
 	names := []string{string(ceiling), string(guarded), string(unguarded), string(unprobed)}
 	for _, v := range slices.Sorted(maps.Keys(candidates)) {
+		names = append(names, string(v))
+	}
+	for _, v := range slices.Sorted(maps.Keys(stored)) {
 		names = append(names, string(v))
 	}
 	return strings.Join(names, ", ")
@@ -107,8 +139,37 @@ func (v loadVariant) String() string {
 		return "Done without mcpeffect"
 	case unprobed:
 		return "Done with mcpeffect, no refusals"
+	case "sqlite":
+		return "Done on SQLite"
+	case "pg":
+		return "Done on PostgreSQL"
+	}
+	if s, ok := stored[v]; ok {
+		return fmt.Sprintf("Done, PostgreSQL, %d replica%s", s.replicas, map[bool]string{true: "s"}[s.replicas > 1])
 	}
 	return "Done, " + string(v)
+}
+
+// backend is the store that v serves: its own, or the store of this run.
+func (v loadVariant) backend() string {
+	if s, ok := stored[v]; ok {
+		return s.backend
+	}
+	return pgtest.Backend()
+}
+
+// A loadItem is one variant on one size of workspace: what one round
+// runs once. The ceiling has no workspace (tasks 0).
+type loadItem struct {
+	v     loadVariant
+	tasks int
+}
+
+func (it loadItem) String() string {
+	if it.tasks == 0 {
+		return it.v.String()
+	}
+	return fmt.Sprintf("%s, %d tasks", it.v, it.tasks)
 }
 
 // TestLoad runs 32 concurrent clients over loopback HTTP against three
@@ -135,44 +196,100 @@ func (v loadVariant) String() string {
 // pages of at most 20; the writes add tasks due outside the agenda's
 // window, and comments and steps on the tasks the client created.
 //
+// The variants of -load-variants also put Done on a store of its own,
+// whatever DONE_TEST_DB says (see stored): SQLite, PostgreSQL in this
+// process, and 1, 2 or 3 done-server processes on PostgreSQL behind a
+// round-robin proxy, so that one run compares them against one ceiling.
+// -load-tasks runs each variant of Done on workspaces of several sizes,
+// and reports the cost of a call on each against the smallest, in the
+// same round; -load-protocol sets the protocol version of the clients.
+//
 // Without -load, each variant runs for a second: a smoke run, so that the
 // test cannot rot. The figures are logged, never asserted: a timing that
 // fails a test fails on a busy machine. To measure (see the README):
 //
-//	go test -run TestLoad -load 15s -load-rounds 5 -v .
+//	go test -run 'TestLoad$' -load 15s -load-rounds 5 -v .
 func TestLoad(t *testing.T) {
-	rounds, length, tasks := 1, time.Second, 50
+	rounds, length, sizes := 1, time.Second, []int{50}
 	if *loadFor > 0 {
-		rounds, length, tasks = *loadRounds, *loadFor, 200
+		rounds, length, sizes = *loadRounds, *loadFor, []int{200}
+	}
+	if *loadTasks != "" {
+		sizes = nil
+		for _, f := range strings.Split(*loadTasks, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 {
+				t.Fatalf("-load-tasks: %q is not a number of tasks", f)
+			}
+			sizes = append(sizes, n)
+		}
 	}
 	var variants []loadVariant
 	for _, name := range strings.Split(*loadVariants, ",") {
 		v := loadVariant(strings.TrimSpace(name))
-		if _, ok := candidates[v]; !ok && v != ceiling && v != guarded && v != unguarded && v != unprobed {
+		_, candidate := candidates[v]
+		_, own := stored[v]
+		if !candidate && !own && v != ceiling && v != guarded && v != unguarded && v != unprobed {
 			t.Fatalf("-load-variants: unknown variant %q (want one of %s)", name, variantNames())
 		}
 		variants = append(variants, v)
 	}
-	// The process runs as done-server serves, the clients included.
-	defer tuneGC(os.Getenv)()
-	seed := newLoadSeed(t, tasks)
-	results := map[loadVariant][]loadResult{}
-	for round := range rounds {
-		for i := range variants {
-			v := variants[(round+i)%len(variants)]
-			res := runLoad(t, seed, v, length)
-			results[v] = append(results[v], res)
-			t.Logf("round %d, %-22s %s", round+1, v.String()+":", res)
+	var items []loadItem
+	for _, v := range variants {
+		if v.ceiling() {
+			items = append(items, loadItem{v, 0})
+			continue
+		}
+		for _, n := range sizes {
+			items = append(items, loadItem{v, n})
 		}
 	}
-	for _, v := range variants {
-		m := merge(results[v])
-		t.Logf("%-22s %s", v.String()+":", m)
+	// The process runs as done-server serves, the clients included.
+	defer tuneGC(os.Getenv)()
+	// One seed for each store and size, made before the rounds.
+	type seedKey struct {
+		backend string
+		tasks   int
+	}
+	seeds := map[seedKey]*loadSeed{}
+	seedOf := func(it loadItem) *loadSeed {
+		if it.tasks == 0 {
+			return nil
+		}
+		return seeds[seedKey{it.v.backend(), it.tasks}]
+	}
+	for _, it := range items {
+		key := seedKey{it.v.backend(), it.tasks}
+		if _, ok := seeds[key]; !ok && it.tasks > 0 {
+			start := time.Now()
+			seeds[key] = newLoadSeed(t, key.backend, key.tasks)
+			t.Logf("seeded %d tasks on %s in %v", it.tasks, it.v.backend(), time.Since(start).Round(time.Millisecond))
+		}
+	}
+	results := map[loadItem][]loadResult{}
+	for round := range rounds {
+		for i := range items {
+			it := items[(round+i)%len(items)]
+			var res loadResult
+			// A subtest a round, so that what the round made (databases,
+			// processes) goes at its end.
+			if !t.Run(fmt.Sprintf("%d/%s/%d", round+1, string(it.v), it.tasks), func(t *testing.T) {
+				res = runLoad(t, seedOf(it), it.v, length, *loadProtocol)
+			}) {
+				t.FailNow()
+			}
+			results[it] = append(results[it], res)
+			t.Logf("round %d, %-38s %s", round+1, it.String()+":", res)
+		}
+	}
+	for _, it := range items {
+		m := merge(results[it])
+		t.Logf("%-38s %s", it.String()+":", m)
 		if *loadFor > 0 {
 			t.Logf("  by tool: %s", m.tools())
 		}
 	}
-	ratio := func(name string, a, b loadVariant) {
+	ratio := func(name string, a, b loadItem) {
 		if len(results[a]) == 0 || len(results[b]) == 0 {
 			return
 		}
@@ -187,18 +304,54 @@ func TestLoad(t *testing.T) {
 		}
 		t.Logf("%s: calls/s %s, calls a CPU-second %s, p99 %s", name, spread(calls), spread(cpu), spread(p99))
 	}
-	ratio("Done/ceiling (with mcpeffect)", guarded, ceiling)
-	ratio("Done/ceiling (without mcpeffect)", unguarded, ceiling)
-	ratio("Done/ceiling, both with Go's GC", "no-gc", "ceiling-no-gc")
-	ratio("with/without mcpeffect", guarded, unguarded)
-	ratio("with/without mcpeffect, the same calls", unprobed, unguarded)
-	ratio("refusals/whoami in their place, with mcpeffect", guarded, unprobed)
-	for _, v := range slices.Sorted(maps.Keys(candidates)) {
-		if candidates[v].ceiling {
-			ratio(fmt.Sprintf("ceiling/%s (%s)", string(v), candidates[v].about), ceiling, v)
-			continue
+	c := loadItem{ceiling, 0}
+	for _, n := range sizes {
+		at := ""
+		if len(sizes) > 1 {
+			at = fmt.Sprintf(", %d tasks", n)
 		}
-		ratio(fmt.Sprintf("Done/%s (%s)", string(v), candidates[v].about), guarded, v)
+		on := func(v loadVariant) loadItem { return loadItem{v, n} }
+		ratio("Done/ceiling (with mcpeffect)"+at, on(guarded), c)
+		ratio("Done/ceiling (without mcpeffect)"+at, on(unguarded), c)
+		ratio("Done/ceiling, both with Go's GC"+at, on("no-gc"), loadItem{"ceiling-no-gc", 0})
+		ratio("with/without mcpeffect"+at, on(guarded), on(unguarded))
+		ratio("with/without mcpeffect, the same calls"+at, on(unprobed), on(unguarded))
+		ratio("refusals/whoami in their place, with mcpeffect"+at, on(guarded), on(unprobed))
+		for _, v := range slices.Sorted(maps.Keys(candidates)) {
+			if candidates[v].ceiling {
+				if n == sizes[0] {
+					ratio(fmt.Sprintf("ceiling/%s (%s)", string(v), candidates[v].about), c, loadItem{v, 0})
+				}
+				continue
+			}
+			ratio(fmt.Sprintf("Done/%s (%s)%s", string(v), candidates[v].about, at), on(guarded), on(v))
+		}
+		for _, v := range slices.Sorted(maps.Keys(stored)) {
+			ratio(fmt.Sprintf("%s/ceiling%s", string(v), at), on(v), c)
+		}
+		for _, v := range []loadVariant{"pg", "pg-1", "pg-2", "pg-3"} {
+			ratio(fmt.Sprintf("%s/sqlite%s", string(v), at), on(v), on("sqlite"))
+		}
+		ratio("pg-2/pg-1"+at, on("pg-2"), on("pg-1"))
+		ratio("pg-3/pg-1"+at, on("pg-3"), on("pg-1"))
+	}
+	// The cost of a call as the workspace grows: each size against the
+	// smallest, in the same round.
+	for _, v := range variants {
+		for _, n := range sizes[1:] {
+			small, big := results[loadItem{v, sizes[0]}], results[loadItem{v, n}]
+			if len(small) == 0 || len(big) == 0 {
+				continue
+			}
+			var calls, cpu, p99 []float64
+			for i := range small {
+				calls = append(calls, small[i].perSecond()/big[i].perSecond())
+				cpu = append(cpu, float64(big[i].cpuPerCall())/float64(max(small[i].cpuPerCall(), 1)))
+				p99 = append(p99, float64(big[i].percentile(99))/float64(max(small[i].percentile(99), 1)))
+			}
+			t.Logf("the cost of a call, %s, %d tasks against %d: by calls/s %s, by CPU a call %s, p99 %s",
+				string(v), n, sizes[0], spread(calls), spread(cpu), spread(p99))
+		}
 	}
 }
 
@@ -208,9 +361,12 @@ func spread(xs []float64) string {
 	return fmt.Sprintf("%.2f (%d rounds: %.2f to %.2f)", s[len(s)/2], len(s), s[0], s[len(s)-1])
 }
 
-// loadSeed is the workspace each round starts from, made once.
+// loadSeed is the workspace each round starts from, made once for each
+// store and size, and copied for each round.
 type loadSeed struct {
-	dir     string
+	backend string
+	dir     string // on SQLite: the data directory, its database closed
+	url     string // on PostgreSQL: the database, no one connected to it
 	tasks   []string
 	secrets []loadToken
 }
@@ -220,16 +376,36 @@ type loadToken struct {
 	scope  mcpeffect.Scope
 }
 
-// newLoadSeed makes a workspace of people and agents with a token of each
-// scope, and a project of n tasks, each with two steps and two comments.
-func newLoadSeed(t *testing.T, n int) *loadSeed {
+// newLoadSeed makes, on backend, a workspace of people and agents with a
+// token of each scope, and a project of n tasks, each with two steps and
+// two comments, and the activity that making them through the tools
+// would have logged.
+//
+// The tasks, steps, comments and activity go in with bulk SQL in one
+// transaction (COPY on PostgreSQL), not through the store a call at a
+// time: a workspace of 200,000 tasks would take many minutes that way.
+// The rows are those the store writes (its ids, its times, its columns),
+// in the order in which the tools would have made them. On PostgreSQL the
+// seed is then analyzed, as autovacuum would have done in a workspace
+// that grew; on SQLite it is not, since Done never runs ANALYZE.
+func newLoadSeed(t *testing.T, backend string, n int) *loadSeed {
 	t.Helper()
-	s := &loadSeed{dir: t.TempDir()}
+	s := &loadSeed{backend: backend}
 	ctx := t.Context()
-	st, _, err := openStoreAt(t, s.dir, nil)
+	var st *store.Store
+	var err error
+	if backend == "postgres" {
+		s.url = pgtest.NewLastingDatabase(t)
+		st, _, err = store.OpenPostgres(ctx, s.url, nil)
+	} else {
+		s.dir = t.TempDir()
+		st, _, err = store.Open(ctx, s.dir, nil)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
+	var alice store.Actor
+	var project string
 	for _, k := range []struct {
 		name  string
 		kind  store.Kind
@@ -250,34 +426,211 @@ func newLoadSeed(t *testing.T, n int) *loadSeed {
 		if k.name != "alice" {
 			continue
 		}
-		p, err := st.CreateProject(ctx, tok.Actor(), store.NewProject{Name: "Release"})
+		alice = tok.Actor()
+		p, err := st.CreateProject(ctx, alice, store.NewProject{Name: "Release"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := range n {
-			task, err := st.CreateTask(ctx, tok.Actor(), store.NewTask{
-				Title: fmt.Sprintf("Release task %d", i), ProjectID: p.ID, Due: fmt.Sprintf("2025-06-%02d", 1+i%30),
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for j := range 2 {
-				if _, err := st.AddStep(ctx, tok.Actor(), task.ID, fmt.Sprintf("step %d", j), ""); err != nil {
-					t.Fatal(err)
-				}
-				if _, err := st.CommentOnTask(ctx, tok.Actor(), task.ID, fmt.Sprintf("comment %d", j)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			s.tasks = append(s.tasks, task.ID)
-		}
+		project = p.ID
 	}
-	// Closing folds the write-ahead log into the file, which each round
-	// copies.
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
+	tables := s.rows(alice, project, n)
+	if backend == "postgres" {
+		seedPostgres(t, s.url, tables)
+	} else {
+		seedSQLite(t, filepath.Join(s.dir, store.FileName), tables)
+	}
 	return s
+}
+
+// A seedTable is the rows of one table of the seed, made one at a time.
+type seedTable struct {
+	name string
+	cols []string
+	n    int
+	row  func(i int) []any
+}
+
+// rows returns the seed's tables of n tasks in project, made by by, and
+// keeps the tasks' ids in s.
+func (s *loadSeed) rows(by store.Actor, project string, n int) []seedTable {
+	// The ids in the order the tools would make them: a task, then its
+	// steps and comments in turn. Version 7, as the store's.
+	s.tasks = make([]string, n)
+	steps, comments := make([]string, 2*n), make([]string, 2*n)
+	for i := range n {
+		s.tasks[i] = uuid.Must(uuid.NewV7()).String()
+		for j := range 2 {
+			steps[2*i+j] = uuid.Must(uuid.NewV7()).String()
+			comments[2*i+j] = uuid.Must(uuid.NewV7()).String()
+		}
+	}
+	now := time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
+	title := func(i int) string { return fmt.Sprintf("Release task %d", i) }
+	return []seedTable{
+		{"tasks", []string{"id", "project_id", "title", "status", "priority", "assignee", "auto_close", "auto_close_by", "due", "created_at", "created_by", "updated_at"}, n,
+			func(i int) []any {
+				return []any{s.tasks[i], project, title(i), "open", "normal", "", 0, "", fmt.Sprintf("2025-06-%02d", 1+i%30), now, by.Name, now}
+			}},
+		{"steps", []string{"id", "task_id", "position", "text", "notes", "status", "status_changed_at", "status_changed_by", "created_at", "updated_at"}, 2 * n,
+			func(i int) []any {
+				return []any{steps[i], s.tasks[i/2], 1 + i%2, fmt.Sprintf("step %d", i%2), "", "todo", now, by.Name, now, now}
+			}},
+		{"comments", []string{"id", "task_id", "author", "author_kind", "body", "created_at"}, 2 * n,
+			func(i int) []any {
+				return []any{comments[i], s.tasks[i/2], by.Name, string(by.Kind), fmt.Sprintf("comment %d", i%2), now}
+			}},
+		// Five entries a task: create_task, then add_step and
+		// comment_on_task twice.
+		{"activity", []string{"at", "token_id", "actor", "actor_kind", "action", "subject_kind", "subject_id", "task_id", "details"}, 5 * n,
+			func(i int) []any {
+				task, j := i/5, i%5
+				row := []any{now, by.TokenID, by.Name, string(by.Kind)}
+				switch {
+				case j == 0:
+					return append(row, "create_task", "task", s.tasks[task], s.tasks[task], fmt.Sprintf(`{"title":%q}`, title(task)))
+				case j%2 == 1:
+					k := (j - 1) / 2
+					return append(row, "add_step", "step", steps[2*task+k], s.tasks[task], fmt.Sprintf(`{"text":"step %d"}`, k))
+				default:
+					return append(row, "comment_on_task", "comment", comments[2*task+(j-2)/2], s.tasks[task], "{}")
+				}
+			}},
+	}
+}
+
+// seedSQLite writes tables into the SQLite database at path, in one
+// transaction, and folds the write-ahead log into the file, which each
+// round copies.
+func seedSQLite(t *testing.T, path string, tables []seedTable) {
+	t.Helper()
+	ctx := t.Context()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	const batch = 100
+	for _, tb := range tables {
+		one := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(tb.cols)), ", ") + ")"
+		insert := func(rows int) *sql.Stmt {
+			stmt, err := tx.PrepareContext(ctx, fmt.Sprintf("INSERT INTO %s (%s) VALUES %s", tb.name, strings.Join(tb.cols, ", "),
+				strings.TrimSuffix(strings.Repeat(one+", ", rows), ", ")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return stmt
+		}
+		full := insert(batch)
+		args := make([]any, 0, batch*len(tb.cols))
+		for i := 0; i < tb.n; i += batch {
+			args = args[:0]
+			rows := min(batch, tb.n-i)
+			for j := range rows {
+				args = append(args, tb.row(i+j)...)
+			}
+			stmt := full
+			if rows < batch {
+				stmt = insert(rows)
+			}
+			if _, err := stmt.ExecContext(ctx, args...); err != nil {
+				t.Fatalf("seeding %s: %v", tb.name, err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// seedPostgres copies tables into the PostgreSQL database at url, in one
+// transaction, and analyzes it.
+func seedPostgres(t *testing.T, url string, tables []seedTable) {
+	t.Helper()
+	ctx := t.Context()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	for _, tb := range tables {
+		i := 0
+		_, err := tx.CopyFrom(ctx, pgx.Identifier{tb.name}, tb.cols, pgx.CopyFromFunc(func() ([]any, error) {
+			if i == tb.n {
+				return nil, nil
+			}
+			i++
+			return tb.row(i - 1), nil
+		}))
+		if err != nil {
+			t.Fatalf("seeding %s: %v", tb.name, err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// open returns the store of a new copy of the seed, with opts, and on
+// PostgreSQL the URL of its database.
+func (s *loadSeed) open(t *testing.T, opts *store.Options) (*store.Store, string) {
+	t.Helper()
+	var st *store.Store
+	var url string
+	var err error
+	if s.backend == "postgres" {
+		url = pgtest.Copy(t, s.url)
+		st, _, err = store.OpenPostgres(t.Context(), url, opts)
+	} else {
+		dir := t.TempDir()
+		copyFile(t, filepath.Join(s.dir, store.FileName), filepath.Join(dir, store.FileName))
+		st, _, err = store.Open(t.Context(), dir, opts)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, url
+}
+
+// copyFile copies the file from to the new file to, without holding it
+// in memory: a seed of 200,000 tasks is hundreds of MiB.
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	in, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // loadResult is what one round of one variant measured.
@@ -287,7 +640,8 @@ type loadResult struct {
 	refusals  int           // intended refusals, as intended
 	creates   int           // acknowledged creations, all found afterwards
 	elapsed   time.Duration // of the round
-	cpu       time.Duration // the process's CPU time during the round, clients included
+	cpu       time.Duration // the CPU time of the round: this process's (the clients included), the replicas' and PostgreSQL's
+	dbCPU     time.Duration // of which PostgreSQL's
 	heap      uint64        // the most the heap held, live and garbage, sampled
 	latencies []time.Duration
 	byTool    map[string][]time.Duration
@@ -307,9 +661,9 @@ func (r loadResult) percentile(p int) time.Duration {
 
 func (r loadResult) String() string {
 	p50, p99 := r.percentile(50), r.percentile(99)
-	return fmt.Sprintf("%6.0f calls/s, p50 %v, p99 %v, p99/p50 %.1f, CPU %v a call, heap %d MiB (%d calls in %v, second half/first %.2f; %d refusals as intended, %d creations acknowledged and found)",
+	return fmt.Sprintf("%6.0f calls/s, p50 %v, p99 %v, p99/p50 %.1f, CPU %v a call (PostgreSQL %v), heap %d MiB (%d calls in %v, second half/first %.2f; %d refusals as intended, %d creations acknowledged and found)",
 		r.perSecond(), p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond), float64(p99)/float64(max(p50, 1)),
-		r.cpuPerCall().Round(time.Microsecond), r.heap>>20, r.calls, r.elapsed.Round(time.Millisecond), float64(r.late)/float64(max(r.calls-r.late, 1)), r.refusals, r.creates)
+		r.cpuPerCall().Round(time.Microsecond), (r.dbCPU / time.Duration(max(r.calls, 1))).Round(time.Microsecond), r.heap>>20, r.calls, r.elapsed.Round(time.Millisecond), float64(r.late)/float64(max(r.calls-r.late, 1)), r.refusals, r.creates)
 }
 
 // tools says the share of the calls, p50 and p99 of each tool, slowest
@@ -343,6 +697,7 @@ func merge(rs []loadResult) loadResult {
 		m.creates += r.creates
 		m.elapsed += r.elapsed
 		m.cpu += r.cpu
+		m.dbCPU += r.dbCPU
 		m.heap = max(m.heap, r.heap)
 		m.latencies = append(m.latencies, r.latencies...)
 		for tool, ds := range r.byTool {
@@ -356,13 +711,25 @@ func merge(rs []loadResult) loadResult {
 	return m
 }
 
-// runLoad runs one round of the variant v, on a fresh copy of the seed.
-func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) loadResult {
+// TestLoadReplicas is the smoke run of the replica variants of TestLoad:
+// two done-server processes on PostgreSQL behind the round-robin proxy,
+// for a second, with clients of the 2026-07-28 protocol, so that the
+// variants cannot rot. TestLoad -load-variants pg-1,pg-2,pg-3 measures
+// them (see the README).
+func TestLoadReplicas(t *testing.T) {
+	postgresOnly(t)
+	if *loadFor > 0 {
+		t.Skip("with -load, TestLoad -load-variants pg-1,pg-2,pg-3 measures the replicas")
+	}
+	runLoad(t, newLoadSeed(t, "postgres", 50), "pg-2", time.Second, "2026-07-28")
+}
+
+// runLoad runs one round of the variant v, on a fresh copy of the seed
+// (nil for the ceiling, which has no workspace), with clients that ask for
+// protocol (empty: go-sdk's default).
+func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration, protocol string) loadResult {
 	t.Helper()
 	ctx := t.Context()
-	dir := t.TempDir()
-	// On PostgreSQL (DONE_TEST_DB=postgres), Done on one replica.
-	copyStore(t, seed.dir, dir)
 	opts := storeOptions()
 	c := candidates[v]
 	if c.store != nil {
@@ -371,45 +738,98 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 	if c.runtime != nil {
 		defer c.runtime()()
 	}
-	st, _, err := openStoreAt(t, dir, opts)
-	if err != nil {
-		t.Fatal(err)
+	replicas := stored[v].replicas
+	// The store Done serves in this process or, for replicas, the one the
+	// test reads afterwards; the ceiling's is empty and unused.
+	var st *store.Store
+	var url string
+	dir := t.TempDir()
+	switch {
+	case seed == nil:
+		var err error
+		if st, _, err = store.Open(ctx, dir, opts); err != nil {
+			t.Fatal(err)
+		}
+	case replicas > 0:
+		st, url = seed.open(t, nil)
+	default:
+		st, url = seed.open(t, opts)
 	}
 	defer st.Close()
-	folder, err := connector.NewFolder("local", filepath.Join(dir, "context"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv := httptest.NewUnstartedServer(nil)
-	defaultHTTPLimits.configure(srv.Config)
-	base := "http://" + srv.Listener.Addr().String()
-	// The write limit off: the load test measures Done, not the limit.
-	d := newDone(st, logger, config{baseURL: base, connectors: []connector.Connector{folder}, writeRate: rate.Inf})
-	if c.done != nil {
-		c.done(d)
-	}
-	switch {
-	default:
-		server, registry := d.newServer()
-		srv.Config.Handler = d.httpHandler(server, registry)
-	case v == unguarded:
-		// Done without mcpeffect's checks: no challenge before the
-		// server, and in it, in place of the registry's check, its
-		// middleware with a scope that lets every tool through (tools
-		// added with mcpeffect.AddTool run only behind it). All else is
-		// as Done serves: the same middleware, HTTP limits and sessions.
-		server, registry := d.newToolServer()
-		server.AddReceivingMiddleware(d.middleware(registry, registry.Middleware(&mcpeffect.MiddlewareOptions{
-			Scope: func(context.Context, mcp.Request) mcpeffect.Scope { return mcpeffect.Full },
-		}))...)
-		srv.Config.Handler = d.handlerWith(server, defaultHTTPLimits, nil)
-	case v.ceiling():
-		srv.Config.Handler = ceilingHandler(d, defaultHTTPLimits)
-	}
-	srv.Start()
-	defer srv.Close()
 
+	var base string
+	var procs []*exec.Cmd
+	if replicas > 0 {
+		// done-server processes on a copy of the seed, as the fault test
+		// starts them, with the write rate off (see TestMain): the load
+		// test measures Done, not the limit.
+		t.Setenv(envUnlimitedWrites, "1")
+		transport := http.DefaultTransport.(*http.Transport).Clone()
+		transport.MaxIdleConnsPerHost = loadClients
+		defer transport.CloseIdleConnections()
+		proxy := &rrProxy{transport: transport}
+		for range replicas {
+			cmd, b := startReplica(t, url)
+			procs = append(procs, cmd)
+			proxy.backends = append(proxy.backends, b)
+		}
+		defer func() {
+			for _, cmd := range procs {
+				cmd.Process.Kill()
+				cmd.Wait()
+			}
+		}()
+		front := httptest.NewServer(proxy)
+		defer front.Close()
+		base = front.URL
+	} else {
+		folder, err := connector.NewFolder("local", filepath.Join(dir, "context"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+		srv := httptest.NewUnstartedServer(nil)
+		defaultHTTPLimits.configure(srv.Config)
+		base = "http://" + srv.Listener.Addr().String()
+		// The write limit off: the load test measures Done, not the
+		// limit. On PostgreSQL in this process of its own (pg), Done
+		// serves as a replica does, statelessly.
+		d := newDone(st, logger, config{baseURL: base, connectors: []connector.Connector{folder}, writeRate: rate.Inf, stateless: v == "pg"})
+		if c.done != nil {
+			c.done(d)
+		}
+		switch {
+		default:
+			server, registry := d.newServer()
+			srv.Config.Handler = d.httpHandler(server, registry)
+		case v == unguarded:
+			// Done without mcpeffect's checks: no challenge before the
+			// server, and in it, in place of the registry's check, its
+			// middleware with a scope that lets every tool through (tools
+			// added with mcpeffect.AddTool run only behind it). All else
+			// is as Done serves: the same middleware, HTTP limits and
+			// sessions.
+			server, registry := d.newToolServer()
+			server.AddReceivingMiddleware(d.middleware(registry, registry.Middleware(&mcpeffect.MiddlewareOptions{
+				Scope: func(context.Context, mcp.Request) mcpeffect.Scope { return mcpeffect.Full },
+			}))...)
+			srv.Config.Handler = d.handlerWith(server, defaultHTTPLimits, nil)
+		case v.ceiling():
+			srv.Config.Handler = ceilingHandler(d, defaultHTTPLimits)
+		}
+		srv.Start()
+		defer srv.Close()
+	}
+
+	secrets := []loadToken{{"ceiling", mcpeffect.Full}} // any secret is the ceiling's
+	var tasks []string
+	if seed != nil {
+		secrets, tasks = seed.secrets, seed.tasks
+	}
+	var sessionOpts *mcp.ClientSessionOptions
+	if protocol != "" {
+		sessionOpts = &mcp.ClientSessionOptions{ProtocolVersion: protocol}
+	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.MaxIdleConnsPerHost = loadClients
 	defer transport.CloseIdleConnections()
@@ -417,16 +837,22 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 	errs := make([]error, loadClients)
 	var wg sync.WaitGroup
 	for i := range clients {
-		tok := seed.secrets[i%len(seed.secrets)]
+		tok := secrets[i%len(secrets)]
 		wg.Go(func() {
 			cs, err := mcp.NewClient(&mcp.Implementation{Name: "done-load", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
 				Endpoint:             base + mcpPath,
 				HTTPClient:           &http.Client{Transport: bearerTransport{tok.secret, transport}},
 				MaxRetries:           -1,
 				DisableStandaloneSSE: true,
-			}, nil)
+			}, sessionOpts)
+			// A client that asks for a version falls back to an older one
+			// by itself when the server refuses it, which would measure
+			// another protocol.
+			if err == nil && protocol != "" && cs.InitializeResult().ProtocolVersion != protocol {
+				err = fmt.Errorf("asked for protocol %s, and the client speaks %s", protocol, cs.InitializeResult().ProtocolVersion)
+			}
 			errs[i] = err
-			clients[i] = &loadClient{id: i, cs: cs, scope: tok.scope, variant: v, tasks: seed.tasks, rand: rand.New(rand.NewPCG(uint64(i), 1))}
+			clients[i] = &loadClient{id: i, cs: cs, scope: tok.scope, variant: v, tasks: tasks, rand: rand.New(rand.NewPCG(uint64(i), 1))}
 		})
 	}
 	wg.Wait()
@@ -444,6 +870,26 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 		}
 	}
 
+	// The CPU of the round: this process's (the clients, the proxy, and
+	// Done when it runs here), the replicas', and PostgreSQL's when Done
+	// runs on it.
+	var pg *pgtest.Cluster
+	if seed != nil && seed.backend == "postgres" {
+		pg = pgtest.Start(t)
+	}
+	dbNow := func() time.Duration {
+		if pg == nil {
+			return 0
+		}
+		return processTreeCPU(pg.PID())
+	}
+	cpuNow := func() time.Duration {
+		d := cpuTime() + dbNow()
+		for _, cmd := range procs {
+			d += processCPU(cmd.Process.Pid)
+		}
+		return d
+	}
 	roundCtx, cancel := context.WithTimeout(ctx, length)
 	defer cancel()
 	// The first fifth of the round warms up (connections open, statements
@@ -454,7 +900,7 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 		wg.Go(func() { c.run(roundCtx) })
 	}
 	time.Sleep(time.Until(start))
-	cpu := cpuTime()
+	cpu, db := cpuNow(), dbNow()
 	heap := make(chan uint64)
 	go func() {
 		var most uint64
@@ -467,7 +913,7 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 		heap <- most
 	}()
 	wg.Wait()
-	res := loadResult{elapsed: time.Since(start), cpu: cpuTime() - cpu, heap: <-heap}
+	res := loadResult{elapsed: time.Since(start), dbCPU: dbNow() - db, cpu: cpuNow() - cpu, heap: <-heap}
 
 	var failures []error
 	for _, c := range clients {
@@ -507,7 +953,7 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration) 
 		// rather than failing for the machine's load.
 		if *loadFor == 0 && length < 16*time.Second {
 			t.Logf("%s: %s; running again for %v", v, res, 2*length)
-			return runLoad(t, seed, v, 2*length)
+			return runLoad(t, seed, v, 2*length, protocol)
 		}
 		t.Errorf("%s: %s; the load did not run", v, res)
 	}

@@ -234,7 +234,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	}
 	// Replicas of a shared store serve HTTP without sessions: the next
 	// request of a client may reach another replica.
-	d := newDone(st, logger, config{connectors: folders, confirm: confirm, stateless: st.Shared(),
+	d := newDone(st, logger, config{connectors: folders, confirm: confirm, stateless: st.Shared(), writeRate: serveWriteRate,
 		confirmURL: confirmURL, pageApprovals: *approvals == "page", confirmKey: key, hideDenied: *hideDenied})
 
 	data := shellQuote(*dataDir)

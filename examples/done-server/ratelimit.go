@@ -31,6 +31,13 @@ const (
 	defaultWriteBurst int        = 60
 )
 
+// serveWriteRate is the write rate of a tree of tokens that serve sets
+// (see [config] writeRate): zero, the default. Only a test sets it, from
+// TestMain, for the done-server processes of the load test, which
+// measure Done and not the limit; no flag or variable of the command
+// changes it.
+var serveWriteRate rate.Limit
+
 // writeLimiter bounds the tool calls that write (whose effect is not Read)
 // of each tree of tokens: rate a second, kept up, after a burst of burst.
 // It is safe for concurrent use.

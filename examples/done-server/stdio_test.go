@@ -15,6 +15,7 @@ import (
 	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/pgtest"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/time/rate"
 )
 
 // TestMain lets the test binary stand in for done-server: run with
@@ -24,6 +25,9 @@ import (
 func TestMain(m *testing.M) {
 	switch os.Getenv("DONE_SERVER_MAIN") {
 	case "1":
+		if os.Getenv(envUnlimitedWrites) == "1" {
+			serveWriteRate = rate.Inf
+		}
 		profiled(main)
 		os.Exit(0)
 	case "echo":
@@ -37,6 +41,11 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// envUnlimitedWrites, set to 1 in the environment of done-server started
+// by a test, turns its write rate off (see serveWriteRate): the load
+// test's replicas measure Done, not the limit.
+const envUnlimitedWrites = "DONE_TEST_UNLIMITED_WRITES"
 
 // serverEnv returns the environment in which a test runs done-server: the
 // test's own, in which the test binary is done-server (see TestMain), with

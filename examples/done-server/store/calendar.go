@@ -167,6 +167,30 @@ func (s *Store) Agenda(ctx context.Context, by Actor, f AgendaFilter) (Agenda, e
 		// excludes its end.
 		const live = `t.trash_id IS NULL AND (p.id IS NULL OR p.archived_at IS NULL)
 			AND (?5 = '' OR t.project_id = ?5) AND (?6 = '' OR t.assignee = ?6)`
+		const due = `SELECT ` + taskColumns + `, 'due' AS kind, t.due AS key, t.id AS task_id
+				FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
+				WHERE ` + live + ` AND t.due >= ?1 AND t.due <= ?2`
+		const scheduled = `SELECT ` + taskColumns + `, 'scheduled', t.scheduled_start, t.id
+				FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
+				WHERE ` + live + ` AND t.scheduled_start > '' AND t.scheduled_start < ?3
+				AND (length(t.scheduled_start) = 10 AND t.scheduled_end >= ?1 OR length(t.scheduled_start) > 10 AND t.scheduled_end > ?4)
+				AND NOT (t.scheduled_start = ?7 AND t.id = ?8 AND ?9 = 'scheduled')`
+		// SQLite merges the two parts, each read in order from its index,
+		// and stops at the page's end. PostgreSQL does so only when each
+		// part is ordered and limited by itself, and starts an index scan
+		// at a row value's bound only when it is written as columns: with
+		// (t.due, t.id) > ('', '') it reads every task without a schedule,
+		// and without the inner limits every task due in the window.
+		query := t.pick(due+` AND (t.due, t.id) > (?7, ?8)
+			UNION ALL
+			`+scheduled+` AND (t.scheduled_start, t.id) >= (?7, ?8)
+			ORDER BY key, task_id, kind LIMIT +?10`,
+			`SELECT * FROM (`+due+` AND t.due >= ?7 AND (t.due > ?7 OR t.id > ?8)
+				ORDER BY t.due, t.id LIMIT +?10) AS due
+			UNION ALL
+			SELECT * FROM (`+scheduled+` AND t.scheduled_start >= ?7 AND (t.scheduled_start > ?7 OR t.id >= ?8)
+				ORDER BY t.scheduled_start, t.id LIMIT +?10) AS scheduled
+			ORDER BY key, task_id, kind LIMIT +?10`)
 		page, err := pageOf(t, f.Page, func(row scanner) (AgendaEntry, error) {
 			var e AgendaEntry
 			var key, id string
@@ -177,16 +201,7 @@ func (s *Store) Agenda(ctx context.Context, by Actor, f AgendaFilter) (Agenda, e
 			}
 			return e, err
 		}, func(e AgendaEntry) string { return keyCursor(entryKey(e), e.Task.ID, e.Kind) },
-			`SELECT `+taskColumns+`, 'due' AS kind, t.due AS key, t.id AS task_id
-				FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
-				WHERE `+live+` AND t.due >= ?1 AND t.due <= ?2 AND (t.due, t.id) > (?7, ?8)
-			UNION ALL
-			SELECT `+taskColumns+`, 'scheduled', t.scheduled_start, t.id
-				FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
-				WHERE `+live+` AND t.scheduled_start > '' AND t.scheduled_start < ?3
-				AND (length(t.scheduled_start) = 10 AND t.scheduled_end >= ?1 OR length(t.scheduled_start) > 10 AND t.scheduled_end > ?4)
-				AND (t.scheduled_start, t.id) >= (?7, ?8) AND NOT (t.scheduled_start = ?7 AND t.id = ?8 AND ?9 = 'scheduled')
-			ORDER BY key, task_id, kind LIMIT +?10`,
+			query,
 			first, last, to.AddDate(0, 0, 1).Format(time.DateOnly), formatTime(from), f.ProjectID, mine, after[0], after[1], after[2])
 		if err != nil {
 			return Agenda{}, err

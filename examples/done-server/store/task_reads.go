@@ -222,11 +222,26 @@ func (s *Store) SearchTasks(ctx context.Context, query string, p Page) (List[Tas
 		// that there is a next page. Only their ids come out of SQLite; the
 		// tasks of the page are read after, by id.
 		pattern := "%" + likeEscaper.Replace(query) + "%"
-		rows, err := t.query(`SELECT t.id, t.title LIKE +?1 ESCAPE '\' OR t.description LIKE +?1 ESCAPE '\'
-				OR EXISTS (SELECT 1 FROM comments c WHERE c.task_id = t.id AND c.trash_id IS NULL AND c.body LIKE +?1 ESCAPE '\')
-			FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
+		const matches = `t.title LIKE +?1 ESCAPE '\' OR t.description LIKE +?1 ESCAPE '\'
+				OR EXISTS (SELECT 1 FROM comments c WHERE c.task_id = t.id AND c.trash_id IS NULL AND c.body LIKE +?1 ESCAPE '\'`
+		const scan = `FROM tasks t LEFT JOIN projects p ON p.id = t.project_id
 			WHERE t.trash_id IS NULL AND (p.id IS NULL OR p.archived_at IS NULL) AND t.id > ?2
-			ORDER BY t.id LIMIT +?3`, pattern, p.Cursor, MaxSearchScan)
+			ORDER BY t.id LIMIT +?3`
+		var rows *sql.Rows
+		if t.pg {
+			// PostgreSQL runs a query to its end however few rows the
+			// store reads: it is given the page's end (the matches, and
+			// the last task of the scan, by its number), so that it stops
+			// there, as SQLite does. OFFSET 0 keeps its planner from
+			// making the EXISTS a hash of every task with a matching
+			// comment, which reads all the comments of the workspace at
+			// each search: each task's comments are looked up by index.
+			rows, err = t.query(`SELECT id, m, n FROM (SELECT t.id, `+matches+` OFFSET 0) AS m, row_number() OVER (ORDER BY t.id) AS n
+				`+scan+`) AS scan
+				WHERE m OR n = ?3 LIMIT +?4`, pattern, p.Cursor, MaxSearchScan, limit+1)
+		} else {
+			rows, err = t.query(`SELECT t.id, `+matches+`) `+scan, pattern, p.Cursor, MaxSearchScan)
+		}
 		if err != nil {
 			return List[Task]{}, err
 		}
@@ -234,11 +249,16 @@ func (s *Store) SearchTasks(ctx context.Context, query string, p Page) (List[Tas
 		read, last := 0, ""
 		for len(found) <= limit && rows.Next() {
 			var match bool
-			if err := rows.Scan(&last, &match); err != nil {
+			if t.pg {
+				err = rows.Scan(&last, &match, &read)
+			} else {
+				err = rows.Scan(&last, &match)
+				read++
+			}
+			if err != nil {
 				rows.Close()
 				return List[Task]{}, err
 			}
-			read++
 			if match {
 				found = append(found, last)
 			}

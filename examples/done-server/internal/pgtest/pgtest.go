@@ -62,8 +62,8 @@ func Main(m *testing.M) { os.Exit(Run(m)) }
 
 // Run runs the tests of m, and returns the exit code. Run on SQLite
 // (DONE_TEST_DB unset), it then runs the same binary, with the same
-// flags, on PostgreSQL, and fails if either run failed. Run on
-// PostgreSQL, it stops the cluster before it returns.
+// flags, on PostgreSQL, and fails if either run failed. It stops the
+// cluster, if a test started one, before it returns.
 func Run(m *testing.M) int {
 	if Postgres() {
 		code := m.Run()
@@ -71,6 +71,9 @@ func Run(m *testing.M) int {
 		return code
 	}
 	code := m.Run()
+	// A test of the run on SQLite may have started a cluster too (the
+	// load test measures both stores in one run).
+	stop()
 	if code != 0 || os.Getenv(EnvBackend) != "" {
 		return code
 	}
@@ -170,6 +173,10 @@ func stop() {
 		started.Stop()
 	}
 }
+
+// PID is the process id of the server (the postmaster, whose children
+// are the backends), for a test that measures the CPU it uses.
+func (c *Cluster) PID() int { return c.cmd.Process.Pid }
 
 // Port is the loopback port the cluster listens on.
 func (c *Cluster) Port() int { return c.port }
