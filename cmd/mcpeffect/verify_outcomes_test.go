@@ -99,21 +99,15 @@ func TestVerifyOutcomesSameAsGo(t *testing.T) {
 			return nil
 		}
 	}
-	on := func(setup func(testing.TB, struct{}, *mcpeffecttest.Session) any, args map[string]any) func(testing.TB, struct{}, *mcpeffecttest.Session) any {
-		return func(t testing.TB, e struct{}, s *mcpeffecttest.Session) any {
-			setup(t, e, s)
-			return args
-		}
-	}
 	examples := []mcpeffecttest.Example[struct{}]{
-		{Tool: "drawer", Name: "get", Setup: on(set("milk", "1"), map[string]any{"action": "get", "name": "milk"})},
-		{Tool: "drawer", Name: "set", Setup: on(set("milk", "1"), map[string]any{"action": "set", "name": "milk", "value": "2"})},
-		{Tool: "drawer", Name: "count", Setup: on(set("milk", "1"), map[string]any{"action": "count", "name": "milk"})},
-		{Tool: "stash", Name: "look", Setup: on(set("milk", "1"), map[string]any{"mode": "look", "name": "milk"})},
+		{Tool: "drawer", Name: "get", Setup: withArgs(set("milk", "1"), map[string]any{"action": "get", "name": "milk"})},
+		{Tool: "drawer", Name: "set", Setup: withArgs(set("milk", "1"), map[string]any{"action": "set", "name": "milk", "value": "2"})},
+		{Tool: "drawer", Name: "count", Setup: withArgs(set("milk", "1"), map[string]any{"action": "count", "name": "milk"})},
+		{Tool: "stash", Name: "look", Setup: withArgs(set("milk", "1"), map[string]any{"mode": "look", "name": "milk"})},
 		{Tool: "stash", Name: "new", Args: map[string]any{"mode": "new", "name": "tea", "value": "1"}},
-		{Tool: "label", Name: "look", Effect: mcpeffect.Read, Setup: on(set("milk", "1"), map[string]any{"name": "milk"})},
+		{Tool: "label", Name: "look", Effect: mcpeffect.Read, Setup: withArgs(set("milk", "1"), map[string]any{"name": "milk"})},
 		{Tool: "label", Name: "rename", Effect: mcpeffect.Destructive | mcpeffect.Idempotent,
-			Setup: on(set("milk", "1"), map[string]any{"name": "milk", "value": "oat"})},
+			Setup: withArgs(set("milk", "1"), map[string]any{"name": "milk", "value": "oat"})},
 	}
 	const setMilk = `"fixtures": [{"tool": "drawer", "args": {"action": "set", "name": "milk", "value": "1"}}]`
 	file := `{"env": {"` + shelfDirEnv + `": "{dir}"}, "state": {"dir": "{dir}"}, "examples": [
@@ -126,45 +120,15 @@ func TestVerifyOutcomesSameAsGo(t *testing.T) {
 		{"tool": "label", "name": "rename", "effect": "write|destructive|idempotent", ` + setMilk + `, "args": {"name": "milk", "value": "oat"}}
 	]}`
 
-	rec := &failureRecorder{TB: t}
-	mcpeffecttest.Verify(rec, func(t testing.TB) mcpeffecttest.Instance[struct{}] {
-		dir := t.TempDir()
-		s, r := drawerServer(dir)
-		return mcpeffecttest.Instance[struct{}]{Server: s, Registry: r, State: func(context.Context) (mcpeffecttest.State, error) {
-			recs, err := verify.ReadDir(dir)
-			state := mcpeffecttest.State{}
-			for k, v := range recs {
-				state[k] = v
-			}
-			return state, err
-		}}
-	}, examples, nil)
+	failures, fromOutside, res, r := proveBothWays(t, drawerServer, "drawer", examples, file)
 	var inGo []string
-	for _, e := range rec.errs {
+	for _, e := range failures {
 		// Go's advice names its own API; the finding before it is the
 		// engine's.
 		finding, _, _ := strings.Cut(e, ". Give an example that shows it")
 		inGo = append(inGo, finding)
 	}
-
-	path := filepath.Join(t.TempDir(), "drawer.json")
-	os.WriteFile(path, []byte(file), 0o644)
-	res := runCommand(t, append([]string{"verify", "-json", "-timeout", "1m", "-examples", path}, stdioServer(t, "drawer")...)...)
-	var r verify.Report
-	if err := decodeReport(res.stdout, &r); err != nil {
-		t.Fatalf("exit %d, %s: %v", res.code, res.stderr, err)
-	}
-	var fromOutside []string
-	for _, tr := range r.Tools {
-		for _, ex := range tr.Examples {
-			for _, l := range ex.Lies {
-				fromOutside = append(fromOutside, l.Message)
-			}
-		}
-		fromOutside = append(fromOutside, tr.Claims...)
-	}
 	slices.Sort(inGo)
-	slices.Sort(fromOutside)
 	t.Logf("Go found:\n%s", strings.Join(inGo, "\n"))
 	if len(inGo) != 2 {
 		t.Errorf("Go found %d failures, want the lie of count and the claim of new", len(inGo))

@@ -92,12 +92,6 @@ func TestVerifySameAsGo(t *testing.T) {
 			return nil
 		}
 	}
-	withArgs := func(setup func(testing.TB, struct{}, *mcpeffecttest.Session) any, args map[string]any) func(testing.TB, struct{}, *mcpeffecttest.Session) any {
-		return func(t testing.TB, e struct{}, s *mcpeffecttest.Session) any {
-			setup(t, e, s)
-			return args
-		}
-	}
 	examples := []mcpeffecttest.Example[struct{}]{
 		{Tool: "put", Setup: withArgs(put("milk", "1"), map[string]any{"name": "milk", "value": "2"})},
 		{Tool: "list", Setup: withArgs(put("milk", "1"), nil)},
@@ -111,10 +105,39 @@ func TestVerifySameAsGo(t *testing.T) {
 		{"tool": "tag", "fixtures": [{"tool": "put", "args": {"name": "milk", "value": "1"}}], "args": {"name": "milk", "value": "dairy"}}
 	]}`
 
+	inGo, fromOutside, _, r := proveBothWays(t, shelfServer, "shelf", examples, file)
+	if len(inGo) == 0 {
+		t.Fatal("Verify found no lie: the planted ones escaped")
+	}
+	t.Logf("Go found:\n%s", strings.Join(inGo, "\n"))
+	if strings.Join(inGo, "\n") != strings.Join(fromOutside, "\n") {
+		t.Errorf("Go and the command disagree.\nGo:\n%s\ncommand:\n%s", strings.Join(inGo, "\n"), strings.Join(fromOutside, "\n"))
+	}
+	checkVerdicts(t, &r, map[string]verify.Verdict{"put": verify.Proven, "list": verify.Proven, "peek": verify.Lie, "tag": verify.Lie}, nil)
+}
+
+// withArgs returns a setup that runs setup, and then gives args as the
+// call's arguments.
+func withArgs(setup func(testing.TB, struct{}, *mcpeffecttest.Session) any, args map[string]any) func(testing.TB, struct{}, *mcpeffecttest.Session) any {
+	return func(t testing.TB, e struct{}, s *mcpeffecttest.Session) any {
+		setup(t, e, s)
+		return args
+	}
+}
+
+// proveBothWays proves a server twice: in Go, with mcpeffecttest.Verify,
+// examples, and newServer keeping its data in a directory whose files are
+// the state; and from outside, with the command, file and the server of
+// TestMain called kind. It returns what each reported (Go's failures; the
+// command's lies and claims), each sorted, and the command's result and
+// report.
+func proveBothWays(t *testing.T, newServer func(dir string) (*mcp.Server, *mcpeffect.Registry), kind string,
+	examples []mcpeffecttest.Example[struct{}], file string) (inGo, fromOutside []string, res result, r verify.Report) {
+	t.Helper()
 	rec := &failureRecorder{TB: t}
 	mcpeffecttest.Verify(rec, func(t testing.TB) mcpeffecttest.Instance[struct{}] {
 		dir := t.TempDir()
-		s, r := shelfServer(dir)
+		s, r := newServer(dir)
 		return mcpeffecttest.Instance[struct{}]{Server: s, Registry: r, State: func(context.Context) (mcpeffecttest.State, error) {
 			recs, err := verify.ReadDir(dir)
 			state := mcpeffecttest.State{}
@@ -125,14 +148,14 @@ func TestVerifySameAsGo(t *testing.T) {
 		}}
 	}, examples, nil)
 
-	path := filepath.Join(t.TempDir(), "shelf.json")
-	os.WriteFile(path, []byte(file), 0o644)
-	res := runCommand(t, append([]string{"verify", "-json", "-timeout", "1m", "-examples", path}, stdioServer(t, "shelf")...)...)
-	var r verify.Report
+	path := filepath.Join(t.TempDir(), kind+".json")
+	if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = runCommand(t, append([]string{"verify", "-json", "-timeout", "1m", "-examples", path}, stdioServer(t, kind)...)...)
 	if err := decodeReport(res.stdout, &r); err != nil {
 		t.Fatalf("exit %d, %s: %v", res.code, res.stderr, err)
 	}
-	var fromOutside []string
 	for _, tr := range r.Tools {
 		for _, ex := range tr.Examples {
 			for _, l := range ex.Lies {
@@ -141,16 +164,10 @@ func TestVerifySameAsGo(t *testing.T) {
 		}
 		fromOutside = append(fromOutside, tr.Claims...)
 	}
-	slices.Sort(rec.errs)
+	inGo = rec.errs
+	slices.Sort(inGo)
 	slices.Sort(fromOutside)
-	if len(rec.errs) == 0 {
-		t.Fatal("Verify found no lie: the planted ones escaped")
-	}
-	t.Logf("Go found:\n%s", strings.Join(rec.errs, "\n"))
-	if strings.Join(rec.errs, "\n") != strings.Join(fromOutside, "\n") {
-		t.Errorf("Go and the command disagree.\nGo:\n%s\ncommand:\n%s", strings.Join(rec.errs, "\n"), strings.Join(fromOutside, "\n"))
-	}
-	checkVerdicts(t, &r, map[string]verify.Verdict{"put": verify.Proven, "list": verify.Proven, "peek": verify.Lie, "tag": verify.Lie}, nil)
+	return inGo, fromOutside, res, r
 }
 
 // TestVerifyWaiversAndMissing holds verify to what it reports besides
