@@ -17,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -141,6 +140,18 @@ func (p *postgres) close(db *sql.DB) error {
 // the others commit: a token revoked through any of them is refused by
 // all within moments, and within AuthCache at worst, should the
 // notification be lost with its connection.
+//
+// The queries run in pgx's default mode, which the URL may change
+// (default_query_exec_mode): each connection prepares a text the first
+// time it runs it and keeps it, so that PostgreSQL parses it once and,
+// for most, plans it once (a generic plan), instead of at every call.
+// Sent unprepared, parsing and planning took more than half of
+// PostgreSQL's CPU a call under the load test. PostgreSQL types each
+// parameter by its place in the query, where SQLite takes the type of its
+// value; TestEveryQueryPreparesOnPostgres prepares every text of the
+// store. A pooler in transaction mode must keep prepared statements
+// (PgBouncer's max_prepared_statements), or the URL must say
+// default_query_exec_mode=exec.
 func OpenPostgres(ctx context.Context, url string, opts *Options) (s *Store, created bool, err error) {
 	if opts == nil {
 		opts = &Options{}
@@ -149,11 +160,6 @@ func OpenPostgres(ctx context.Context, url string, opts *Options) (s *Store, cre
 	if err != nil {
 		return nil, false, fmt.Errorf("store: %w", err)
 	}
-	// SQLite types a parameter by its value; PostgreSQL, by default, by
-	// its place in the query, and cannot in some (? = '' OR ...). The
-	// exec mode sends each with the type of its Go value, as SQLite sees
-	// it, in one round trip.
-	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = connectTimeout
 	}

@@ -214,7 +214,7 @@ func (s *Store) ListProjects(ctx context.Context, includeArchived bool, p Page) 
 			return List[Project]{}, err
 		}
 		return pageOf(t, p, scanProject, func(p Project) string { return p.ID }, `SELECT `+projectColumns+` FROM projects p
-			WHERE p.trash_id IS NULL AND (? OR p.archived_at IS NULL) AND p.id > ? ORDER BY p.id LIMIT +?`, includeArchived, p.Cursor)
+			WHERE p.trash_id IS NULL AND (? <> 0 OR p.archived_at IS NULL) AND p.id > ? ORDER BY p.id LIMIT +?`, includeArchived, p.Cursor)
 	})
 }
 
