@@ -1,6 +1,10 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -164,3 +168,187 @@ func holdsNilsOf(t reflect.Type, seen map[reflect.Type]bool) bool {
 	}
 	return false
 }
+
+// Done's tools have 168 schemas, their arguments' and their results',
+// inferred one by one: a task's schema is in the results of a dozen
+// tools, and "a string" in nearly all of them, each as schemas of its
+// own, and a schema is a struct of 792 bytes, pointers mostly. That was
+// most of Done's live heap (1.9 of 2.1 MB), which the collector marks
+// again in every cycle: over stdio, one call at a time, it took a few
+// percent of each call's time, which a trivial server does not pay
+// (BenchmarkStdioCall). So schemaFor gives each new schema to share,
+// which makes the schemas of all the tools hold one copy of each equal
+// part, as far as each stays a tree, as jsonschema-go requires of a
+// schema (a part may not be twice in one schema, but may be in two).
+// Nothing changes a schema once made: jsonschema-go resolves and checks
+// against it without writing to it.
+
+// sharedParts holds the parts of the schemas that share made, by their
+// key (see partKeys); a part is listed as often as one schema holds it.
+var sharedParts struct {
+	sync.Mutex
+	byKey map[partKey][]*jsonschema.Schema
+	keys  partKeys
+}
+
+// share returns root, or an equal schema, in which every part that
+// another schema given to share holds already is that part.
+func share(root *jsonschema.Schema) *jsonschema.Schema {
+	sp := &sharedParts
+	sp.Lock()
+	defer sp.Unlock()
+	if sp.byKey == nil {
+		sp.byKey = map[partKey][]*jsonschema.Schema{}
+		sp.keys = partKeys{}
+	}
+	used := map[*jsonschema.Schema]bool{} // the parts root holds
+	// The keys of the parts of root that are not kept must not be kept
+	// either, nor what they hold.
+	keys := maps.Clone(sp.keys)
+	var visit func(s *jsonschema.Schema) *jsonschema.Schema
+	visit = func(s *jsonschema.Schema) *jsonschema.Schema {
+		for _, p := range sp.byKey[keys.of(s)] {
+			if !holdsAny(p, used) {
+				eachPart(p, func(p *jsonschema.Schema) { used[p] = true })
+				return p
+			}
+		}
+		used[s] = true
+		replaceChildren(s, visit)
+		return s
+	}
+	root = visit(root)
+	eachPart(root, func(p *jsonschema.Schema) {
+		k := keys.of(p)
+		sp.keys[p] = k
+		if list := sp.byKey[k]; !slices.Contains(list, p) {
+			sp.byKey[k] = append(list, p)
+		}
+	})
+	return root
+}
+
+// A partKey stands for the JSON of a schema: two schemas of one key
+// marshal to the same JSON.
+type partKey [sha256.Size]byte
+
+// partKeys computes the key of each schema once, from its own fields and
+// the keys of the schemas it holds, so that a part's key costs as much as
+// the part alone, not as its whole subtree.
+type partKeys map[*jsonschema.Schema]partKey
+
+func (pk partKeys) of(s *jsonschema.Schema) partKey {
+	if k, ok := pk[s]; ok {
+		return k
+	}
+	h := sha256.New()
+	own := *s // s without the schemas it holds
+	v := reflect.ValueOf(&own).Elem()
+	for _, f := range schemaFields {
+		fv := v.Field(f.index)
+		switch c := fv.Interface().(type) {
+		case *jsonschema.Schema:
+			if c != nil {
+				k := pk.of(c)
+				fmt.Fprintf(h, "%s:%x;", f.name, k)
+			}
+		case []*jsonschema.Schema:
+			for i, c := range c {
+				k := pk.of(c)
+				fmt.Fprintf(h, "%s/%d:%x;", f.name, i, k)
+			}
+		case map[string]*jsonschema.Schema:
+			for _, name := range slices.Sorted(maps.Keys(c)) {
+				k := pk.of(c[name])
+				fmt.Fprintf(h, "%s/%q:%x;", f.name, name, k)
+			}
+		}
+		fv.SetZero()
+	}
+	// The order of the properties is not in the JSON of own, which has
+	// none: it is in the key.
+	fmt.Fprintf(h, "order:%q;", own.PropertyOrder)
+	b, err := json.Marshal(&own)
+	if err != nil {
+		panic(err) // a schema that jsonschema-go inferred marshals
+	}
+	h.Write(b)
+	var k partKey
+	h.Sum(k[:0])
+	pk[s] = k
+	return k
+}
+
+// holdsAny reports whether s or one of its parts is in set.
+func holdsAny(s *jsonschema.Schema, set map[*jsonschema.Schema]bool) bool {
+	found := false
+	eachPart(s, func(p *jsonschema.Schema) { found = found || set[p] })
+	return found
+}
+
+// eachPart calls f with s and each of its parts, at any depth.
+func eachPart(s *jsonschema.Schema, f func(*jsonschema.Schema)) {
+	f(s)
+	v := reflect.ValueOf(s).Elem()
+	for _, sf := range schemaFields {
+		switch c := v.Field(sf.index).Interface().(type) {
+		case *jsonschema.Schema:
+			if c != nil {
+				eachPart(c, f)
+			}
+		case []*jsonschema.Schema:
+			for _, c := range c {
+				eachPart(c, f)
+			}
+		case map[string]*jsonschema.Schema:
+			for _, c := range c {
+				eachPart(c, f)
+			}
+		}
+	}
+}
+
+// replaceChildren sets each schema that s holds directly (in any field:
+// properties, items, additionalProperties, not...) to f of it.
+func replaceChildren(s *jsonschema.Schema, f func(*jsonschema.Schema) *jsonschema.Schema) {
+	v := reflect.ValueOf(s).Elem()
+	for _, sf := range schemaFields {
+		fv := v.Field(sf.index)
+		switch c := fv.Interface().(type) {
+		case *jsonschema.Schema:
+			if c != nil {
+				fv.Set(reflect.ValueOf(f(c)))
+			}
+		case []*jsonschema.Schema:
+			for i := range c {
+				c[i] = f(c[i])
+			}
+		case map[string]*jsonschema.Schema:
+			for _, name := range slices.Sorted(maps.Keys(c)) {
+				c[name] = f(c[name])
+			}
+		}
+	}
+}
+
+// schemaFields are the fields of a schema that hold schemas.
+var schemaFields = func() []struct {
+	index int
+	name  string
+} {
+	var fields []struct {
+		index int
+		name  string
+	}
+	t := reflect.TypeFor[jsonschema.Schema]()
+	for i := range t.NumField() {
+		switch t.Field(i).Type {
+		case reflect.TypeFor[*jsonschema.Schema](), reflect.TypeFor[[]*jsonschema.Schema](), reflect.TypeFor[map[string]*jsonschema.Schema]():
+			fields = append(fields, struct {
+				index int
+				name  string
+			}{i, t.Field(i).Name})
+		}
+	}
+	return fields
+}()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpeffect/mcpeffect"
@@ -109,9 +110,16 @@ func schemaFor[T any]() *jsonschema.Schema {
 		panic(err) // a bug in the types of this package
 	}
 	nonNullable(t, s)
+	if !dontShareSchemas.Load() {
+		s = share(s)
+	}
 	s2, _ := schemas.LoadOrStore(t, s)
 	return s2.(*jsonschema.Schema)
 }
+
+// dontShareSchemas keeps schemaFor from sharing the parts of the schemas
+// it makes (see share): set only by the tests that compare.
+var dontShareSchemas atomic.Bool
 
 // schemas holds the schema of each type schemaFor was asked for.
 var schemas sync.Map // reflect.Type -> *jsonschema.Schema
