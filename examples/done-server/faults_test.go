@@ -564,7 +564,19 @@ func TestReplicasUnderFaults(t *testing.T) {
 // when it fails.
 func startReplica(t *testing.T, url string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "serve", "-db", url, "-data", t.TempDir(), "-context", "off", "-http", "127.0.0.1:0")
+	return startDone(t, "-db", url)
+}
+
+// startDone starts done-server serve over HTTP as startReplica does, on
+// the store that storeFlag (-db or -data) and where say: on SQLite, -data
+// the directory of its database.
+func startDone(t *testing.T, storeFlag, where string) (*exec.Cmd, string) {
+	t.Helper()
+	args := []string{"serve", storeFlag, where, "-context", "off", "-http", "127.0.0.1:0"}
+	if storeFlag != "-data" {
+		args = append(args, "-data", t.TempDir())
+	}
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = serverEnv()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

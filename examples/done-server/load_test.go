@@ -95,16 +95,19 @@ var candidates = map[loadVariant]struct {
 // replica with its own runtime, pool, token cache and admission queue,
 // and every request a hop through the proxy. Replicas on a shared store
 // serve every request statelessly, so the proxy needs no affinity: it
-// sends each request to the next replica.
+// sends each request to the next replica. sqlite-1 is Done on SQLite as
+// one such process (serve -data DIR -http) behind the same proxy: what
+// one replica is measured against, over the same hop.
 var stored = map[loadVariant]struct {
 	backend  string // "sqlite" or "postgres"
 	replicas int    // done-server processes behind the proxy; 0 for Done in this process
 }{
-	"sqlite": {"sqlite", 0},
-	"pg":     {"postgres", 0},
-	"pg-1":   {"postgres", 1},
-	"pg-2":   {"postgres", 2},
-	"pg-3":   {"postgres", 3},
+	"sqlite":   {"sqlite", 0},
+	"sqlite-1": {"sqlite", 1},
+	"pg":       {"postgres", 0},
+	"pg-1":     {"postgres", 1},
+	"pg-2":     {"postgres", 2},
+	"pg-3":     {"postgres", 3},
 }
 
 // defaultGC sets the collector as Go has it by default, until restore.
@@ -143,6 +146,9 @@ func (v loadVariant) String() string {
 		return "Done on SQLite"
 	case "pg":
 		return "Done on PostgreSQL"
+	}
+	if v == "sqlite-1" {
+		return "Done on SQLite, 1 process"
 	}
 	if s, ok := stored[v]; ok {
 		return fmt.Sprintf("Done, PostgreSQL, %d replica%s", s.replicas, map[bool]string{true: "s"}[s.replicas > 1])
@@ -329,9 +335,10 @@ func TestLoad(t *testing.T) {
 		for _, v := range slices.Sorted(maps.Keys(stored)) {
 			ratio(fmt.Sprintf("%s/ceiling%s", string(v), at), on(v), c)
 		}
-		for _, v := range []loadVariant{"pg", "pg-1", "pg-2", "pg-3"} {
+		for _, v := range []loadVariant{"pg", "pg-1", "pg-2", "pg-3", "sqlite-1"} {
 			ratio(fmt.Sprintf("%s/sqlite%s", string(v), at), on(v), on("sqlite"))
 		}
+		ratio("pg-1/sqlite-1"+at, on("pg-1"), on("sqlite-1"))
 		ratio("pg-2/pg-1"+at, on("pg-2"), on("pg-1"))
 		ratio("pg-3/pg-1"+at, on("pg-3"), on("pg-1"))
 	}
@@ -590,20 +597,21 @@ func seedPostgres(t *testing.T, url string, tables []seedTable) {
 	}
 }
 
-// open returns the store of a new copy of the seed, with opts, and on
-// PostgreSQL the URL of its database.
+// open returns the store of a new copy of the seed, with opts, and where
+// it is: on PostgreSQL the URL of its database, on SQLite its data
+// directory.
 func (s *loadSeed) open(t *testing.T, opts *store.Options) (*store.Store, string) {
 	t.Helper()
 	var st *store.Store
-	var url string
+	var url string // or the directory
 	var err error
 	if s.backend == "postgres" {
 		url = pgtest.Copy(t, s.url)
 		st, _, err = store.OpenPostgres(t.Context(), url, opts)
 	} else {
-		dir := t.TempDir()
-		copyFile(t, filepath.Join(s.dir, store.FileName), filepath.Join(dir, store.FileName))
-		st, _, err = store.Open(t.Context(), dir, opts)
+		url = t.TempDir()
+		copyFile(t, filepath.Join(s.dir, store.FileName), filepath.Join(url, store.FileName))
+		st, _, err = store.Open(t.Context(), url, opts)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -751,7 +759,7 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration, 
 			t.Fatal(err)
 		}
 	case replicas > 0:
-		st, url = seed.open(t, nil)
+		st, url = seed.open(t, nil) // a SQLite's directory, or a PostgreSQL's URL
 	default:
 		st, url = seed.open(t, opts)
 	}
@@ -769,7 +777,11 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration, 
 		defer transport.CloseIdleConnections()
 		proxy := &rrProxy{transport: transport}
 		for range replicas {
-			cmd, b := startReplica(t, url)
+			storeFlag := "-db"
+			if v.backend() == "sqlite" {
+				storeFlag = "-data"
+			}
+			cmd, b := startDone(t, storeFlag, url)
 			procs = append(procs, cmd)
 			proxy.backends = append(proxy.backends, b)
 		}
