@@ -68,23 +68,8 @@ type sourceQuery struct {
 // storeQueries returns the queries of the store's source (its files but
 // the tests) whose whole text is known without running it.
 func storeQueries(t *testing.T) []sourceQuery {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	var parsed []*ast.File
+	fset, parsed := storeSource(t)
 	consts := map[string]string{}
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		parsed = append(parsed, f)
-	}
 	// The package's string constants, some made of others: evaluated
 	// until no more can be.
 	for changed := true; changed; {
@@ -157,6 +142,28 @@ func queryFinder(fset *token.FileSet, consts map[string]string, out *[]sourceQue
 		}
 		return true
 	}
+}
+
+// storeSource parses the store's source files, but its tests.
+func storeSource(t *testing.T) (*token.FileSet, []*ast.File) {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	var parsed []*ast.File
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parsed = append(parsed, f)
+	}
+	return fset, parsed
 }
 
 // stringValue returns the value of e, a string literal, a constant of

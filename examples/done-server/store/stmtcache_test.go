@@ -5,9 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -117,21 +115,10 @@ func mustTitles(ctx context.Context, t *testing.T, conn *sql.Conn, query string)
 // statement was compiled.
 func TestParametersPlannedWithoutValues(t *testing.T) {
 	sqliteOnly(t)
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	bare := regexp.MustCompile(`(?i)\b(LIMIT|OFFSET|LIKE|GLOB|MATCH)\s+\?`)
-	fset := token.NewFileSet()
+	fset, files := storeSource(t)
 	texts := 0
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
 			lit, ok := n.(*ast.BasicLit)
 			if !ok || lit.Kind != token.STRING {
