@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	segjson "github.com/segmentio/encoding/json"
 	"golang.org/x/time/rate"
@@ -71,28 +69,13 @@ func benchServer(b *testing.B, ceiling bool) (base, secret, task string) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
-	k, secret, err := st.MintToken(ctx, store.NewToken{Name: "alice", Kind: store.Human, Scope: mcpeffect.Full})
-	if err != nil {
-		b.Fatal(err)
-	}
-	t, err := st.CreateTask(ctx, k.Actor(), store.NewTask{Title: "Write the README", Due: "2025-06-30"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for i := range 2 {
-		if _, err := st.AddStep(ctx, k.Actor(), t.ID, fmt.Sprintf("step %d", i), ""); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := st.CommentOnTask(ctx, k.Actor(), t.ID, fmt.Sprintf("comment %d", i)); err != nil {
-			b.Fatal(err)
-		}
-	}
+	secret, task = seedBench(b, st)
 	// The write limit off: a benchmark measures Done, not the limit.
 	d := newDone(st, logger, config{baseURL: base, writeRate: rate.Inf})
 	server, registry := d.newServer()
 	srv.Config.Handler = d.httpHandler(server, registry)
 	srv.Start()
-	return base, secret, t.ID
+	return base, secret, task
 }
 
 // rawSession opens an MCP session at base with plain HTTP requests and

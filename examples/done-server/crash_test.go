@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -22,28 +19,11 @@ import (
 
 // startHTTPProcess starts done-server serve -http on a loopback port
 // chosen by the system, on the data in dir, and returns the process and
-// the URL of its MCP endpoint, once it listens.
+// the URL of its MCP endpoint, once it listens (see startDone).
 func startHTTPProcess(t *testing.T, dir string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "serve", "-data", dir, "-http", "127.0.0.1:0")
-	cmd.Env = serverEnv()
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	lines := bufio.NewScanner(stderr)
-	for lines.Scan() {
-		if _, url, ok := strings.Cut(lines.Text(), `msg="serving MCP over HTTP" url=`); ok {
-			go io.Copy(io.Discard, stderr)
-			return cmd, url
-		}
-	}
-	t.Fatal("the server never said where it listens")
-	return nil, ""
+	cmd, base := startDone(t, "-data", dir)
+	return cmd, base + mcpPath
 }
 
 // connectURL connects a client to the MCP endpoint url with the bearer

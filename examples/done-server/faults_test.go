@@ -564,18 +564,15 @@ func TestReplicasUnderFaults(t *testing.T) {
 // when it fails.
 func startReplica(t *testing.T, url string) (*exec.Cmd, string) {
 	t.Helper()
-	return startDone(t, "-db", url)
+	return startDone(t, "-db", url, "-data", t.TempDir())
 }
 
-// startDone starts done-server serve over HTTP as startReplica does, on
-// the store that storeFlag (-db or -data) and where say: on SQLite, -data
-// the directory of its database.
-func startDone(t *testing.T, storeFlag, where string) (*exec.Cmd, string) {
+// startDone starts done-server serve -http as startReplica does, on the
+// store that storeArgs give (-db URL, -data DIR), without the folder
+// connector.
+func startDone(t *testing.T, storeArgs ...string) (*exec.Cmd, string) {
 	t.Helper()
-	args := []string{"serve", storeFlag, where, "-context", "off", "-http", "127.0.0.1:0"}
-	if storeFlag != "-data" {
-		args = append(args, "-data", t.TempDir())
-	}
+	args := append([]string{"serve", "-context", "off", "-http", "127.0.0.1:0"}, storeArgs...)
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = serverEnv()
 	stderr, err := cmd.StderrPipe()

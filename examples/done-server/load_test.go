@@ -777,11 +777,13 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration, 
 		defer transport.CloseIdleConnections()
 		proxy := &rrProxy{transport: transport}
 		for range replicas {
-			storeFlag := "-db"
+			var cmd *exec.Cmd
+			var b string
 			if v.backend() == "sqlite" {
-				storeFlag = "-data"
+				cmd, b = startDone(t, "-data", url)
+			} else {
+				cmd, b = startReplica(t, url)
 			}
-			cmd, b := startDone(t, storeFlag, url)
 			procs = append(procs, cmd)
 			proxy.backends = append(proxy.backends, b)
 		}

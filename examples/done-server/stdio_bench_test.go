@@ -177,14 +177,21 @@ func BenchmarkStdioCall(b *testing.B) {
 
 // seedStdioBench makes the data directory dir with a person's token of
 // full scope, whose secret it returns, and a task with two steps and two
-// comments, whose id it returns.
+// comments, whose id it returns (see seedBench).
 func seedStdioBench(b *testing.B, dir string) (secret, task string) {
-	ctx := b.Context()
-	st, _, err := store.Open(ctx, dir, storeOptions())
+	st, _, err := store.Open(b.Context(), dir, storeOptions())
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer st.Close()
+	return seedBench(b, st)
+}
+
+// seedBench mints in st a person's token of full scope, whose secret it
+// returns, and makes a task with two steps and two comments, whose id it
+// returns: the workspace of the benchmarks of one call.
+func seedBench(b *testing.B, st *store.Store) (secret, task string) {
+	ctx := b.Context()
 	k, secret, err := st.MintToken(ctx, store.NewToken{Name: "alice", Kind: store.Human, Scope: mcpeffect.Full})
 	if err != nil {
 		b.Fatal(err)
