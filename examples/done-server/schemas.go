@@ -188,7 +188,6 @@ func holdsNilsOf(t reflect.Type, seen map[reflect.Type]bool) bool {
 var sharedParts struct {
 	sync.Mutex
 	byKey map[partKey][]*jsonschema.Schema
-	keys  partKeys
 }
 
 // share returns root, or an equal schema, in which every part that
@@ -199,12 +198,11 @@ func share(root *jsonschema.Schema) *jsonschema.Schema {
 	defer sp.Unlock()
 	if sp.byKey == nil {
 		sp.byKey = map[partKey][]*jsonschema.Schema{}
-		sp.keys = partKeys{}
 	}
 	used := map[*jsonschema.Schema]bool{} // the parts root holds
-	// The keys of the parts of root that are not kept must not be kept
-	// either, nor what they hold.
-	keys := maps.Clone(sp.keys)
+	// Computed again at each call, not kept: a key costs little, and kept
+	// keys would keep what they name alive, the parts of root not kept too.
+	keys := partKeys{}
 	var visit func(s *jsonschema.Schema) *jsonschema.Schema
 	visit = func(s *jsonschema.Schema) *jsonschema.Schema {
 		for _, p := range sp.byKey[keys.of(s)] {
@@ -220,7 +218,6 @@ func share(root *jsonschema.Schema) *jsonschema.Schema {
 	root = visit(root)
 	eachPart(root, func(p *jsonschema.Schema) {
 		k := keys.of(p)
-		sp.keys[p] = k
 		if list := sp.byKey[k]; !slices.Contains(list, p) {
 			sp.byKey[k] = append(list, p)
 		}
@@ -289,23 +286,10 @@ func holdsAny(s *jsonschema.Schema, set map[*jsonschema.Schema]bool) bool {
 // eachPart calls f with s and each of its parts, at any depth.
 func eachPart(s *jsonschema.Schema, f func(*jsonschema.Schema)) {
 	f(s)
-	v := reflect.ValueOf(s).Elem()
-	for _, sf := range schemaFields {
-		switch c := v.Field(sf.index).Interface().(type) {
-		case *jsonschema.Schema:
-			if c != nil {
-				eachPart(c, f)
-			}
-		case []*jsonschema.Schema:
-			for _, c := range c {
-				eachPart(c, f)
-			}
-		case map[string]*jsonschema.Schema:
-			for _, c := range c {
-				eachPart(c, f)
-			}
-		}
-	}
+	replaceChildren(s, func(c *jsonschema.Schema) *jsonschema.Schema {
+		eachPart(c, f)
+		return c
+	})
 }
 
 // replaceChildren sets each schema that s holds directly (in any field:

@@ -66,7 +66,7 @@ func freshSchemas(shared bool) (restore func()) {
 	clear := func() {
 		schemas.Clear()
 		sharedParts.Lock()
-		sharedParts.byKey, sharedParts.keys = nil, nil
+		sharedParts.byKey = nil
 		sharedParts.Unlock()
 	}
 	clear()
