@@ -603,20 +603,20 @@ func seedPostgres(t *testing.T, url string, tables []seedTable) {
 func (s *loadSeed) open(t *testing.T, opts *store.Options) (*store.Store, string) {
 	t.Helper()
 	var st *store.Store
-	var url string // or the directory
+	var where string
 	var err error
 	if s.backend == "postgres" {
-		url = pgtest.Copy(t, s.url)
-		st, _, err = store.OpenPostgres(t.Context(), url, opts)
+		where = pgtest.Copy(t, s.url)
+		st, _, err = store.OpenPostgres(t.Context(), where, opts)
 	} else {
-		url = t.TempDir()
-		copyFile(t, filepath.Join(s.dir, store.FileName), filepath.Join(url, store.FileName))
-		st, _, err = store.Open(t.Context(), url, opts)
+		where = t.TempDir()
+		copyFile(t, filepath.Join(s.dir, store.FileName), filepath.Join(where, store.FileName))
+		st, _, err = store.Open(t.Context(), where, opts)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	return st, url
+	return st, where
 }
 
 // copyFile copies the file from to the new file to, without holding it
@@ -750,7 +750,7 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration, 
 	// The store Done serves in this process or, for replicas, the one the
 	// test reads afterwards; the ceiling's is empty and unused.
 	var st *store.Store
-	var url string
+	var where string // the seed's copy: a SQLite's data directory, or a PostgreSQL's URL
 	dir := t.TempDir()
 	switch {
 	case seed == nil:
@@ -759,9 +759,9 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration, 
 			t.Fatal(err)
 		}
 	case replicas > 0:
-		st, url = seed.open(t, nil) // a SQLite's directory, or a PostgreSQL's URL
+		st, where = seed.open(t, nil)
 	default:
-		st, url = seed.open(t, opts)
+		st, where = seed.open(t, opts)
 	}
 	defer st.Close()
 
@@ -780,9 +780,9 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration, 
 			var cmd *exec.Cmd
 			var b string
 			if v.backend() == "sqlite" {
-				cmd, b = startDone(t, "-data", url)
+				cmd, b = startDone(t, "-data", where)
 			} else {
-				cmd, b = startReplica(t, url)
+				cmd, b = startReplica(t, where)
 			}
 			procs = append(procs, cmd)
 			proxy.backends = append(proxy.backends, b)
