@@ -1,6 +1,7 @@
 package mcpeffect
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -196,13 +197,16 @@ func BenchmarkAddOneByOne10000(b *testing.B) {
 	})
 }
 
-// BenchmarkDecisionPaired measures the path a tools/call takes through the
-// middleware, its lookup of the tool and the decision
-// (Enforcer.toolDenial), against a plain map[string]uint8 lookup and a bit
-// test, alternating blocks as BenchmarkAllowedPaired does.
+// BenchmarkDecisionPaired measures the decision of a tools/call as the
+// middleware makes it (the caller's scope capped by the connection's, the
+// lookup of the tool, the decision), against a plain map[string]uint8
+// lookup and a bit test, alternating blocks as BenchmarkAllowedPaired
+// does.
 func BenchmarkDecisionPaired(b *testing.B) {
 	r, plain := allowedFixture(b)
 	e := r.Enforcer(nil)
+	ctx := context.Background()
+	full := Caller{Scope: Full, Scoped: true}
 	b.ReportAllocs()
 	var spent [2]time.Duration
 	n := 0
@@ -219,7 +223,7 @@ func BenchmarkDecisionPaired(b *testing.B) {
 			} else {
 				for i := range pairedBlockSize {
 					name := benchNames[i%len(benchNames)]
-					if e.toolDenial(r.lookup(name), name, Full, true, nil) == nil {
+					if e.decide(ctx, Operation{Method: methodCallTool, Name: name}, full, argsWire).Denied == nil {
 						n++
 					}
 				}

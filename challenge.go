@@ -108,24 +108,34 @@ func (e *Enforcer) Challenge(opts *ChallengeOptions) func(http.Handler) http.Han
 				return
 			}
 			ctx := req.Context()
-			s, sourced := granted(ctx, e.RequestCaller(ctx, c.request(&mcp.RequestExtra{TokenInfo: ti, Header: req.Header})))
-			if !sourced {
+			d := e.decide(ctx, c.operation(), e.requestCaller(ctx, c.request(&mcp.RequestExtra{TokenInfo: ti, Header: req.Header})), argsWire)
+			// Only a refusal that a wider scope would lift is answered
+			// here: one with no scope at all, or of a tool that no scope
+			// may call, goes on for the middleware to explain; so does a
+			// call that its handler's input decides.
+			if !d.scoped || d.Denied == nil || !d.Denied.Classified {
 				next.ServeHTTP(w, req)
 				return
 			}
-			d := e.challenged(c, s)
-			if d == nil {
-				next.ServeHTTP(w, req)
-				return
-			}
-			e.reportDenied(ctx, d)
+			e.reportDenied(ctx, d.Denied)
 			var scopes []string
 			if ti != nil {
 				scopes = ti.Scopes
 			}
-			writeChallenge(w, o.ResourceMetadataURL, scopes, d, c.id)
+			writeChallenge(w, o.ResourceMetadataURL, scopes, d.Denied, c.id)
 		})
 	}
+}
+
+// operation returns the operation that c is.
+func (c call) operation() Operation {
+	switch c.method {
+	case methodReadResource:
+		return Operation{Method: methodReadResource, URI: c.uri}
+	case methodGetPrompt:
+		return Operation{Method: methodGetPrompt, Name: c.name}
+	}
+	return Operation{Method: methodCallTool, Name: c.name, Arguments: c.args}
 }
 
 // request returns the go-sdk request that c is, as the middleware would
@@ -146,44 +156,6 @@ func (c call) request(extra *mcp.RequestExtra) mcp.Request {
 func mayChallenge(body []byte) bool {
 	return bytes.Contains(body, []byte("tools/call")) || bytes.Contains(body, []byte("resources/read")) ||
 		bytes.Contains(body, []byte("prompts/get"))
-}
-
-// challenged returns the refusal of c by a caller of scope s, if it is
-// certain from the request alone, or nil to pass it on to the
-// middleware. It is [Enforcer.Decide]'s decision where the request gives
-// all it needs, and no decision where it does not.
-func (e *Enforcer) challenged(c call, s Scope) *DeniedError {
-	switch c.method {
-	case "tools/call":
-		ent := e.r.lookup(c.name)
-		// A tool the registry does not know is left to the middleware: no
-		// wider scope would let it through.
-		if ent.effect == 0 {
-			return nil
-		}
-		if ent.rule == nil || ent.some&(1<<s) == 0 {
-			return e.toolDenial(ent, c.name, s, true, nil)
-		}
-		// A call whose effect depends on its arguments, by a caller that
-		// may make some of its calls, is answered early only when its raw
-		// arguments give that effect with certainty; otherwise the
-		// handler's wrapper decides, from what the handler receives.
-		// The argument read strictly, once, as a string (has) is what the
-		// handler receives, whether the rule declares its value or not.
-		if !ent.raw {
-			return nil
-		}
-		oc := ent.rule.outcomeOfRaw(c.args)
-		if !oc.certain && !oc.has {
-			return nil
-		}
-		return e.toolDenial(ent, c.name, s, true, &oc)
-	case "resources/read":
-		return e.readDenial(e.r.ResourceScope(c.uri), s, true, "", c.uri)
-	case "prompts/get":
-		return e.readDenial(e.r.PromptScope(c.name), s, true, c.name, "")
-	}
-	return nil
 }
 
 // peekBody reads up to max bytes of the request body and puts back a body

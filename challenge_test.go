@@ -103,7 +103,7 @@ func TestHTTPEveryWriteWithReadToken(t *testing.T) {
 				before := s.calls.count(tool.name)
 				_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool.name, Arguments: taskArgs{ID: "7"}})
 				ran := s.calls.count(tool.name) > before
-				if scope.Permits(tool.effect) {
+				if scope.Allows(tool.effect) {
 					if err != nil || !ran {
 						t.Errorf("challenge %t, %s, %s: err %v, ran %t; want the call to run", challenge, token, tool.name, err, ran)
 					}

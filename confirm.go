@@ -62,11 +62,11 @@ type ConfirmOptions struct {
 	// from the data cannot disguise what the person is asked.
 	Message func(ctx context.Context, call *ConfirmCall) string
 
-	// ProceedWithoutElicitation runs the calls that need confirmation
+	// RunIfClientCannotAsk runs the calls that need confirmation
 	// unconfirmed when the client cannot ask a person (it declared no
 	// form elicitation). Left false, the default, such calls are
 	// refused.
-	ProceedWithoutElicitation bool
+	RunIfClientCannotAsk bool
 
 	// Key signs the request states of the 2026-07-28 protocol. If empty,
 	// the middleware makes a random one, so that a state is good only in
@@ -151,17 +151,17 @@ func newConfirmer(o *ConfirmOptions) *confirmer {
 	return c
 }
 
-// confirm has a person confirm the call req of tool, of effect e, which
-// the options ask for. It returns nil, nil when the handler may run;
+// confirm has a person confirm the call req of tool t, which d, the
+// decision that admitted it, says the options ask for. It returns nil, nil when the handler may run;
 // otherwise a result that asks the client for the person's answer, or the
 // error that refuses the call.
-func (c *confirmer) confirm(ctx context.Context, info *callInfo, req *mcp.CallToolRequest, t *mcp.Tool, e Effect) (*mcp.CallToolResult, error) {
-	tool := t.Name
+func (c *confirmer) confirm(ctx context.Context, d Decision, req *mcp.CallToolRequest, t *mcp.Tool) (*mcp.CallToolResult, error) {
+	tool, e := t.Name, d.Effect
 	refuse := func(answer, detail string) error {
 		return (&NotConfirmedError{Tool: tool, Effect: e, Answer: answer, Detail: detail}).rpcError()
 	}
 	if !formElicitation(req.ClientCapabilities()) {
-		if c.opts.ProceedWithoutElicitation {
+		if c.opts.RunIfClientCannotAsk {
 			return nil, nil
 		}
 		return nil, refuse("unsupported", "")
@@ -180,7 +180,7 @@ func (c *confirmer) confirm(ctx context.Context, info *callInfo, req *mcp.CallTo
 	// The 2026-07-28 protocol: the answer comes with a call of its own.
 	// Whatever the client puts in inputResponses counts only with a
 	// request state this server signed for this very call.
-	binding := c.binding(ctx, info, req, tool)
+	binding := c.binding(ctx, d.Scope, req, tool)
 	if req.Params.RequestState == "" {
 		return c.ask(ctx, req, t, e, binding)
 	}

@@ -158,7 +158,7 @@ func TestConfirmOptions(t *testing.T) {
 			}
 			return ""
 		},
-		ProceedWithoutElicitation: true,
+		RunIfClientCannotAsk: true,
 	})
 	p := &person{answer: "accept"}
 	cs := connectAs(t, ctx, s, &mcp.ClientOptions{ElicitationHandler: p.handler}, modernProtocol)

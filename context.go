@@ -2,12 +2,11 @@ package mcpeffect
 
 import "context"
 
-// The scopes a context carries: the connection's, set by the server's
-// author, and the caller's, set by [Registry.Middleware] for the handler.
-type (
-	connectionScopeKey struct{}
-	callerScopeKey     struct{}
-)
+// What a context carries: the connection's scope, set by the server's
+// author, and the decision that admitted a call, set by the way in that
+// decided it for the handler.
+
+type connectionScopeKey struct{}
 
 // WithConnectionScope returns a copy of ctx that carries scope s as the
 // scope of a connection. Given to [mcp.Server.Run] or [mcp.Server.Connect],
@@ -30,36 +29,69 @@ func connectionScope(ctx context.Context) (Scope, bool) {
 	return s, ok
 }
 
-// CallerScopeFromContext returns the scope of the caller of the request
-// (a tools/call, or a resources/read or prompts/get of a handler added with
+// A decisionContext is the context of a handler whose call a Decision
+// admitted. It is one allocation, where context.WithValue and a
+// *Decision would be two.
+type decisionContext struct {
+	context.Context
+	d Decision
+}
+
+type decisionKey struct{}
+
+func (c *decisionContext) Value(key any) any {
+	if key == (decisionKey{}) {
+		return &c.d
+	}
+	return c.Context.Value(key)
+}
+
+// WithDecision returns a copy of ctx that carries d, an allowed
+// decision of an [Enforcer], for the handler of the operation it
+// admitted: [DecisionFromContext] and [CallerScopeFromContext] read it,
+// and the handler wrappers of [AddTool] and the others run only with it.
+// The go-sdk middleware gives it to every handler it lets through; an
+// adapter for another SDK gives it to each handler of an operation that
+// [Enforcer.Decide] allowed. For a decision that refused, or that no
+// Enforcer made, it returns ctx unchanged.
+func WithDecision(ctx context.Context, d Decision) context.Context {
+	if d.Denied != nil || d.enf == nil {
+		return ctx
+	}
+	return &decisionContext{ctx, d}
+}
+
+// DecisionFromContext returns the decision that admitted the call (a
+// tools/call, or a resources/read or prompts/get of a handler added with
 // [AddResource], [AddResourceTemplate] or [AddPrompt]) whose handler
-// received ctx: the scope of its token capped by the
-// connection's (see [WithConnectionScope]), exactly as [Registry.Middleware]
-// computed it to let the call through. A handler uses it to bound what the
-// caller may create or grant, such as a token of its own, without
-// computing the scope a second time. Outside a call that the middleware let
-// through, it returns the zero Scope, which allows nothing.
+// received ctx, and true; outside such a call, the zero Decision and
+// false. Its Effect is the effect of this very call, computed from its
+// arguments for a tool whose effect depends on them, and its Scope the
+// caller's: a handler that bounds what it does by either reads them here
+// rather than computing them a second time.
+func DecisionFromContext(ctx context.Context) (Decision, bool) {
+	if d := decisionOn(ctx); d != nil {
+		return *d, true
+	}
+	return Decision{}, false
+}
+
+// decisionOn returns the decision on ctx, or nil.
+func decisionOn(ctx context.Context) *Decision {
+	d, _ := ctx.Value(decisionKey{}).(*Decision)
+	return d
+}
+
+// CallerScopeFromContext returns the scope of the caller of the call
+// whose handler received ctx, exactly as the decision that admitted it
+// computed it (see [DecisionFromContext]): the scope of its token capped
+// by the connection's (see [WithConnectionScope]). A handler uses it to
+// bound what the caller may create or grant, such as a token of its own.
+// Outside a call that an [Enforcer] admitted, it returns the zero Scope,
+// which allows nothing.
 func CallerScopeFromContext(ctx context.Context) Scope {
-	if info := callerInfo(ctx); info != nil {
-		return info.scope
+	if d := decisionOn(ctx); d != nil {
+		return d.Scope
 	}
 	return 0
-}
-
-// A callInfo is what Registry.Middleware tells the handler wrappers of
-// AddTool and the others about a call it let through. The middleware
-// makes one per scope when it is created, so that a call allocates none.
-type callInfo struct {
-	scope Scope
-	// sourced is false when nothing gave the caller a scope (see
-	// DeniedError.Unscoped).
-	sourced bool
-	enf     *Enforcer
-}
-
-// callerInfo returns what Registry.Middleware set on ctx for the handler,
-// or nil if the middleware did not run.
-func callerInfo(ctx context.Context) *callInfo {
-	info, _ := ctx.Value(callerScopeKey{}).(*callInfo)
-	return info
 }

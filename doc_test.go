@@ -39,7 +39,7 @@ func expectedRow(e Effect, classified bool) map[string]string {
 		"least scope": map[Scope]string{0: "none", ReadOnly: "ReadOnly", NonDestructive: "NonDestructive", Full: "Full"}[need],
 	}
 	for _, s := range []Scope{ReadOnly, NonDestructive, Full} {
-		row[map[Scope]string{ReadOnly: "ReadOnly", NonDestructive: "NonDestructive", Full: "Full"}[s]] = map[bool]string{true: "yes", false: "no"}[classified && s.Permits(e)]
+		row[map[Scope]string{ReadOnly: "ReadOnly", NonDestructive: "NonDestructive", Full: "Full"}[s]] = map[bool]string{true: "yes", false: "no"}[classified && s.Allows(e)]
 	}
 	return row
 }

@@ -3,31 +3,83 @@ package mcpeffect
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// An Enforcer is the one decision of a [Registry], configured once: the
-// scope names, where the caller's scope comes from, the refusal hook and
-// confirmation, all from one [MiddlewareOptions]. Every way in is a thin
-// adapter over one decision, of which [Enforcer.Decide] is the exported
-// form: the receiving middleware ([Enforcer.Middleware]), the handler
-// wrappers of [AddTool] and the others, the HTTP step-up challenge
-// ([Enforcer.Challenge]), and an adapter for another SDK. Each finds the
-// caller's scope and the operation its own way, and then refuses with the
-// same functions, which build every [DeniedError]; so two of them cannot
-// disagree on what a caller may do.
+// An Enforcer is the one decision of a [Registry], configured once by
+// [MiddlewareOptions]: what each operation needs, and whether its caller
+// has it. Every way in asks it the same question ([Enforcer.Decide]) and
+// answers with what it decided: the receiving middleware of go-sdk
+// ([Enforcer.Middleware]), the handler wrappers of [AddTool] and the
+// others, the HTTP step-up challenge ([Enforcer.Challenge]), and an
+// adapter for another SDK (package mcpgo, for mcp-go). So two of them
+// cannot disagree on what a caller may do.
 //
 // Make one with [Registry.Enforcer] and pass it where it is needed;
 // [Registry.Middleware] is the shortcut for a server that needs only the
 // middleware. An Enforcer is safe for concurrent use.
 type Enforcer struct {
-	r    *Registry
-	opts MiddlewareOptions
-	// infos[sourced][s] is the callInfo of a call by a caller of scope s,
-	// made once so that a call allocates none.
-	infos     [2][Full + 1]*callInfo
+	r         *Registry
+	opts      MiddlewareOptions
 	confirmer *confirmer // nil without Confirm
+}
+
+// MiddlewareOptions are the configuration of an [Enforcer]
+// ([Registry.Enforcer]), and so of everything made from it: the
+// middleware ([Registry.Middleware], [Enforcer.Middleware]), the handler
+// wrappers of [AddTool] and the others, the HTTP step-up challenge
+// ([Enforcer.Challenge]) and the mcp-go adapter. A nil *MiddlewareOptions
+// is the zero value.
+type MiddlewareOptions struct {
+	// Scope returns the scope of the caller of a request. If nil, the scope
+	// comes from the scope strings of the request's bearer token
+	// ([mcp.RequestExtra] TokenInfo), mapped by ScopeNames; a request that
+	// carries no token (stdio, in memory) has only the scope of its
+	// connection, set with [WithConnectionScope], and without one it may
+	// call nothing.
+	//
+	// Whatever Scope returns, a scope set on the connection with
+	// WithConnectionScope caps it.
+	//
+	// The HTTP challenge ([Enforcer.Challenge]) calls it too, before the
+	// request reaches the server, with the HTTP request's context and a
+	// request as go-sdk would give the middleware, without its Session:
+	// a *[mcp.CallToolRequest], *[mcp.ReadResourceRequest] or
+	// *[mcp.GetPromptRequest] with its Params and Extra (TokenInfo and
+	// Header). A function that needs the session should return the zero
+	// Scope without one, and then the challenge leaves the request to the
+	// middleware. The mcp-go adapter calls it with a nil request: there,
+	// the context is all it has.
+	Scope func(context.Context, mcp.Request) Scope
+
+	// HideDenied makes tools/list show only the tools the caller may call
+	// (a tool whose effect depends on its arguments, when it may make
+	// some of its calls), and resources/list, resources/templates/list
+	// and prompts/list only what it may read (see [Registry.ResourceScope]
+	// and [Registry.PromptScope]). A list is then the caller's own, and is
+	// marked cacheable privately. Left false, everything is listed, so
+	// that a host can see what a wider scope would allow and ask for it.
+	HideDenied bool
+
+	// ScopeNames maps token scope strings to a Scope, and names the scope
+	// string a refused call needs. The zero value is the default names.
+	ScopeNames ScopeNames
+
+	// OnDenied, if non-nil, is called with each refused operation, before
+	// the refusal is sent, by whichever way in refused it (the
+	// middleware, a handler wrapper of this package where the arguments
+	// or the resource decide, the HTTP challenge, an adapter calling
+	// [Enforcer.Decide]): for logging or metrics. Log the [DeniedError]
+	// whole: its LogValue names its fields. It must not block.
+	OnDenied func(context.Context, *DeniedError)
+
+	// Confirm, if non-nil, makes the tools added with [AddTool] and its
+	// kin ask a person to confirm the calls it chooses (destructive ones
+	// by default) before they run: see [ConfirmOptions], and what it does
+	// not protect against.
+	Confirm *ConfirmOptions
 }
 
 // Enforcer returns the [Enforcer] of r configured by opts; a nil opts is
@@ -45,46 +97,51 @@ func (r *Registry) Enforcer(opts *MiddlewareOptions) *Enforcer {
 	if e.opts.Confirm != nil {
 		e.confirmer = newConfirmer(e.opts.Confirm)
 	}
-	for sourced := range e.infos {
-		for s := range e.infos[sourced] {
-			e.infos[sourced][s] = &callInfo{scope: Scope(s), sourced: sourced == 1, enf: e}
-		}
-	}
 	return e
 }
 
-// Registry returns the registry that e enforces.
-func (e *Enforcer) Registry() *Registry { return e.r }
-
-// ScopeNames returns the scope names e maps token scopes with, as a
-// server lists them in its protected resource metadata
-// ([ScopeNames.Strings]).
-func (e *Enforcer) ScopeNames() ScopeNames { return e.opts.ScopeNames }
+// The methods that [Enforcer.Decide] decides, as MCP names them.
+const (
+	methodCallTool      = "tools/call"
+	methodReadResource  = "resources/read"
+	methodSubscribe     = "resources/subscribe"
+	methodListen        = "subscriptions/listen"
+	methodGetPrompt     = "prompts/get"
+	methodComplete      = "completion/complete"
+	methodListTools     = "tools/list"
+	methodListResources = "resources/list"
+	methodListTemplates = "resources/templates/list"
+	methodListPrompts   = "prompts/list"
+	completeRefPrompt   = "ref/prompt"
+	completeRefResource = "ref/resource"
+)
 
 // An Operation is one request that [Enforcer.Decide] decides, in terms
 // that any MCP server can give, whatever its SDK.
 type Operation struct {
-	// Method is "tools/call", "resources/read", "prompts/get" or
-	// "completion/complete". Any other is refused. A subscription to a
-	// resource (resources/subscribe, and each resource of the 2026-07-28
-	// subscriptions/listen) is decided as a resources/read of it: a
-	// subscriber is told what a reader would read.
+	// Method is the MCP method: "tools/call", "resources/read",
+	// "resources/subscribe", "subscriptions/listen" (of the 2026-07-28
+	// protocol), "prompts/get" or "completion/complete". Any other is
+	// refused, so that a typo in an adapter fails closed.
 	Method string
 	// Name is the tool called or the prompt got, or for
 	// completion/complete the prompt whose arguments are completed.
 	Name string
-	// URI is the resource read; for completion/complete, the resource
-	// template (or resource) whose arguments are completed; for
-	// [Enforcer.Visible], the resource template listed when Template is
-	// set.
+	// URI is the resource read or subscribed to; for completion/complete,
+	// the resource template (or resource) whose arguments are completed;
+	// for [Enforcer.Listed], the resource template listed when Template
+	// is set.
 	URI      string
 	Template bool
-	// Arguments are the raw JSON arguments of a tools/call, as the client
-	// sent them. For a tool whose effect depends on its arguments (see
-	// [EffectRule]), the effect of the call is computed from them: in the
-	// common form read strictly (see [EffectRule.CallEffect]), in the
-	// general form decoded into the function's input type with
-	// encoding/json. Anything uncertain is the worst case.
+	// URIs are the resources that a subscriptions/listen subscribes to.
+	URIs []string
+	// Arguments are the raw JSON arguments of a tools/call, as the
+	// tool's handler acts on them. For a tool whose effect depends on its
+	// arguments (see [EffectRule]), the effect of the call is computed
+	// from them: in the common form read strictly (see
+	// [EffectRule.CallEffect]), in the general form decoded into the
+	// function's input type with encoding/json. Anything uncertain is the
+	// worst case.
 	Arguments json.RawMessage
 }
 
@@ -106,11 +163,10 @@ func (e *Enforcer) TokenCaller(scopes []string) Caller {
 	return Caller{Scope: e.opts.ScopeNames.Scope(scopes), Scoped: true}
 }
 
-// RequestCaller returns the caller of a go-sdk request, as the
-// middleware finds it: the [MiddlewareOptions] Scope function if set,
-// else the scope strings of the request's bearer token
-// ([mcp.RequestExtra] TokenInfo), else nothing.
-func (e *Enforcer) RequestCaller(ctx context.Context, req mcp.Request) Caller {
+// requestCaller returns the caller of a go-sdk request: the Scope
+// function of the options if set, else the scope strings of the
+// request's bearer token, else nothing.
+func (e *Enforcer) requestCaller(ctx context.Context, req mcp.Request) Caller {
 	if e.opts.Scope != nil {
 		return Caller{Scope: e.opts.Scope(ctx, req), Scoped: true}
 	}
@@ -137,8 +193,11 @@ func granted(ctx context.Context, c Caller) (Scope, bool) {
 }
 
 // A Decision is what [Enforcer.Decide] made of an [Operation]: allowed,
-// refused with a [DeniedError], or allowed once a person confirms it.
+// refused with a [DeniedError], or allowed once a person confirms it. The
+// handler of an allowed operation reads it with [DecisionFromContext].
 type Decision struct {
+	// Operation is what was decided.
+	Operation Operation
 	// Scope is the caller's scope, capped by its connection's, as the
 	// handler of an allowed operation should see it.
 	Scope Scope
@@ -156,6 +215,11 @@ type Decision struct {
 	Confirm bool
 
 	scoped bool // something gave the caller a scope (see Caller.Scoped)
+	// pending reports a tools/call allowed for now, whose effect the
+	// handler wrapper of AddTool computes from the input the handler
+	// receives, which the raw arguments did not give with certainty.
+	pending bool
+	enf     *Enforcer
 }
 
 // Allowed reports whether the operation may go on (once confirmed, if
@@ -166,145 +230,175 @@ func (d Decision) Allowed() bool { return d.Denied == nil }
 // [Enforcer] makes. The connection's scope on ctx (see
 // [WithConnectionScope]) caps c's. A tool the registry does not classify
 // is refused for every scope; a resource or a prompt needs the scope that
-// [Registry.ResourceScope] or [Registry.PromptScope] gives. A refusal is
-// reported to OnDenied, with ctx, before Decide returns. It allocates
-// nothing for an allowed call of a tool with one effect.
+// [Registry.ResourceScope] or [Registry.PromptScope] gives, and so do a
+// subscription to a resource (a subscriber is told what a reader would
+// read) and a completion of the arguments of a prompt or of a resource
+// template (it tells what getting them would). A refusal is reported to
+// OnDenied, with ctx, before Decide returns. It allocates nothing for an
+// allowed call of a tool with one effect.
 func (e *Enforcer) Decide(ctx context.Context, op Operation, c Caller) Decision {
-	s, sourced := granted(ctx, c)
-	d := Decision{Scope: s, scoped: sourced}
-	switch op.Method {
-	case "tools/call":
-		ent := e.r.lookup(op.Name)
-		var oc *callOutcome
-		d.Effect = ent.effect
-		if ent.rule != nil {
-			o := ent.rule.outcomeOfRaw(op.Arguments)
-			oc, d.Effect = &o, o.effect
-		}
-		d.Denied = e.toolDenial(ent, op.Name, s, sourced, oc)
-		if d.Denied == nil && e.confirmer != nil && ent.effect != 0 {
-			d.Confirm = e.confirmer.opts.Ask(op.Name, d.Effect)
-		}
-	case "resources/read":
-		d.Denied = e.readDenial(e.r.ResourceScope(op.URI), s, sourced, "", op.URI)
-	case "prompts/get":
-		d.Denied = e.readDenial(e.r.PromptScope(op.Name), s, sourced, op.Name, "")
-	case "completion/complete":
-		d.Denied = e.completeDenial(op.Name, op.URI, s, sourced)
-	default:
-		// Not an operation that needs a scope: refused, so that a typo in
-		// an adapter fails closed.
-		d.Denied = &DeniedError{Tool: op.Name, Granted: s, Unscoped: !sourced}
-		if op.Name == "" {
-			d.Denied.Tool = op.Method
-		}
-	}
+	d := e.decide(ctx, op, c, argsHandled)
 	if d.Denied != nil {
 		e.reportDenied(ctx, d.Denied)
 	}
 	return d
 }
 
-// CallerContext returns a copy of ctx that carries the caller's scope of
-// d, an allowed decision, as the middleware hands it to a handler:
-// [CallerScopeFromContext] reads it, and the handler wrappers of
-// [AddTool] and the others run only with it. An adapter for another SDK
-// passes it to the handler of an operation it let through. For a
-// decision that refused, it returns ctx unchanged.
-func (e *Enforcer) CallerContext(ctx context.Context, d Decision) context.Context {
-	if d.Denied != nil {
-		return ctx
+// argsSeen says what the arguments of an Operation are to the tool's
+// handler.
+type argsSeen uint8
+
+const (
+	// argsHandled: they are what the handler acts on (an adapter's, a
+	// low-level handler's).
+	argsHandled argsSeen = iota
+	// argsWire: they are the request's, and a go-sdk wrapper of this
+	// package decodes them for a typed handler; they decide a call only
+	// where they give its effect with certainty (see EffectRule.CallEffect),
+	// and the wrapper decides the others.
+	argsWire
+)
+
+// decide is the one switch: what op needs, and whether c has it.
+func (e *Enforcer) decide(ctx context.Context, op Operation, c Caller, seen argsSeen) Decision {
+	d := Decision{Operation: op, enf: e}
+	d.Scope, d.scoped = granted(ctx, c)
+	switch op.Method {
+	case methodCallTool:
+		e.decideCall(&d, seen)
+	case methodReadResource, methodSubscribe:
+		d.Denied = e.readDenial(e.r.ResourceScope(op.URI), &d, "", op.URI)
+	case methodListen:
+		for _, uri := range op.URIs {
+			if d.Denied = e.readDenial(e.r.ResourceScope(uri), &d, "", uri); d.Denied != nil {
+				break
+			}
+		}
+	case methodGetPrompt:
+		d.Denied = e.readDenial(e.r.PromptScope(op.Name), &d, op.Name, "")
+	case methodComplete:
+		if op.URI != "" {
+			d.Denied = e.readDenial(max(e.r.templateScope(op.URI), e.r.ResourceScope(op.URI)), &d, "", op.URI)
+		} else {
+			d.Denied = e.readDenial(e.r.PromptScope(op.Name), &d, op.Name, "")
+		}
+	default:
+		// Not an operation that needs a scope: refused, so that a typo in
+		// an adapter fails closed.
+		d.Denied = &DeniedError{Tool: op.Name, Granted: d.Scope, Unscoped: !d.scoped}
+		if op.Name == "" {
+			d.Denied.Tool = op.Method
+		}
 	}
-	return context.WithValue(ctx, callerScopeKey{}, e.info(d.Scope, d.scoped))
+	return d
 }
 
-// Visible reports whether a list shown to caller c keeps op's tool,
+// decideCall decides d, a tools/call.
+func (e *Enforcer) decideCall(d *Decision, seen argsSeen) {
+	name := d.Operation.Name
+	ent := e.r.lookup(name)
+	d.Effect = ent.effect
+	if ent.rule == nil || ent.some&(1<<d.Scope) == 0 {
+		// One effect, or a rule none of whose calls the scope allows.
+		if ent.callers&(1<<d.Scope) == 0 {
+			d.Denied = e.toolDenial(ent, name, d, nil)
+			return
+		}
+		d.Confirm = e.asks(name, d.Effect)
+		return
+	}
+	if seen == argsWire && ent.wrapped && !ent.raw {
+		d.pending = true
+		return
+	}
+	oc := ent.rule.outcomeOfRaw(d.Operation.Arguments)
+	if seen == argsWire && ent.wrapped && !oc.certain && !oc.has {
+		// Missing, given twice or not a string: the handler's input may
+		// still hold a value (a default), which its wrapper reads.
+		d.pending = true
+		return
+	}
+	e.settleCall(d, ent, oc)
+}
+
+// settleCall decides d, a tools/call of the tool that ent classifies by a
+// rule, whose arguments have the outcome oc.
+func (e *Enforcer) settleCall(d *Decision, ent *entry, oc callOutcome) {
+	d.Effect, d.pending = oc.effect, false
+	if !d.Scope.atLeast(oc.effect.Required()) {
+		d.Denied = e.toolDenial(ent, d.Operation.Name, d, &oc)
+		return
+	}
+	d.Confirm = e.asks(d.Operation.Name, d.Effect)
+}
+
+// asks reports whether the options want a person to confirm a call of
+// tool, of effect eff.
+func (e *Enforcer) asks(tool string, eff Effect) bool {
+	return e.confirmer != nil && eff != 0 && e.confirmer.opts.Ask(tool, eff)
+}
+
+// settled returns d, a pending decision, decided by oc, the outcome of
+// the input the handler receives; a refusal is reported to OnDenied.
+func (e *Enforcer) settled(ctx context.Context, d Decision, oc callOutcome) Decision {
+	e.settleCall(&d, e.r.lookup(d.Operation.Name), oc)
+	if d.Denied != nil {
+		e.reportDenied(ctx, d.Denied)
+	}
+	return d
+}
+
+// Listed reports whether a list shown to caller c keeps op's tool,
 // resource, resource template or prompt, as [MiddlewareOptions]
 // HideDenied filters them: a tool the caller may call with some
 // arguments at least, what it may read or get.
-func (e *Enforcer) Visible(ctx context.Context, op Operation, c Caller) bool {
+func (e *Enforcer) Listed(ctx context.Context, op Operation, c Caller) bool {
 	s, _ := granted(ctx, c)
-	return e.visible(op, s)
+	return e.listed(op, s)
 }
 
-func (e *Enforcer) visible(op Operation, s Scope) bool {
+func (e *Enforcer) listed(op Operation, s Scope) bool {
 	switch op.Method {
-	case "tools/call":
+	case methodCallTool:
 		return e.r.lookup(op.Name).some&(1<<s) != 0
-	case "resources/read":
+	case methodReadResource:
 		if op.Template {
-			return s.allows(e.r.templateScope(op.URI))
+			return s.atLeast(e.r.templateScope(op.URI))
 		}
-		return s.allows(e.r.ResourceScope(op.URI))
-	case "prompts/get":
-		return s.allows(e.r.PromptScope(op.Name))
+		return s.atLeast(e.r.ResourceScope(op.URI))
+	case methodGetPrompt:
+		return s.atLeast(e.r.PromptScope(op.Name))
 	}
 	return false
 }
 
-// toolDenial returns the refusal of a call of tool name, classified by
-// ent, by a caller of scope s, or nil if s allows it. oc is the outcome
-// of the call for a tool with a rule, when its arguments are known; with
-// oc nil, a scope that may make some of the tool's calls is let through,
-// for the wrapper to decide from the arguments as the handler receives
-// them.
-func (e *Enforcer) toolDenial(ent *entry, name string, s Scope, sourced bool, oc *callOutcome) *DeniedError {
-	switch {
-	case ent.rule == nil && ent.callers&(1<<s) != 0:
-		return nil
-	case ent.rule != nil && oc == nil && ent.some&(1<<s) != 0:
-		return nil
-	case ent.rule != nil && oc != nil && ent.some&(1<<s) != 0 && s.allows(oc.effect.Required()):
-		return nil
-	}
+// toolDenial returns the refusal of d, a call of tool name classified by
+// ent. oc is the outcome of its arguments, for a tool with a rule whose
+// calls the scope allows some of; nil otherwise.
+func (e *Enforcer) toolDenial(ent *entry, name string, d *Decision, oc *callOutcome) *DeniedError {
 	need := ent.least
-	if oc != nil && ent.some&(1<<s) != 0 {
+	if oc != nil {
 		need = oc.effect.Required()
 	}
-	d := newDeniedError(name, need, ent.effect != 0, s, e.opts.ScopeNames)
-	d.Unscoped = !sourced
-	d.DependsOnArguments = ent.rule != nil
-	if oc != nil && ent.some&(1<<s) != 0 {
-		d.Selected = oc.describe(ent.rule)
+	denied := newDeniedError(name, need, ent.effect != 0, d.Scope, e.opts.ScopeNames)
+	denied.Unscoped = !d.scoped
+	denied.DependsOnArguments = ent.rule != nil
+	if oc != nil {
+		denied.Selected = oc.describe(ent.rule)
 	}
-	return d
+	return denied
 }
 
-// readDenial returns the refusal of a read of a resource or a prompt that
-// needs scope need, by a caller of scope s, or nil if s allows it.
-func (e *Enforcer) readDenial(need, s Scope, sourced bool, prompt, uri string) *DeniedError {
-	if s.allows(need) {
+// readDenial returns the refusal of d, a read of a resource or a prompt
+// that needs scope need, or nil if d's scope allows it.
+func (e *Enforcer) readDenial(need Scope, d *Decision, prompt, uri string) *DeniedError {
+	if d.Scope.atLeast(need) {
 		return nil
 	}
-	d := newDeniedError("", need, true, s, e.opts.ScopeNames)
-	d.Unscoped = !sourced
-	d.Prompt, d.Resource = prompt, uri
-	return d
-}
-
-// completionDenial returns the refusal of completion/complete of the
-// arguments of ref by a caller of scope s, or nil: ref needs the scope of
-// the prompt it names, or of the resource template (or resource) whose
-// URI it gives, the wider of the two where both match. A reference of
-// another type goes to go-sdk, which refuses it.
-func (e *Enforcer) completionDenial(ref *mcp.CompleteReference, s Scope, sourced bool) *DeniedError {
-	switch ref.Type {
-	case "ref/prompt":
-		return e.completeDenial(ref.Name, "", s, sourced)
-	case "ref/resource":
-		return e.completeDenial("", ref.URI, s, sourced)
-	}
-	return nil
-}
-
-// completeDenial returns the refusal of a completion of the arguments of
-// the prompt name or, when uri is set, of the resource template (or
-// resource) of uri, the wider of the two where both match.
-func (e *Enforcer) completeDenial(name, uri string, s Scope, sourced bool) *DeniedError {
-	if uri != "" {
-		return e.readDenial(max(e.r.templateScope(uri), e.r.ResourceScope(uri)), s, sourced, "", uri)
-	}
-	return e.readDenial(e.r.PromptScope(name), s, sourced, name, "")
+	denied := newDeniedError("", need, true, d.Scope, e.opts.ScopeNames)
+	denied.Unscoped = !d.scoped
+	denied.Prompt, denied.Resource = prompt, uri
+	return denied
 }
 
 // reportDenied gives d to OnDenied.
@@ -318,18 +412,6 @@ func (e *Enforcer) reportDenied(ctx context.Context, d *DeniedError) {
 func (e *Enforcer) denied(ctx context.Context, d *DeniedError) error {
 	e.reportDenied(ctx, d)
 	return d.rpcError()
-}
-
-// info returns the callInfo of a caller of scope s.
-func (e *Enforcer) info(s Scope, sourced bool) *callInfo {
-	i := 0
-	if sourced {
-		i = 1
-	}
-	if s <= Full {
-		return e.infos[i][s]
-	}
-	return &callInfo{scope: s, sourced: sourced, enf: e}
 }
 
 // ConfirmQuestion returns the question to put to a person about call,
@@ -348,9 +430,65 @@ func (e *Enforcer) ConfirmQuestion(ctx context.Context, call *ConfirmCall) strin
 	return e.confirmer.message(ctx, call)
 }
 
-// RunsUnconfirmed reports whether a call that needs confirmation runs
-// without it when the client cannot ask a person ([ConfirmOptions]
-// ProceedWithoutElicitation).
-func (e *Enforcer) RunsUnconfirmed() bool {
-	return e.confirmer != nil && e.confirmer.opts.ProceedWithoutElicitation
+// admitCall decides, in the wrapper of the handler of tool t, whether the
+// call req runs, from the decision that the middleware put on ctx: as it
+// is, or for a tool whose effect depends on its arguments, finished with
+// outcome, the outcome of the input the handler receives; and then
+// confirmed by a person if the options ask for it. It returns the
+// handler's context, with the final decision on it, or what to answer
+// instead: the error that refuses the call, or a result asking the client
+// for input.
+func admitCall(ctx context.Context, req *mcp.CallToolRequest, t *mcp.Tool, outcome func() callOutcome) (context.Context, *mcp.CallToolResult, error) {
+	on := decisionOn(ctx)
+	if on == nil {
+		return ctx, nil, notEnforced(fmt.Sprintf("tool %q", t.Name), "run")
+	}
+	d, e, changed := *on, on.enf, false
+	if d.Operation.Method != methodCallTool || d.Operation.Name != t.Name {
+		// A handler run from another's, with its context: this call is
+		// decided afresh, for the same caller.
+		op := Operation{Method: methodCallTool, Name: t.Name}
+		if req.Params != nil {
+			op.Arguments = req.Params.Arguments
+		}
+		if d = e.decide(ctx, op, Caller{Scope: d.Scope, Scoped: d.scoped}, argsWire); d.Denied != nil {
+			return ctx, nil, e.denied(ctx, d.Denied)
+		}
+		changed = true
+	}
+	if d.pending {
+		if outcome == nil {
+			// Only a tool with a rule is left pending.
+			return ctx, nil, notEnforced(fmt.Sprintf("tool %q", t.Name), "run")
+		}
+		if d = e.settled(ctx, d, outcome()); d.Denied != nil {
+			return ctx, nil, d.Denied.rpcError()
+		}
+		changed = true
+	}
+	if d.Confirm {
+		if res, err := e.confirmer.confirm(ctx, d, req, t); res != nil || err != nil {
+			return ctx, res, err
+		}
+	}
+	if changed {
+		ctx = &decisionContext{ctx, d}
+	}
+	return ctx, nil, nil
+}
+
+// admitRead decides, in the wrapper of the handler of a resource,
+// resource template or prompt (what, not done without a decision), that
+// needs scope need, whether the caller that the decision on ctx admitted
+// may read it: the middleware decided by the URI, and the wrapper knows
+// which resource or template go-sdk chose.
+func admitRead(ctx context.Context, what, done string, need Scope, prompt, uri string) error {
+	d := decisionOn(ctx)
+	if d == nil {
+		return notEnforced(what, done)
+	}
+	if denied := d.enf.readDenial(need, d, prompt, uri); denied != nil {
+		return d.enf.denied(ctx, denied)
+	}
+	return nil
 }

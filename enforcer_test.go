@@ -232,8 +232,8 @@ func TestDecideOutcomes(t *testing.T) {
 	}
 	if d := e.Decide(ctx, call("get_task"), full); !d.Allowed() || d.Confirm {
 		t.Errorf("full caller, read: %+v, want allowed without confirmation", d)
-	} else if s := mcpeffect.CallerScopeFromContext(e.CallerContext(ctx, d)); s != mcpeffect.Full {
-		t.Errorf("CallerContext of an allowed call carries %s, want full", s)
+	} else if s := mcpeffect.CallerScopeFromContext(mcpeffect.WithDecision(ctx, d)); s != mcpeffect.Full {
+		t.Errorf("WithDecision of an allowed call carries %s, want full", s)
 	}
 	capped := mcpeffect.WithConnectionScope(ctx, mcpeffect.ReadOnly)
 	if d := e.Decide(capped, call("delete_task"), full); d.Allowed() || d.Denied.Granted != mcpeffect.ReadOnly || d.Scope != mcpeffect.ReadOnly {
@@ -243,8 +243,8 @@ func TestDecideOutcomes(t *testing.T) {
 	if d.Allowed() || !d.Denied.Unscoped {
 		t.Errorf("a caller with no scope: %+v, want refused as unscoped", d)
 	}
-	if s := mcpeffect.CallerScopeFromContext(e.CallerContext(ctx, d)); s != 0 {
-		t.Errorf("CallerContext of a refused call carries %s, want none", s)
+	if s := mcpeffect.CallerScopeFromContext(mcpeffect.WithDecision(ctx, d)); s != 0 {
+		t.Errorf("WithDecision of a refused call carries %s, want none", s)
 	}
 	code, msg, data := d.Denied.JSONRPCError()
 	if code != mcpeffect.CodeDenied || msg != d.Denied.Error() || !json.Valid(data) {

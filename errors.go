@@ -3,6 +3,9 @@ package mcpeffect
 import (
 	"errors"
 	"fmt"
+
+	"github.com/mcpeffect/mcpeffect/internal/testhook"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // The kinds of error of [Registry.Add], for [errors.Is]: each error it
@@ -34,4 +37,22 @@ func (e *ruleError) Unwrap() error { return e.kind }
 
 func ruleErrorf(kind error, format string, args ...any) error {
 	return &ruleError{kind: kind, text: fmt.Sprintf(format, args...)}
+}
+
+// CodeNotEnforced is the JSON-RPC error code with which a tool, resource
+// or prompt added with [AddTool] and the others refuses a request that no
+// middleware of this package let through: the server classifies what it
+// serves but enforces nothing, so nothing runs, and the message says how
+// to install the middleware. It is in the range JSON-RPC leaves to
+// servers, beside [CodeDenied].
+const CodeNotEnforced = -32052
+
+// notEnforced returns the error of a handler that the middleware did not
+// let through: what (`tool "x"`) was not done (run, read).
+func notEnforced(what, done string) error {
+	return &jsonrpc.Error{
+		Code: CodeNotEnforced,
+		Message: fmt.Sprintf("mcpeffect: %s was not %s: %s, so nothing checked the caller's scope; "+
+			"install it with server.AddReceivingMiddleware(registry.Middleware(opts))", what, done, testhook.NoMiddleware),
+	}
 }

@@ -126,7 +126,7 @@ func ExampleEnforcer_Decide() {
 			fmt.Println(tool, "refused:", code, message)
 			continue
 		}
-		fmt.Println(tool, "allowed, the handler runs with scope", mcpeffect.CallerScopeFromContext(enforcer.CallerContext(context.Background(), d)))
+		fmt.Println(tool, "allowed, the handler runs with scope", mcpeffect.CallerScopeFromContext(mcpeffect.WithDecision(context.Background(), d)))
 	}
 	// Output:
 	// get_note allowed, the handler runs with scope non-destructive

@@ -24,7 +24,7 @@ func TestMiddlewareScopes(t *testing.T) {
 				before := c.count(tool.name)
 				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool.name, Arguments: taskArgs{ID: "1"}})
 				ran := c.count(tool.name) > before
-				want := scope.Permits(tool.effect)
+				want := scope.Allows(tool.effect)
 				if want != r.Allowed(tool.name, scope) {
 					t.Fatalf("Scope.Permits and Registry.Allowed disagree")
 				}

@@ -45,21 +45,28 @@ type entry struct {
 	// least is the least scope that may make some call of the tool.
 	least Scope
 	rule  *EffectRule // nil for a tool with one effect
-	// raw reports that the raw arguments of a call give, with
-	// certainty, what the rule computes from the handler's input (see
-	// EffectRule.CallEffect), so that the HTTP challenge and tool
-	// resolution may compute the effect of a call; schema is then the
-	// tool's input schema, with which tool resolution validates them.
+	// raw reports that the raw arguments of a call give, where they give
+	// it with certainty, what the rule computes from the handler's input
+	// (see EffectRule.CallEffect), so that the middleware, the HTTP
+	// challenge and tool resolution may compute the effect of a call;
+	// schema is then the tool's input schema, with which tool resolution
+	// validates them.
 	raw    bool
 	schema *jsonschema.Resolved
+	// wrapped reports a tool added with AddTool or AddToolHandler, whose
+	// wrapper decides a call that the raw arguments leave uncertain from
+	// the input its handler receives. A tool classified with AddRule has
+	// no such wrapper: its raw arguments decide, whatever they give.
+	wrapped bool
 }
 
-// A toolRule is the rule of a tool, as AddTool and
-// AddToolHandler add it: see entry.
+// A toolRule is the rule of a tool, as AddTool, AddToolHandler and
+// AddRule add it: see entry.
 type toolRule struct {
-	rule   *EffectRule
-	raw    bool
-	schema *jsonschema.Resolved
+	rule    *EffectRule
+	raw     bool
+	wrapped bool
+	schema  *jsonschema.Resolved
 }
 
 // scopesFrom returns the bits of the scopes from least to Full.
@@ -82,7 +89,7 @@ func newRuleEntry(tr *toolRule) entry {
 		least = min(least, o.Effect.Required())
 	}
 	return entry{effect: tr.rule.worst, callers: scopesFrom(tr.rule.worst.Required()), some: scopesFrom(least), least: least,
-		rule: tr.rule, raw: tr.raw, schema: tr.schema}
+		rule: tr.rule, raw: tr.raw, wrapped: tr.wrapped, schema: tr.schema}
 }
 
 // describe names the classification of an entry in errors.
@@ -186,7 +193,7 @@ func (r *Registry) addRule(name string, tr *toolRule) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if ent := r.tools.Load().find(name); ent != nil && ent.rule == tr.rule && ent.raw == tr.raw {
+	if ent := r.tools.Load().find(name); ent != nil && ent.rule == tr.rule && ent.raw == tr.raw && ent.wrapped == tr.wrapped {
 		return nil
 	}
 	return r.insert(name, newRuleEntry(tr))
@@ -350,4 +357,19 @@ func ValidateToolName(name string) error {
 func validToolNameRune(c rune) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
 		c == '_' || c == '-' || c == '.'
+}
+
+// AddRule classifies the tool called name by rule, an effect that
+// depends on the arguments (see [EffectRule]), as [AddTool] does with a
+// rule:
+// [Enforcer.Decide] then computes the effect of each call from the raw
+// arguments it is given, which must be those the tool's handler acts on.
+// It returns the errors of [Registry.Add], and one for a nil rule or one
+// that cannot be used; a name already classified by the same rule is
+// accepted.
+func (r *Registry) AddRule(name string, rule *EffectRule) error {
+	if rule == nil {
+		return ruleErrorf(ErrInvalidEffect, "mcpeffect: tool %q: nil rule", name)
+	}
+	return r.addRule(name, &toolRule{rule: rule, raw: true})
 }

@@ -106,8 +106,8 @@ func TestAllowedTable(t *testing.T) {
 			if got := r.Allowed(name(e), s); got != allowed {
 				t.Errorf("Allowed(%s, %s) = %t, want %t", e, s, got, allowed)
 			}
-			if got := s.Permits(e); got != allowed {
-				t.Errorf("%s.Permits(%s) = %t, want %t", s, e, got, allowed)
+			if got := s.Allows(e); got != allowed {
+				t.Errorf("%s.Allows(%s) = %t, want %t", s, e, got, allowed)
 			}
 		}
 	}

@@ -40,7 +40,7 @@ var errExpired = errors.New("the answer came after it expired")
 // binding returns the digest of what an answer is bound to: the tool, the
 // arguments (canonical: keys sorted, spaces gone), the caller and its
 // scope.
-func (c *confirmer) binding(ctx context.Context, info *callInfo, req *mcp.CallToolRequest, tool string) [sha256.Size]byte {
+func (c *confirmer) binding(ctx context.Context, scope Scope, req *mcp.CallToolRequest, tool string) [sha256.Size]byte {
 	var caller string
 	switch {
 	case c.opts.Caller != nil:
@@ -54,7 +54,7 @@ func (c *confirmer) binding(ctx context.Context, info *callInfo, req *mcp.CallTo
 		caller = fmt.Sprintf("session:%p", req.Session)
 	}
 	h := sha256.New()
-	for _, part := range [][]byte{[]byte("mcpeffect confirm v1"), []byte(tool), canonicalArgs(req.Params.Arguments), []byte(caller), {byte(info.scope)}} {
+	for _, part := range [][]byte{[]byte("mcpeffect confirm v1"), []byte(tool), canonicalArgs(req.Params.Arguments), []byte(caller), {byte(scope)}} {
 		var n [8]byte
 		binary.BigEndian.PutUint64(n[:], uint64(len(part)))
 		h.Write(n[:])

@@ -2,31 +2,42 @@ package mcpeffect
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/mcpeffect/mcpeffect/internal/hook"
 )
 
-// The experimental tool-resolution extension is served by package
-// [github.com/mcpeffect/mcpeffect/resolution], from what the registry
-// keeps of the tools whose raw arguments give the effect of their calls.
-func init() {
-	hook.Resolvable = func(r any, name string) bool {
-		return r.(*Registry).lookup(name).resolvable()
+// Resolvable reports whether the raw arguments of a call of the tool
+// called name give the call's own effect, so that a host may ask for it
+// before the call (the experimental tool-resolution extension, served by
+// package [github.com/mcpeffect/mcpeffect/resolution]): true for a tool
+// added with a rule (see [AddTool]) whose raw arguments decide, as
+// [EffectRule.CallEffect] says, and false for every other tool and an
+// unknown one.
+func (r *Registry) Resolvable(name string) bool { return r.lookup(name).resolvable() }
+
+// ErrNotResolvable is the error of [Registry.ResolveCall] for a tool that
+// is not [Registry.Resolvable].
+var ErrNotResolvable = errors.New("mcpeffect: the tool's calls cannot be resolved from their arguments")
+
+// ResolveCall returns the effect of a call of the tool called name with
+// the raw arguments args, as the decision of the call would compute it:
+// a declared outcome, or the tool's worst case where the arguments leave
+// it uncertain. It first validates args, a JSON object, against the
+// tool's input schema, as tools/call does but without its defaults, and
+// returns the error with which the schema refuses them; for a tool that
+// is not [Registry.Resolvable], it returns [ErrNotResolvable].
+func (r *Registry) ResolveCall(name string, args json.RawMessage) (Effect, error) {
+	ent := r.lookup(name)
+	if !ent.resolvable() {
+		return 0, ErrNotResolvable
 	}
-	hook.Resolve = func(r any, name string, args json.RawMessage) (effect, worst uint8, resolvable bool, err error) {
-		ent := r.(*Registry).lookup(name)
-		if !ent.resolvable() {
-			return 0, 0, false, nil
-		}
-		if err := validateInput(ent.schema, args); err != nil {
-			return 0, 0, true, err
-		}
-		e, _ := ent.rule.CallEffect(args)
-		return uint8(e), uint8(ent.effect), true, nil
+	if err := validateInput(ent.schema, args); err != nil {
+		return 0, err
 	}
+	return ent.rule.outcomeOfRaw(args).effect, nil
 }
 
 // resolvable reports whether tool resolution can compute the effect of

@@ -82,7 +82,7 @@ func TestResourcesAndPromptsScoped(t *testing.T) {
 				if need != it.need {
 					t.Errorf("the registry says %s, want %s", need, it.need)
 				}
-				if !scope.Permits(mcpeffect.Read) || need > scope {
+				if !scope.Allows(mcpeffect.Read) || need > scope {
 					d, ok := mcpeffect.AsDeniedError(err)
 					if !ok || ran || d.Required != it.need || d.Granted != scope || !d.Classified {
 						t.Fatalf("err %v, ran %t; want a refusal needing %s", err, ran, it.need)

@@ -510,3 +510,28 @@ func fieldByJSONName(t reflect.Type, name string) (reflect.StructField, error) {
 	}
 	return reflect.StructField{}, fmt.Errorf("no field has the JSON name %q (names are matched exactly, as go-sdk decodes them)", name)
 }
+
+// A callOutcome is what a rule made of the arguments of one call.
+type callOutcome struct {
+	effect  Effect
+	certain bool // effect is a declared outcome, not the worst case
+	// value is the rule's argument, in the common form, if the call has
+	// it (has).
+	value string
+	has   bool
+}
+
+// describe says what the outcome was, for a refusal.
+func (oc callOutcome) describe(rule *EffectRule) string {
+	switch {
+	case rule.arg == "" && oc.certain:
+		return "these arguments"
+	case rule.arg == "":
+		return "arguments that give none of its declared effects, the worst case"
+	case oc.certain:
+		return fmt.Sprintf("%s=%q", rule.arg, oc.value)
+	case oc.has:
+		return fmt.Sprintf("%s=%q, which it does not declare, the worst case", rule.arg, oc.value)
+	}
+	return fmt.Sprintf("%s missing, not a string, or given more than once, the worst case", rule.arg)
+}

@@ -35,7 +35,7 @@ func TestWorstOfIsTheTightestBound(t *testing.T) {
 			if !within(e, w) {
 				t.Errorf("worstOf(%v) = %s, but %s is not within it", set, w, e)
 			}
-			if !w.Required().allows(e.Required()) {
+			if !w.Required().atLeast(e.Required()) {
 				t.Errorf("worstOf(%v) = %s needs less scope than %s", set, w, e)
 			}
 		}

@@ -212,6 +212,15 @@ func planCalls(t testing.TB, r *mcpeffect.Registry, listed map[string]*mcp.Tool,
 		}
 		raw, what := args(undeclaredValue, ", which it does not declare", ", which it does not declare,")
 		byTool[name] = append(byTool[name], plannedCall{args: raw, effect: rule.Worst(), what: what, probe: true})
+		// Without the argument, the raw arguments leave the outcome to
+		// the tool's wrapper, which reads the handler's input: a server
+		// without it would run the call.
+		without := maps.Clone(others)
+		if without == nil {
+			without = map[string]any{}
+		}
+		raw, _ = json.Marshal(without)
+		byTool[name] = append(byTool[name], plannedCall{args: raw, effect: rule.Worst(), what: fmt.Sprintf("without %s, %s", arg, shown(string(raw))), probe: true})
 	}
 	return byTool
 }
@@ -308,13 +317,13 @@ func checkRefusals(t testing.TB, open func(context.Context) *mcp.ClientSession, 
 			checkRefused(t, cs, listed[name], scope, json.RawMessage("{}"), "", false)
 			continue
 		}
-		if !slices.ContainsFunc(rule.Outcomes(), func(o mcpeffect.Outcome) bool { return scope.Permits(o.Effect) }) {
+		if !slices.ContainsFunc(rule.Outcomes(), func(o mcpeffect.Outcome) bool { return scope.Allows(o.Effect) }) {
 			// No outcome allowed: refused whatever the arguments.
 			checkRefused(t, cs, listed[name], scope, json.RawMessage("{}"), "whatever its arguments", false)
 			continue
 		}
 		for _, c := range byTool[name] {
-			if scope.Permits(c.effect) {
+			if scope.Allows(c.effect) {
 				continue
 			}
 			checkRefused(t, cs, listed[name], scope, c.args, c.what, c.probe)

@@ -16,6 +16,21 @@ type podArgs struct {
 	Action string `json:"action"`
 }
 
+// A textAction decodes itself, so the raw arguments may not give what a
+// handler receives.
+type textAction string
+
+func (a *textAction) UnmarshalText(b []byte) error { *a = textAction(b); return nil }
+
+type textPodArgs struct {
+	Action textAction `json:"action"`
+	Name   string     `json:"name"`
+}
+
+type optionalPodArgs struct {
+	Action *string `json:"action,omitempty"`
+}
+
 type namedPodArgs struct {
 	Action string `json:"action"`
 	Name   string `json:"name" jsonschema:"required"`
@@ -63,9 +78,33 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
-			// A schema that the zero values do not satisfy: the calls must
-			// be given, and Check says so.
+			// A schema that the zero values do not satisfy, of a handler
+			// whose argument decodes itself, so that only its wrapper, after
+			// go-sdk's schema validation, can read it: the calls must be
+			// given, and Check says so.
 			name: "the common form, with arguments the schema constrains",
+			build: func(s *mcp.Server, r *mcpeffect.Registry, ran func()) {
+				schema := &jsonschema.Schema{Type: "object", Required: []string{"action", "name"}, Properties: map[string]*jsonschema.Schema{
+					"action": {Type: "string"},
+					"name":   {Type: "string", MinLength: jsonschema.Ptr(1)},
+				}}
+				mcpeffect.AddTool(s, r, &mcp.Tool{Name: "pods", InputSchema: schema}, mcpeffect.EffectByArgument("action", podEffects),
+					func(context.Context, *mcp.CallToolRequest, textPodArgs) (*mcp.CallToolResult, any, error) {
+						ran()
+						return nil, nil, nil
+					})
+			},
+			want: []string{
+				`tool "pods" with action="create" and the other arguments its schema requires, {"action":"create","name":""}, with a read-only scope: go-sdk's schema validation refused the arguments`,
+				`give Check a Call of the tool with arguments that its input schema accepts`,
+				`tool "pods" with action="delete" and the other arguments its schema requires, {"action":"delete","name":""}, with a non-destructive scope: go-sdk's schema validation refused`,
+			},
+		},
+		{
+			// The same schema, of a handler that receives its argument as a
+			// plain string: the middleware reads it from the raw arguments
+			// and refuses before go-sdk's schema validation.
+			name: "the common form, decided before the schema",
 			build: func(s *mcp.Server, r *mcpeffect.Registry, ran func()) {
 				schema := &jsonschema.Schema{Type: "object", Required: []string{"action", "name"}, Properties: map[string]*jsonschema.Schema{
 					"action": {Type: "string"},
@@ -76,11 +115,6 @@ func TestCheckRules(t *testing.T) {
 						ran()
 						return nil, nil, nil
 					})
-			},
-			want: []string{
-				`tool "pods" with action="create" and the other arguments its schema requires, {"action":"create","name":""}, with a read-only scope: go-sdk's schema validation refused the arguments`,
-				`give Check a Call of the tool with arguments that its input schema accepts`,
-				`tool "pods" with action="delete" and the other arguments its schema requires, {"action":"delete","name":""}, with a non-destructive scope: go-sdk's schema validation refused`,
 			},
 		},
 		{
@@ -99,8 +133,7 @@ func TestCheckRules(t *testing.T) {
 		},
 		{
 			// The rule is enforced by a wrapper this server does not have:
-			// its handler was added by go-sdk alone, so calls that the
-			// middleware leaves to the wrapper run.
+			// its handler was added by go-sdk alone.
 			name: "a rule without its wrapper",
 			build: func(s *mcp.Server, r *mcpeffect.Registry, ran func()) {
 				other := mcp.NewServer(&mcp.Implementation{Name: "other", Version: "v1"}, nil)
@@ -115,12 +148,33 @@ func TestCheckRules(t *testing.T) {
 						return nil, nil, nil
 					})
 			},
+			// The middleware refuses what the raw arguments decide, and
+			// go-sdk's schema validation the call without the argument,
+			// which the schema inferred from podArgs requires: nothing that
+			// Check sends reaches the handler. (Before the middleware read
+			// the raw arguments, every call it planned did.)
+		},
+		{
+			// The same, with an argument the schema does not require: the
+			// call without it is left by the middleware to a wrapper that
+			// is not there, and its handler runs.
+			name: "a rule without its wrapper, the argument optional",
+			build: func(s *mcp.Server, r *mcpeffect.Registry, ran func()) {
+				other := mcp.NewServer(&mcp.Implementation{Name: "other", Version: "v1"}, nil)
+				rule := mcpeffect.EffectByArgument("action", podEffects)
+				mcpeffect.AddTool(other, r, &mcp.Tool{Name: "pods"}, rule,
+					func(context.Context, *mcp.CallToolRequest, optionalPodArgs) (*mcp.CallToolResult, any, error) {
+						return nil, nil, nil
+					})
+				mcp.AddTool(s, &mcp.Tool{Name: "pods", Annotations: rule.Worst().Annotations()},
+					func(context.Context, *mcp.CallToolRequest, optionalPodArgs) (*mcp.CallToolResult, any, error) {
+						ran()
+						return nil, nil, nil
+					})
+			},
 			want: []string{
-				`tool "pods" with action="create" alone, with a read-only scope: want a refusal, but the call returned a result (isError false): its handler ran`,
-				`tool "pods" with action="delete" alone, with a read-only scope: want a refusal, but the call returned a result`,
-				`tool "pods" with action="mcpeffecttest: no such value", which it does not declare, with a read-only scope: want a refusal, but the call returned a result`,
-				`tool "pods" with action="delete" alone, with a non-destructive scope: want a refusal, but the call returned a result`,
-				`tool "pods" with action="mcpeffecttest: no such value", which it does not declare, with a non-destructive scope: want a refusal, but the call returned a result`,
+				`tool "pods" without action, {}, with a read-only scope: want a refusal, but the call returned a result (isError false): its handler ran`,
+				`tool "pods" without action, {}, with a non-destructive scope: want a refusal, but the call returned a result`,
 			},
 		},
 		{

@@ -19,7 +19,6 @@ import (
 	"maps"
 
 	"github.com/mcpeffect/mcpeffect"
-	"github.com/mcpeffect/mcpeffect/internal/hook"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -118,19 +117,20 @@ func resolve(r *mcpeffect.Registry, req *mcp.ServerRequest[*Params]) (*Result, e
 	if p == nil || p.Name == "" {
 		return nil, invalidParams("%s: no tool name", Method)
 	}
-	if !hook.Resolvable(r, p.Name) {
+	if !r.Resolvable(p.Name) {
 		return nil, invalidParams("%s: tool %q is not a tool this server resolves", Method, p.Name)
 	}
 	args := bytes.TrimSpace(p.Arguments)
 	if len(args) == 0 || args[0] != '{' {
 		return nil, invalidParams("%s: tool %q: the arguments must be the complete arguments of the call, a JSON object", Method, p.Name)
 	}
-	e, worst, _, err := hook.Resolve(r, p.Name, args)
+	e, err := r.ResolveCall(p.Name, args)
 	if err != nil {
 		return nil, invalidParams("%s: tool %q: the tool's input schema refuses the arguments: %v", Method, p.Name, err)
 	}
-	hints := mcpeffect.Effect(e).Hints()
-	if !mcpeffect.Effect(e).Valid() || !hints.Within(mcpeffect.Effect(worst).Hints()) {
+	worst, _ := r.Effect(p.Name)
+	hints := e.Hints()
+	if !e.Valid() || !hints.Within(worst.Hints()) {
 		// CallEffect gives only declared outcomes or the worst case.
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s: tool %q: no trustworthy hints", Method, p.Name)}
 	}
@@ -183,7 +183,7 @@ func marked(r *mcpeffect.Registry, list *mcp.ListToolsResult) *mcp.ListToolsResu
 	out.Tools = make([]*mcp.Tool, len(list.Tools))
 	for i, t := range list.Tools {
 		out.Tools[i] = t
-		if t == nil || !hook.Resolvable(r, t.Name) {
+		if t == nil || !r.Resolvable(t.Name) {
 			continue
 		}
 		m := *t

@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/mcpeffect/mcpeffect/internal/testhook"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// Registration: what a go-sdk server adds through this package, each
+// classified (a tool) or scoped (a resource, a prompt) in the registry
+// and wrapped, so that its handler runs only once the decision that the
+// middleware put on its context admits it.
 
 // A Classification is what [AddTool] and [AddToolHandler] classify a tool
 // by: one [Effect], an [*EffectRule] of the common form
@@ -69,12 +72,9 @@ func AddTool[In, Out any, C Classification[In]](s *mcp.Server, r *Registry, t *m
 func addTyped[In, Out any](s *mcp.Server, r *Registry, t *mcp.Tool, e Effect, h mcp.ToolHandlerFor[In, Out]) {
 	tt := r.classify(t, e, nil)
 	mcp.AddTool(s, tt, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-		var zero Out
-		info, err := enforced(ctx, tt.Name)
-		if err != nil {
-			return nil, zero, err
-		}
-		if res, err := info.admit(ctx, req, tt, e, nil, nil); res != nil || err != nil {
+		ctx, res, err := admitCall(ctx, req, tt, nil)
+		if res != nil || err != nil {
+			var zero Out
 			return res, zero, err
 		}
 		return h(ctx, req, in)
@@ -106,11 +106,8 @@ func AddToolHandler[C Classification[json.RawMessage]](s *mcp.Server, r *Registr
 func addHandler(s *mcp.Server, r *Registry, t *mcp.Tool, e Effect, h mcp.ToolHandler) {
 	tt := r.classify(t, e, nil)
 	s.AddTool(tt, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		info, err := enforced(ctx, tt.Name)
-		if err != nil {
-			return nil, err
-		}
-		if res, err := info.admit(ctx, req, tt, e, nil, nil); res != nil || err != nil {
+		ctx, res, err := admitCall(ctx, req, tt, nil)
+		if res != nil || err != nil {
 			return res, err
 		}
 		return h(ctx, req)
@@ -120,18 +117,15 @@ func addHandler(s *mcp.Server, r *Registry, t *mcp.Tool, e Effect, h mcp.ToolHan
 // addTypedRule is AddTool for a tool classified by rule.
 func addTypedRule[In, Out any](s *mcp.Server, r *Registry, t *mcp.Tool, rule *EffectRule, h mcp.ToolHandlerFor[In, Out]) {
 	effectOf, raw := typedRule[In](rule, t)
-	tr := &toolRule{rule: rule, raw: raw}
+	tr := &toolRule{rule: rule, raw: raw, wrapped: true}
 	if raw {
 		tr.schema = resolvedInputSchema(t.Name, t.InputSchema, reflect.TypeFor[In]())
 	}
 	tt := r.classify(t, 0, tr)
 	mcp.AddTool(s, tt, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-		var zero Out
-		info, err := enforced(ctx, tt.Name)
-		if err != nil {
-			return nil, zero, err
-		}
-		if res, err := info.admit(ctx, req, tt, 0, rule, func() callOutcome { return effectOf(in) }); res != nil || err != nil {
+		ctx, res, err := admitCall(ctx, req, tt, func() callOutcome { return effectOf(in) })
+		if res != nil || err != nil {
+			var zero Out
 			return res, zero, err
 		}
 		return h(ctx, req, in)
@@ -144,43 +138,79 @@ func addHandlerRule(s *mcp.Server, r *Registry, t *mcp.Tool, rule *EffectRule, h
 	if rule.arg == "" && rule.in != reflect.TypeFor[json.RawMessage]() {
 		panic(fmt.Sprintf("mcpeffect: AddToolHandler: tool %q: the rule's function takes %s, but a low-level handler's arguments are a json.RawMessage", t.Name, rule.in))
 	}
-	tt := r.classify(t, 0, &toolRule{rule: rule, raw: true, schema: resolvedInputSchema(t.Name, t.InputSchema, nil)})
+	tt := r.classify(t, 0, &toolRule{rule: rule, raw: true, wrapped: true, schema: resolvedInputSchema(t.Name, t.InputSchema, nil)})
 	s.AddTool(tt, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		info, err := enforced(ctx, tt.Name)
-		if err != nil {
-			return nil, err
-		}
-		effectOf := func() callOutcome { return rule.outcomeOfRaw(req.Params.Arguments) }
-		if res, err := info.admit(ctx, req, tt, 0, rule, effectOf); res != nil || err != nil {
+		ctx, res, err := admitCall(ctx, req, tt, func() callOutcome { return rule.outcomeOfRaw(req.Params.Arguments) })
+		if res != nil || err != nil {
 			return res, err
 		}
 		return h(ctx, req)
 	})
 }
 
-// A callOutcome is what a rule made of the arguments of one call.
-type callOutcome struct {
-	effect  Effect
-	certain bool // effect is a declared outcome, not the worst case
-	// value is the rule's argument, in the common form, if the call has
-	// it (has).
-	value string
-	has   bool
+// AddResource declares that reading res needs scope need, and adds it to
+// s with [mcp.Server.AddResource]. Like a tool added with [AddTool], the
+// handler runs only behind [Registry.Middleware], which refuses a caller
+// whose scope is narrower; it checks again that the caller's scope allows
+// need, since it knows which resource is read.
+//
+// It panics if res or h is nil, if need is not ReadOnly, NonDestructive or
+// Full, if the URI is already declared with another scope, and where
+// go-sdk panics (an invalid URI).
+func AddResource(s *mcp.Server, r *Registry, res *mcp.Resource, need Scope, h mcp.ResourceHandler) {
+	if res == nil || h == nil {
+		panic("mcpeffect: AddResource: nil resource or handler")
+	}
+	if err := r.DeclareResource(res.URI, need); err != nil {
+		panic(err)
+	}
+	s.AddResource(res, resourceHandler(fmt.Sprintf("resource %q", res.URI), need, h))
 }
 
-// describe says what the outcome was, for a refusal.
-func (oc callOutcome) describe(rule *EffectRule) string {
-	switch {
-	case rule.arg == "" && oc.certain:
-		return "these arguments"
-	case rule.arg == "":
-		return "arguments that give none of its declared effects, the worst case"
-	case oc.certain:
-		return fmt.Sprintf("%s=%q", rule.arg, oc.value)
-	case oc.has:
-		return fmt.Sprintf("%s=%q, which it does not declare, the worst case", rule.arg, oc.value)
+// AddResourceTemplate is [AddResource] for a resource template: reading a
+// URI that it matches needs scope need, unless a resource declared for
+// that URI itself, or a template before it, says otherwise (see
+// [Registry.ResourceScope]). It panics where AddResource does, and on a
+// template that is not valid.
+func AddResourceTemplate(s *mcp.Server, r *Registry, t *mcp.ResourceTemplate, need Scope, h mcp.ResourceHandler) {
+	if t == nil || h == nil {
+		panic("mcpeffect: AddResourceTemplate: nil template or handler")
 	}
-	return fmt.Sprintf("%s missing, not a string, or given more than once, the worst case", rule.arg)
+	if err := r.DeclareResourceTemplate(t.URITemplate, need); err != nil {
+		panic(err)
+	}
+	s.AddResourceTemplate(t, resourceHandler(fmt.Sprintf("resource template %q", t.URITemplate), need, h))
+}
+
+// resourceHandler wraps h, the handler of the resource or template that
+// what names, so that it runs only for a caller whose scope allows need.
+func resourceHandler(what string, need Scope, h mcp.ResourceHandler) mcp.ResourceHandler {
+	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		if err := admitRead(ctx, what, "read", need, "", req.Params.URI); err != nil {
+			return nil, err
+		}
+		return h(ctx, req)
+	}
+}
+
+// AddPrompt declares that getting prompt p needs scope need, and adds it
+// to s with [mcp.Server.AddPrompt], as [AddResource] does for a resource.
+// It panics if p or h is nil, if need is not ReadOnly, NonDestructive or
+// Full, or if the prompt is already declared with another scope.
+func AddPrompt(s *mcp.Server, r *Registry, p *mcp.Prompt, need Scope, h mcp.PromptHandler) {
+	if p == nil || h == nil {
+		panic("mcpeffect: AddPrompt: nil prompt or handler")
+	}
+	if err := r.DeclarePrompt(p.Name, need); err != nil {
+		panic(err)
+	}
+	name := p.Name
+	s.AddPrompt(p, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		if err := admitRead(ctx, fmt.Sprintf("prompt %q", name), "given", need, name, ""); err != nil {
+			return nil, err
+		}
+		return h(ctx, req)
+	})
 }
 
 // typedRule returns the function that computes the outcome of a call of
@@ -231,62 +261,6 @@ func checkRule(rule *EffectRule, t *mcp.Tool) {
 	case rule.err != nil:
 		panic(ruleErrorf(ErrInvalidEffect, "mcpeffect: tool %q: %v", name, rule.err))
 	}
-}
-
-// enforced returns what Registry.Middleware set on ctx for a call that it
-// let through. Otherwise it returns the error that refuses to run the
-// tool: a server that classifies its tools but never installed the
-// middleware would advertise hints and enforce nothing, so it fails
-// closed, at its first call, with a message that says how to install it.
-func enforced(ctx context.Context, tool string) (*callInfo, error) {
-	if info := callerInfo(ctx); info != nil {
-		return info, nil
-	}
-	return nil, notEnforced(fmt.Sprintf("tool %q", tool), "run")
-}
-
-// CodeNotEnforced is the JSON-RPC error code with which a tool, resource
-// or prompt added with [AddTool] and the others refuses a request that no
-// middleware of this package let through: the server classifies what it
-// serves but enforces nothing, so nothing runs, and the message says how
-// to install the middleware. It is in the range JSON-RPC leaves to
-// servers, beside [CodeDenied].
-const CodeNotEnforced = -32052
-
-// notEnforced returns the error of a handler that the middleware did not
-// let through: what (`tool "x"`) was not done (run, read).
-func notEnforced(what, done string) error {
-	return &jsonrpc.Error{
-		Code: CodeNotEnforced,
-		Message: fmt.Sprintf("mcpeffect: %s was not %s: %s, so nothing checked the caller's scope; "+
-			"install it with server.AddReceivingMiddleware(registry.Middleware(opts))", what, done, testhook.NoMiddleware),
-	}
-}
-
-// admit decides, in the wrapper of the handler of tool t, whether the call req
-// runs. For a tool with a rule, it computes the effect of the call with
-// outcome and refuses it if the caller's scope does not allow it;
-// otherwise e is the tool's effect. It then has a person confirm the call
-// if the middleware asks for it. It returns nil, nil when the handler may
-// run; otherwise the error to return, or a result asking the client for
-// input.
-func (info *callInfo) admit(ctx context.Context, req *mcp.CallToolRequest, t *mcp.Tool, e Effect, rule *EffectRule, outcome func() callOutcome) (*mcp.CallToolResult, error) {
-	enf := info.enf
-	c := enf.confirmer
-	if rule != nil {
-		e = rule.worst
-		if c != nil || !info.scope.Permits(e) {
-			oc := outcome()
-			e = oc.effect
-			if d := enf.toolDenial(enf.r.lookup(t.Name), t.Name, info.scope, info.sourced, &oc); d != nil {
-				return nil, enf.denied(ctx, d)
-			}
-		}
-	}
-	if c != nil && c.opts.Ask(t.Name, e) {
-		return c.confirm(ctx, info, req, t, e)
-	}
-	return nil, nil
 }
 
 // classify adds t to r with effect e, or with tr's rule if tr is not

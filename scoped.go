@@ -1,7 +1,6 @@
 package mcpeffect
 
 import (
-	"context"
 	"fmt"
 	"iter"
 	"maps"
@@ -9,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yosida95/uritemplate/v3"
 )
 
 // Resources and prompts are read, not called: reading one changes nothing.
@@ -125,76 +124,62 @@ func (r *Registry) PromptScope(name string) Scope {
 	return ReadOnly
 }
 
-// AddResource declares that reading res needs scope need, and adds it to
-// s with [mcp.Server.AddResource]. Like a tool added with [AddTool], the
-// handler runs only behind [Registry.Middleware], which refuses a caller
-// whose scope is narrower; it checks again that the caller's scope allows
-// need, since it knows which resource is read.
-//
-// It panics if res or h is nil, if need is not ReadOnly, NonDestructive or
-// Full, if the URI is already declared with another scope, and where
-// go-sdk panics (an invalid URI).
-func AddResource(s *mcp.Server, r *Registry, res *mcp.Resource, need Scope, h mcp.ResourceHandler) {
-	if res == nil || h == nil {
-		panic("mcpeffect: AddResource: nil resource or handler")
-	}
-	if err := r.DeclareResource(res.URI, need); err != nil {
-		panic(err)
-	}
-	s.AddResource(res, resourceHandler(fmt.Sprintf("resource %q", res.URI), need, h))
+// DeclareResource declares that reading the resource at uri needs scope
+// need, as [AddResource] does. It returns an error if need is not
+// ReadOnly, NonDestructive or Full, or if uri is already declared with
+// another scope; declaring it again with the same scope changes nothing.
+func (r *Registry) DeclareResource(uri string, need Scope) error {
+	return r.updateScoped(func(t *scopedTable) error {
+		if err := validNeed(fmt.Sprintf("resource %q", uri), need); err != nil {
+			return err
+		}
+		if old, ok := t.resources[uri]; ok && old != need {
+			return fmt.Errorf("mcpeffect: resource %q already requires the %s scope", uri, old)
+		}
+		t.resources[uri] = need
+		return nil
+	})
 }
 
-// AddResourceTemplate is [AddResource] for a resource template: reading a
-// URI that it matches needs scope need, unless a resource declared for
-// that URI itself, or a template before it, says otherwise (see
-// [Registry.ResourceScope]). It panics where AddResource does, and on a
-// template that is not valid.
-func AddResourceTemplate(s *mcp.Server, r *Registry, t *mcp.ResourceTemplate, need Scope, h mcp.ResourceHandler) {
-	if t == nil || h == nil {
-		panic("mcpeffect: AddResourceTemplate: nil template or handler")
+// DeclareResourceTemplate declares that reading a URI that the resource
+// template tmpl (RFC 6570) matches needs scope need, as
+// [AddResourceTemplate] does (see [Registry.ResourceScope] for which
+// declaration a URI gets). It returns the errors of
+// [Registry.DeclareResource], and one for a template that is not valid.
+func (r *Registry) DeclareResourceTemplate(tmpl string, need Scope) error {
+	parsed, err := uritemplate.New(tmpl)
+	if err != nil {
+		return fmt.Errorf("mcpeffect: resource template %q is invalid: %w", tmpl, err)
 	}
-	if err := r.DeclareResourceTemplate(t.URITemplate, need); err != nil {
-		panic(err)
-	}
-	s.AddResourceTemplate(t, resourceHandler(fmt.Sprintf("resource template %q", t.URITemplate), need, h))
+	return r.updateScoped(func(tab *scopedTable) error {
+		if err := validNeed(fmt.Sprintf("resource template %q", tmpl), need); err != nil {
+			return err
+		}
+		i, found := slices.BinarySearchFunc(tab.templates, tmpl, func(s scopedTemplate, tmpl string) int { return strings.Compare(s.template, tmpl) })
+		if found {
+			if old := tab.templates[i].need; old != need {
+				return fmt.Errorf("mcpeffect: resource template %q already requires the %s scope", tmpl, old)
+			}
+			return nil
+		}
+		tab.templates = slices.Insert(tab.templates, i, scopedTemplate{tmpl, parsed.Regexp(), need})
+		return nil
+	})
 }
 
-// resourceHandler wraps h, the handler of the resource or template that
-// what names, so that it runs only for a caller whose scope allows need.
-func resourceHandler(what string, need Scope, h mcp.ResourceHandler) mcp.ResourceHandler {
-	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		info := callerInfo(ctx)
-		if info == nil {
-			return nil, notEnforced(what, "read")
+// DeclarePrompt declares that getting the prompt called name needs scope
+// need, as [AddPrompt] does. It returns the errors of
+// [Registry.DeclareResource], for the prompt.
+func (r *Registry) DeclarePrompt(name string, need Scope) error {
+	return r.updateScoped(func(t *scopedTable) error {
+		if err := validNeed(fmt.Sprintf("prompt %q", name), need); err != nil {
+			return err
 		}
-		if d := info.enf.readDenial(need, info.scope, info.sourced, "", req.Params.URI); d != nil {
-			return nil, info.enf.denied(ctx, d)
+		if old, ok := t.prompts[name]; ok && old != need {
+			return fmt.Errorf("mcpeffect: prompt %q already requires the %s scope", name, old)
 		}
-		return h(ctx, req)
-	}
-}
-
-// AddPrompt declares that getting prompt p needs scope need, and adds it
-// to s with [mcp.Server.AddPrompt], as [AddResource] does for a resource.
-// It panics if p or h is nil, if need is not ReadOnly, NonDestructive or
-// Full, or if the prompt is already declared with another scope.
-func AddPrompt(s *mcp.Server, r *Registry, p *mcp.Prompt, need Scope, h mcp.PromptHandler) {
-	if p == nil || h == nil {
-		panic("mcpeffect: AddPrompt: nil prompt or handler")
-	}
-	if err := r.DeclarePrompt(p.Name, need); err != nil {
-		panic(err)
-	}
-	name := p.Name
-	s.AddPrompt(p, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		info := callerInfo(ctx)
-		if info == nil {
-			return nil, notEnforced(fmt.Sprintf("prompt %q", name), "given")
-		}
-		if d := info.enf.readDenial(need, info.scope, info.sourced, name, ""); d != nil {
-			return nil, info.enf.denied(ctx, d)
-		}
-		return h(ctx, req)
+		t.prompts[name] = need
+		return nil
 	})
 }
 
