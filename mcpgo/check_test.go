@@ -20,11 +20,11 @@ import (
 func checkServer() (*server.MCPServer, *mcpeffect.Registry, *calls) {
 	r := mcpeffect.NewRegistry()
 	c := &calls{}
-	s := server.NewMCPServer("check", "v1", mcpgo.ServerOptions(r, &mcpgo.Options{HideDenied: true})...)
+	s := server.NewMCPServer("check", "v1", mcpgo.ServerOptions(r, &mcpgo.Options{MiddlewareOptions: mcpeffect.MiddlewareOptions{HideDenied: true}})...)
 	for _, tool := range testTools {
 		mcpgo.AddTool(s, r, mcp.NewTool(tool.name, mcp.WithString("id")), tool.effect, c.tool(tool.name))
 	}
-	mcpgo.AddToolWithRule(s, r, mcp.NewTool("pods", mcp.WithString("action")),
+	mcpgo.AddTool(s, r, mcp.NewTool("pods", mcp.WithString("action")),
 		mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{"get": mcpeffect.Read, "delete": mcpeffect.Destructive}),
 		c.tool("pods"))
 	return s, r, c

@@ -40,7 +40,7 @@ func (a *adapter) confirm(ctx context.Context, req mcp.CallToolRequest, d mcpeff
 		return nil, refuse(string(res.Action), "")
 	}
 	if !formElicitation(ctx) {
-		if a.enf.RunsUnconfirmed() {
+		if a.runUnasked {
 			return nil, nil
 		}
 		return nil, refuse("unsupported", "")

@@ -29,7 +29,7 @@ func TestConfirm(t *testing.T) {
 			{"", false, "the client cannot ask one"},
 		} {
 			t.Run(transport+"/"+c.answer, func(t *testing.T) {
-				ts := newTestServer(t, &mcpgo.Options{Confirm: &mcpeffect.ConfirmOptions{}}, false)
+				ts := newTestServer(t, &mcpgo.Options{MiddlewareOptions: mcpeffect.MiddlewareOptions{Confirm: &mcpeffect.ConfirmOptions{}}}, false)
 				var asked atomic.Int32
 				var question atomic.Value
 				opts := &sdk.ClientOptions{}

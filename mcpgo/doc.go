@@ -4,9 +4,9 @@
 // by the same decision as the go-sdk integration
 // ([mcpeffect.Enforcer.Decide]).
 //
-// Build the server with [ServerOptions], add its tools with [AddTool] (or
-// [AddToolWithRule] for a tool whose effect depends on its arguments),
-// and serve it with [ServeStdio] or [Listen] over stdio, or behind
+// Build the server with [ServerOptions], add its tools with [AddTool]
+// (given an effect, or a rule for a tool whose effect depends on its
+// arguments), and serve it with [ServeStdio] or [Listen] over stdio, or behind
 // [Handler] over Streamable HTTP:
 //
 //	r := mcpeffect.NewRegistry()

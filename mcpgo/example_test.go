@@ -81,8 +81,8 @@ func exampleClient(ctx context.Context, s *server.MCPServer) *sdk.ClientSession 
 func ExampleHandler() {
 	r := mcpeffect.NewRegistry()
 	opts := &mcpgo.Options{
-		HideDenied: true,
-		Challenge:  &mcpeffect.ChallengeOptions{ResourceMetadataURL: "https://tasks.example/.well-known/oauth-protected-resource/mcp"},
+		MiddlewareOptions: mcpeffect.MiddlewareOptions{HideDenied: true},
+		Challenge:         &mcpeffect.ChallengeOptions{ResourceMetadataURL: "https://tasks.example/.well-known/oauth-protected-resource/mcp"},
 	}
 	s := server.NewMCPServer("tasks", "v1", mcpgo.ServerOptions(r, opts)...)
 	mcpgo.AddTool(s, r, mcp.NewTool("delete_task", mcp.WithString("id")), mcpeffect.Destructive|mcpeffect.Idempotent,

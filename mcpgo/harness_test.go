@@ -109,7 +109,7 @@ func newTestServer(t testing.TB, opts *mcpgo.Options, bare bool, extra ...server
 		), tool.effect, ts.calls.tool(tool.name))
 	}
 	// A tool whose effect depends on its argument "action".
-	mcpgo.AddToolWithRule(ts.s, ts.r, mcp.NewTool("pods", mcp.WithString("action"), mcp.WithString("name")),
+	mcpgo.AddTool(ts.s, ts.r, mcp.NewTool("pods", mcp.WithString("action"), mcp.WithString("name")),
 		mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{
 			"get":    mcpeffect.Read,
 			"create": mcpeffect.Write,

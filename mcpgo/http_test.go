@@ -2,6 +2,7 @@ package mcpgo_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/mcpgo"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestHTTP calls every tool over Streamable HTTP with every token, with
@@ -33,7 +36,7 @@ func TestHTTP(t *testing.T) {
 				res, err := callTool(cs, tool.name)
 				ran := ts.calls.count(tool.name) - before
 				switch {
-				case scope.Permits(tool.effect):
+				case scope.Allows(tool.effect):
 					if err != nil || res.IsError || ran != 1 {
 						t.Errorf("challenge %t, %s, %s: got %v, %+v, ran %d times; want it run once", challenge, token, tool.name, err, res, ran)
 					}
@@ -99,22 +102,34 @@ func TestHTTPNoToken(t *testing.T) {
 	}
 }
 
-// TestHTTPWithoutServerOptions checks that a server built without
-// ServerOptions still refuses, over HTTP, what the token's scope does
-// not allow, before the handler.
-func TestHTTPWithoutServerOptions(t *testing.T) {
+// TestWithoutServerOptions checks that a server built without
+// ServerOptions runs none of the tools, resources and prompts added
+// through mcpgo, whatever the caller's scope, over HTTP and stdio: each is
+// refused with CodeNotEnforced, in words that say how to install the
+// check, as on go-sdk without the middleware.
+func TestWithoutServerOptions(t *testing.T) {
 	ts := newTestServer(t, nil, true)
 	hs := serveHTTP(t, ts.s, ts.r, nil)
-	cs := connectHTTP(t, hs.URL+"/mcp", "write-token", nil)
-	if _, err := callTool(cs, "create_task"); err != nil {
-		t.Errorf("create_task with a write token: %v", err)
+	sessions := map[string]*sdk.ClientSession{
+		"http":  connectHTTP(t, hs.URL+"/mcp", "full-token", nil),
+		"stdio": connectStdio(t, mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full), ts.s, nil),
 	}
-	_, err := callTool(cs, "delete_task")
-	if d := denied(t, err, "delete_task"); d.Required != mcpeffect.Full || d.Granted != mcpeffect.NonDestructive {
-		t.Errorf("refusal %+v", d)
+	for via, cs := range sessions {
+		for _, tool := range testTools {
+			_, err := callTool(cs, tool.name)
+			var je *jsonrpc.Error
+			if !errors.As(err, &je) || je.Code != mcpeffect.CodeNotEnforced || !strings.Contains(je.Message, "mcpgo.ServerOptions") {
+				t.Errorf("%s, %s: got %v, want a refusal of code %d naming mcpgo.ServerOptions", via, tool.name, err, mcpeffect.CodeNotEnforced)
+			}
+		}
+		if _, err := cs.ReadResource(context.Background(), &sdk.ReadResourceParams{URI: "notes://payroll"}); err == nil || !strings.Contains(err.Error(), "mcpgo.ServerOptions") {
+			t.Errorf("%s, resource read: got %v, want the refusal naming mcpgo.ServerOptions", via, err)
+		}
 	}
-	if n := ts.calls.count("delete_task"); n != 0 {
-		t.Errorf("delete_task ran %d times", n)
+	for _, tool := range testTools {
+		if n := ts.calls.count(tool.name); n != 0 {
+			t.Errorf("%s ran %d times", tool.name, n)
+		}
 	}
 }
 

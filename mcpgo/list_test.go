@@ -21,7 +21,7 @@ import (
 // mcp-go's own tool filter answers.
 func TestHideDenied(t *testing.T) {
 	for _, hide := range []bool{false, true} {
-		ts := newTestServer(t, &mcpgo.Options{HideDenied: hide}, false)
+		ts := newTestServer(t, &mcpgo.Options{MiddlewareOptions: mcpeffect.MiddlewareOptions{HideDenied: hide}}, false)
 		t.Run(fmt.Sprint("HideDenied=", hide), func(t *testing.T) {
 			cs := connectStdio(t, mcpeffect.WithConnectionScope(context.Background(), mcpeffect.ReadOnly), ts.s, nil)
 			ctx := context.Background()
@@ -91,7 +91,7 @@ func TestHooksReplaced(t *testing.T) {
 }
 
 func testHooksReplaced(t *testing.T) {
-	ts := newTestServer(t, &mcpgo.Options{HideDenied: true}, false, server.WithHooks(&server.Hooks{}))
+	ts := newTestServer(t, &mcpgo.Options{MiddlewareOptions: mcpeffect.MiddlewareOptions{HideDenied: true}}, false, server.WithHooks(&server.Hooks{}))
 	cs := connectStdio(t, mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full), ts.s, nil)
 	_, err := callTool(cs, "get_task")
 	if err == nil || !strings.Contains(err.Error(), "pass server.WithHooks before mcpgo.ServerOptions") {
@@ -158,7 +158,7 @@ func TestHostileNames(t *testing.T) {
 // TestHideDeniedHTTP checks that the lists are filtered by the bearer
 // token's scope over HTTP, whose TokenInfo reaches mcp-go's hooks.
 func TestHideDeniedHTTP(t *testing.T) {
-	opts := &mcpgo.Options{HideDenied: true}
+	opts := &mcpgo.Options{MiddlewareOptions: mcpeffect.MiddlewareOptions{HideDenied: true}}
 	ts := newTestServer(t, opts, false)
 	url := serveHTTP(t, ts.s, ts.r, opts).URL + "/mcp"
 	for token, want := range map[string][]string{

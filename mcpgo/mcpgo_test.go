@@ -110,116 +110,98 @@ func TestAddToolHandWrittenHint(t *testing.T) {
 // runs what it allows, and is refused the rest before the handler, with
 // mcpeffect's code, message and data.
 func TestInProcess(t *testing.T) {
-	for _, bare := range []bool{false, true} {
-		name := "ServerOptions"
-		if bare {
-			name = "without ServerOptions"
-		}
-		t.Run(name, func(t *testing.T) {
-			ts := newTestServer(t, nil, bare)
-			for _, scope := range []mcpeffect.Scope{0, mcpeffect.ReadOnly, mcpeffect.NonDestructive, mcpeffect.Full} {
-				t.Run(scope.String(), func(t *testing.T) {
-					cs := connectStdio(t, mcpeffect.WithConnectionScope(context.Background(), scope), ts.s, nil)
-					for _, tool := range testTools {
-						before := ts.calls.count(tool.name)
-						res, err := callTool(cs, tool.name)
-						ran := ts.calls.count(tool.name) - before
-						if scope.Permits(tool.effect) {
-							if err != nil || res.IsError || ran != 1 {
-								t.Errorf("%s scope, %s: got %v, %+v, ran %d times; want it run once", scope, tool.name, err, res, ran)
-							}
-							continue
-						}
-						if ran != 0 {
-							t.Errorf("%s scope, %s: the handler ran", scope, tool.name)
-						}
-						d := denied(t, err, tool.name)
-						need, _ := ts.r.Required(tool.name)
-						if !d.Classified || d.Required != need || d.Granted != scope || d.RequiredScopeName != (mcpeffect.ScopeNames{}).Name(need) {
-							t.Errorf("%s scope, %s: refusal %+v", scope, tool.name, d)
-						}
-						if !strings.Contains(err.Error(), d.Error()) {
-							t.Errorf("%s scope, %s: the message %q is not the DeniedError's %q", scope, tool.name, err, d.Error())
-						}
+	ts := newTestServer(t, nil, false)
+	for _, scope := range []mcpeffect.Scope{0, mcpeffect.ReadOnly, mcpeffect.NonDestructive, mcpeffect.Full} {
+		t.Run(scope.String(), func(t *testing.T) {
+			cs := connectStdio(t, mcpeffect.WithConnectionScope(context.Background(), scope), ts.s, nil)
+			for _, tool := range testTools {
+				before := ts.calls.count(tool.name)
+				res, err := callTool(cs, tool.name)
+				ran := ts.calls.count(tool.name) - before
+				if scope.Allows(tool.effect) {
+					if err != nil || res.IsError || ran != 1 {
+						t.Errorf("%s scope, %s: got %v, %+v, ran %d times; want it run once", scope, tool.name, err, res, ran)
 					}
-					if scope == 0 {
-						return
-					}
-					// No scope calls a tool that has no classification.
-					_, err := callTool(cs, "unclassified_tool")
-					if bare {
-						// Nothing of mcpeffect stands in front of a tool
-						// that mcp-go alone added.
-						return
-					}
-					if d := denied(t, err, "unclassified_tool"); d.Classified {
-						t.Errorf("%s scope: unclassified_tool refused as classified: %+v", scope, d)
-					}
-					if n := ts.calls.count("unclassified_tool"); n != 0 {
-						t.Errorf("unclassified_tool ran %d times", n)
-					}
-				})
+					continue
+				}
+				if ran != 0 {
+					t.Errorf("%s scope, %s: the handler ran", scope, tool.name)
+				}
+				d := denied(t, err, tool.name)
+				need, _ := ts.r.Required(tool.name)
+				if !d.Classified || d.Required != need || d.Granted != scope || d.RequiredScopeName != (mcpeffect.ScopeNames{}).Name(need) {
+					t.Errorf("%s scope, %s: refusal %+v", scope, tool.name, d)
+				}
+				if !strings.Contains(err.Error(), d.Error()) {
+					t.Errorf("%s scope, %s: the message %q is not the DeniedError's %q", scope, tool.name, err, d.Error())
+				}
+			}
+			if scope == 0 {
+				return
+			}
+			// No scope calls a tool that has no classification.
+			_, err := callTool(cs, "unclassified_tool")
+			if d := denied(t, err, "unclassified_tool"); d.Classified {
+				t.Errorf("%s scope: unclassified_tool refused as classified: %+v", scope, d)
+			}
+			if n := ts.calls.count("unclassified_tool"); n != 0 {
+				t.Errorf("unclassified_tool ran %d times", n)
 			}
 		})
 	}
 }
 
 // TestNoScopeSaysHow checks that a connection given no scope is refused
-// even a read, with ServerOptions and without: by the code and data of a
-// refusal that says nothing gave the caller a scope (Unscoped), whose
-// message tells how to give one in words true of mcp-go too, naming no
-// function of go-sdk's.
+// even a read: by the code and data of a refusal that says nothing gave
+// the caller a scope (Unscoped), whose message tells how to give one in
+// words true of mcp-go too, naming no function of go-sdk's.
 func TestNoScopeSaysHow(t *testing.T) {
-	for _, bare := range []bool{false, true} {
-		ts := newTestServer(t, nil, bare)
-		cs, closeFn, err := dialStdio(context.Background(), ts.s, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = callTool(cs, "get_task")
-		closeFn()
-		d := denied(t, err, "get_task")
-		if !d.Unscoped || d.Granted != 0 || d.Required != mcpeffect.ReadOnly {
-			t.Errorf("bare %t: refusal %+v, want unscoped, needing read-only", bare, d)
-		}
-		if n := ts.calls.count("get_task"); n != 0 {
-			t.Errorf("bare %t: get_task ran %d times", bare, n)
-		}
-		if !strings.Contains(d.Error(), "mcpeffect.WithConnectionScope") {
-			t.Errorf("bare %t: the refusal %q does not say how to give a scope", bare, d)
-		}
-		for _, goSDK := range []string{"Server.Run", "Server.Connect"} {
-			if strings.Contains(d.Error(), goSDK) {
-				t.Errorf("bare %t: the refusal %q names go-sdk's %s, which an mcp-go server does not have", bare, d, goSDK)
-			}
+	ts := newTestServer(t, nil, false)
+	cs, closeFn, err := dialStdio(context.Background(), ts.s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = callTool(cs, "get_task")
+	closeFn()
+	d := denied(t, err, "get_task")
+	if !d.Unscoped || d.Granted != 0 || d.Required != mcpeffect.ReadOnly {
+		t.Errorf("refusal %+v, want unscoped, needing read-only", d)
+	}
+	if n := ts.calls.count("get_task"); n != 0 {
+		t.Errorf("get_task ran %d times", n)
+	}
+	if !strings.Contains(d.Error(), "mcpeffect.WithConnectionScope") {
+		t.Errorf("the refusal %q does not say how to give a scope", d)
+	}
+	for _, goSDK := range []string{"Server.Run", "Server.Connect"} {
+		if strings.Contains(d.Error(), goSDK) {
+			t.Errorf("the refusal %q names go-sdk's %s, which an mcp-go server does not have", d, goSDK)
 		}
 	}
 }
 
 // TestCallerScopeFromContext checks that a handler of mcp-go sees the
-// caller's scope through mcpeffect.CallerScopeFromContext, as the
-// decision computed it, with ServerOptions and without.
+// decision that admitted its call through mcpeffect.DecisionFromContext
+// and CallerScopeFromContext: the caller's scope, and the call's own
+// effect, for a tool whose effect depends on its arguments.
 func TestCallerScopeFromContext(t *testing.T) {
-	for _, bare := range []bool{false, true} {
-		t.Run(fmt.Sprint("bare=", bare), func(t *testing.T) {
-			r := mcpeffect.NewRegistry()
-			var so []server.ServerOption
-			if !bare {
-				so = mcpgo.ServerOptions(r, nil)
-			}
-			s := server.NewMCPServer("t", "v1", so...)
-			mcpgo.AddTool(s, r, mcp.NewTool("whoami"), mcpeffect.Read, func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				return mcp.NewToolResultText(mcpeffect.CallerScopeFromContext(ctx).String()), nil
-			})
-			cs := connectStdio(t, mcpeffect.WithConnectionScope(context.Background(), mcpeffect.NonDestructive), s, nil)
-			res, err := callTool(cs, "whoami")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := res.Content[0].(*sdk.TextContent).Text; got != "non-destructive" {
-				t.Errorf("the handler sees the scope %q, want non-destructive", got)
-			}
-		})
+	r := mcpeffect.NewRegistry()
+	s := server.NewMCPServer("t", "v1", mcpgo.ServerOptions(r, nil)...)
+	mcpgo.AddTool(s, r, mcp.NewTool("whoami", mcp.WithString("action")), mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{
+		"get": mcpeffect.Read, "tag": mcpeffect.Write | mcpeffect.Idempotent,
+	}), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		d, ok := mcpeffect.DecisionFromContext(ctx)
+		return mcp.NewToolResultText(fmt.Sprint(mcpeffect.CallerScopeFromContext(ctx), " ", d.Effect, " ", ok)), nil
+	})
+	cs := connectStdio(t, mcpeffect.WithConnectionScope(context.Background(), mcpeffect.NonDestructive), s, nil)
+	for action, want := range map[string]string{"get": "non-destructive read true", "tag": "non-destructive write|idempotent true"} {
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "whoami", Arguments: map[string]any{"action": action}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Content[0].(*sdk.TextContent).Text; got != want {
+			t.Errorf("action %s: the handler sees %q, want %q", action, got, want)
+		}
 	}
 	if got := mcpeffect.CallerScopeFromContext(context.Background()); got != 0 {
 		t.Errorf("outside a call: %s", got)

@@ -18,45 +18,25 @@ import (
 // once for both: give the same Options to each. A nil *Options is the
 // zero value.
 type Options struct {
-	// Scope returns the scope of the caller of a request, from the
-	// request's context. If nil, the scope comes from the scope strings of
-	// the request's bearer token, the [auth.TokenInfo] that go-sdk's
-	// [auth.RequireBearerToken] puts in the HTTP request's context (which
-	// mcp-go's Streamable HTTP server hands on to every handler), mapped
-	// by ScopeNames; a request that carries no token (stdio, in process)
-	// has only the scope of its connection, set with
-	// [mcpeffect.WithConnectionScope], and without one it may call
-	// nothing.
+	// MiddlewareOptions are the configuration of the one decision, as for
+	// a go-sdk server (see [mcpeffect.MiddlewareOptions]). On mcp-go:
 	//
-	// Whatever Scope returns, a scope set with WithConnectionScope caps
-	// it. The HTTP challenge of [Handler] calls Scope with the HTTP
-	// request's context, before mcp-go adds its own: a Scope that reads
-	// what an [server.HTTPContextFunc] adds sees it only in the handlers.
-	Scope func(context.Context) mcpeffect.Scope
-
-	// HideDenied makes tools/list show only the tools the caller may call
-	// (a tool whose effect depends on its arguments, when it may make
-	// some of its calls), and resources/list, resources/templates/list
-	// and prompts/list only what it may read. Left false, everything is
-	// listed, so that a host can see what a wider scope would allow and
-	// ask for it. A call of a tool the list hides is refused as any
-	// other, naming the scope it needs: not answered "tool not found" as
-	// mcp-go's own tool filter would.
-	HideDenied bool
-
-	// ScopeNames maps token scope strings to a Scope, and names the scope
-	// string a refused call needs. The zero value is the default names.
-	ScopeNames mcpeffect.ScopeNames
-
-	// OnDenied, if non-nil, is called with each refused tools/call,
-	// resources/read and prompts/get, before the refusal is sent: for
-	// logging or metrics. It must not block.
-	OnDenied func(context.Context, *mcpeffect.DeniedError)
-
-	// Confirm, if non-nil, makes a person confirm the calls it chooses
-	// (destructive ones by default) before they run, through mcp-go's
-	// form elicitation: see [mcpeffect.ConfirmOptions].
-	Confirm *mcpeffect.ConfirmOptions
+	//   - Scope is called with the request's context and a nil request;
+	//     if nil, the scope comes from the scope strings of the request's
+	//     bearer token, the [auth.TokenInfo] that go-sdk's
+	//     [auth.RequireBearerToken] puts in the HTTP request's context
+	//     (which mcp-go's Streamable HTTP server hands on to every
+	//     handler). The HTTP challenge of [Handler] calls it with the HTTP
+	//     request's context, before mcp-go adds its own: a Scope that
+	//     reads what an [server.HTTPContextFunc] adds sees it only in the
+	//     handlers.
+	//   - HideDenied filters the lists with mcp-go's hooks; a call of a
+	//     tool that a list hides is refused as any other, naming the scope
+	//     it needs, not answered "tool not found" as mcp-go's own tool
+	//     filter would.
+	//   - Confirm asks through mcp-go's form elicitation (see the package
+	//     documentation for what that cannot promise).
+	mcpeffect.MiddlewareOptions
 
 	// Challenge, if non-nil, makes [Handler] answer a refused request
 	// early, over HTTP, with the step-up challenge of the MCP
@@ -66,22 +46,10 @@ type Options struct {
 
 // enforcer returns the one decision that o configures for r.
 func (o *Options) enforcer(r *mcpeffect.Registry) *mcpeffect.Enforcer {
-	var mo mcpeffect.MiddlewareOptions
-	if o != nil {
-		mo = mcpeffect.MiddlewareOptions{
-			HideDenied: o.HideDenied,
-			ScopeNames: o.ScopeNames,
-			OnDenied:   o.OnDenied,
-			Confirm:    o.Confirm,
-		}
-		if o.Scope != nil {
-			scope := o.Scope
-			// The challenge, the one user of the enforcer's Scope here,
-			// has no request of mcp-go's to give: the context is all.
-			mo.Scope = func(ctx context.Context, _ sdk.Request) mcpeffect.Scope { return scope(ctx) }
-		}
+	if o == nil {
+		return r.Enforcer(nil)
 	}
-	return r.Enforcer(&mo)
+	return r.Enforcer(&o.MiddlewareOptions)
 }
 
 // The operations that the enforcer decides, as mcp-go names them.
@@ -90,51 +58,47 @@ const (
 	methodReadResource = string(mcp.MethodResourcesRead)
 	methodGetPrompt    = string(mcp.MethodPromptsGet)
 	methodComplete     = string(mcp.MethodCompletionComplete)
+	methodSubscribe    = string(mcp.MethodResourcesSubscribe)
+	methodListen       = string(mcp.MethodSubscriptionsListen)
 )
 
 // An adapter is the enforcement of one [ServerOptions].
 type adapter struct {
 	r     *mcpeffect.Registry
 	enf   *mcpeffect.Enforcer
-	scope func(context.Context) mcpeffect.Scope
+	scope func(context.Context, sdk.Request) mcpeffect.Scope
 	hide  bool
+	// runUnasked reports that a call which needs confirmation runs when
+	// the client cannot ask a person (ConfirmOptions.RunIfClientCannotAsk).
+	runUnasked bool
 	// hooks holds the Hooks that ServerOptions installed on each server
 	// built with it, to tell when a later option replaced them.
 	hooks sync.Map // *server.MCPServer to *server.Hooks
 }
 
 // caller returns who makes the request whose handler has ctx.
-func caller(ctx context.Context, enf *mcpeffect.Enforcer, scope func(context.Context) mcpeffect.Scope) mcpeffect.Caller {
-	if scope != nil {
-		return mcpeffect.Caller{Scope: scope(ctx), Scoped: true}
+func (a *adapter) caller(ctx context.Context) mcpeffect.Caller {
+	if a.scope != nil {
+		return mcpeffect.Caller{Scope: a.scope(ctx, nil), Scoped: true}
 	}
 	if ti := auth.TokenInfoFromContext(ctx); ti != nil {
-		return enf.TokenCaller(ti.Scopes)
+		return a.enf.TokenCaller(ti.Scopes)
 	}
 	return mcpeffect.Caller{}
 }
 
-// admittedKey marks the context of a call that the middleware of
-// ServerOptions let through, so that the wrapper of AddTool does not
-// decide it a second time, with another configuration.
-type admittedKey struct{}
-
-// An admission is what the middleware tells the wrappers about a call,
-// resource or prompt it let through.
-type admission struct {
-	what string // the tool's name, the resource's URI or the prompt's name
-}
-
-// admit returns the context of the handler of what, which d allowed:
-// marked for the wrappers, and with the caller's scope for
-// [mcpeffect.CallerScopeFromContext].
-func admit(ctx context.Context, enf *mcpeffect.Enforcer, what string, d mcpeffect.Decision) context.Context {
-	return enf.CallerContext(context.WithValue(ctx, admittedKey{}, &admission{what: what}), d)
-}
-
-func admitted(ctx context.Context, what string) bool {
-	a, _ := ctx.Value(admittedKey{}).(*admission)
-	return a != nil && a.what == what
+// admitted reports whether the decision on ctx, which the middleware of
+// ServerOptions put there, admitted the operation of method on what (a
+// tool's or a prompt's name, a resource's URI).
+func admitted(ctx context.Context, method, what string) bool {
+	d, ok := mcpeffect.DecisionFromContext(ctx)
+	if !ok || d.Operation.Method != method {
+		return false
+	}
+	if method == methodReadResource {
+		return d.Operation.URI == what
+	}
+	return d.Operation.Name == what
 }
 
 // ServerOptions returns the options that make an mcp-go server built with
@@ -174,6 +138,7 @@ func ServerOptions(r *mcpeffect.Registry, opts *Options) []server.ServerOption {
 	a := &adapter{r: r, enf: opts.enforcer(r)}
 	if opts != nil {
 		a.scope, a.hide = opts.Scope, opts.HideDenied
+		a.runUnasked = opts.Confirm != nil && opts.Confirm.RunIfClientCannotAsk
 	}
 	return []server.ServerOption{
 		a.installHooks,
@@ -182,8 +147,6 @@ func ServerOptions(r *mcpeffect.Registry, opts *Options) []server.ServerOption {
 		server.WithPromptHandlerMiddleware(a.prompts),
 	}
 }
-
-func (a *adapter) caller(ctx context.Context) mcpeffect.Caller { return caller(ctx, a.enf, a.scope) }
 
 // installHooks adds the adapter's hooks to those of s.
 func (a *adapter) installHooks(s *server.MCPServer) {
@@ -205,7 +168,7 @@ func (a *adapter) installHooks(s *server.MCPServer) {
 		}
 		c := a.caller(ctx)
 		res.Tools = keep(res.Tools, func(t mcp.Tool) bool {
-			return a.enf.Visible(ctx, mcpeffect.Operation{Method: methodCallTool, Name: t.Name}, c)
+			return a.enf.Listed(ctx, mcpeffect.Operation{Method: methodCallTool, Name: t.Name}, c)
 		})
 	})
 	h.AddAfterListResources(func(ctx context.Context, _ any, _ *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
@@ -214,7 +177,7 @@ func (a *adapter) installHooks(s *server.MCPServer) {
 		}
 		c := a.caller(ctx)
 		res.Resources = keep(res.Resources, func(r mcp.Resource) bool {
-			return a.enf.Visible(ctx, mcpeffect.Operation{Method: methodReadResource, URI: r.URI}, c)
+			return a.enf.Listed(ctx, mcpeffect.Operation{Method: methodReadResource, URI: r.URI}, c)
 		})
 	})
 	h.AddAfterListResourceTemplates(func(ctx context.Context, _ any, _ *mcp.ListResourceTemplatesRequest, res *mcp.ListResourceTemplatesResult) {
@@ -224,7 +187,7 @@ func (a *adapter) installHooks(s *server.MCPServer) {
 		c := a.caller(ctx)
 		res.ResourceTemplates = keep(res.ResourceTemplates, func(t mcp.ResourceTemplate) bool {
 			return t.URITemplate != nil &&
-				a.enf.Visible(ctx, mcpeffect.Operation{Method: methodReadResource, URI: t.URITemplate.Raw(), Template: true}, c)
+				a.enf.Listed(ctx, mcpeffect.Operation{Method: methodReadResource, URI: t.URITemplate.Raw(), Template: true}, c)
 		})
 	})
 	h.AddAfterListPrompts(func(ctx context.Context, _ any, _ *mcp.ListPromptsRequest, res *mcp.ListPromptsResult) {
@@ -233,7 +196,7 @@ func (a *adapter) installHooks(s *server.MCPServer) {
 		}
 		c := a.caller(ctx)
 		res.Prompts = keep(res.Prompts, func(p mcp.Prompt) bool {
-			return a.enf.Visible(ctx, mcpeffect.Operation{Method: methodGetPrompt, Name: p.Name}, c)
+			return a.enf.Listed(ctx, mcpeffect.Operation{Method: methodGetPrompt, Name: p.Name}, c)
 		})
 	})
 }
@@ -279,7 +242,6 @@ func (a *adapter) tools(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		if err := a.hooksReplaced(ctx); err != nil {
 			return nil, err
 		}
-		name := req.Params.Name
 		d := a.enf.Decide(ctx, a.callOf(req), a.caller(ctx))
 		if d.Denied != nil {
 			return nil, refuse(ctx, d.Denied)
@@ -289,7 +251,7 @@ func (a *adapter) tools(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 				return res, err
 			}
 		}
-		return next(admit(ctx, a.enf, name, d), req)
+		return next(mcpeffect.WithDecision(ctx, d), req)
 	}
 }
 
@@ -323,11 +285,9 @@ func argumentsJSON(req mcp.CallToolRequest) json.RawMessage {
 // middleware of mcp-go sees: a task-augmented tools/call, since mcp-go
 // runs the handler of a tool added with AddTaskTool without the tool
 // handler middleware, and the refusal of one that it runs with the
-// middleware would come only with the task's result; resources/subscribe
-// and each resource of the 2026-07-28 subscriptions/listen, which need the
-// scope that reads the resource, since a subscriber is told of each
-// change; and completion/complete, which needs the scope of the prompt or
-// resource template whose arguments it completes.
+// middleware would come only with the task's result; resources/subscribe,
+// the 2026-07-28 subscriptions/listen and completion/complete, which
+// [mcpeffect.Enforcer.Decide] decides by what they tell.
 func (a *adapter) early(ctx context.Context, _ any, message any) error {
 	raw, ok := message.(json.RawMessage)
 	if !ok {
@@ -365,7 +325,7 @@ func (a *adapter) early(ctx context.Context, _ any, message any) error {
 		if json.Unmarshal(m.Params, &p) != nil {
 			return errUnreadable
 		}
-		ops = append(ops, mcpeffect.Operation{Method: methodReadResource, URI: p.URI})
+		ops = append(ops, mcpeffect.Operation{Method: methodSubscribe, URI: p.URI})
 	case string(mcp.MethodSubscriptionsListen):
 		var p struct {
 			Notifications struct {
@@ -375,9 +335,7 @@ func (a *adapter) early(ctx context.Context, _ any, message any) error {
 		if json.Unmarshal(m.Params, &p) != nil {
 			return errUnreadable
 		}
-		for _, uri := range p.Notifications.ResourceSubscriptions {
-			ops = append(ops, mcpeffect.Operation{Method: methodReadResource, URI: uri})
-		}
+		ops = append(ops, mcpeffect.Operation{Method: methodListen, URIs: p.Notifications.ResourceSubscriptions})
 	case string(mcp.MethodCompletionComplete):
 		var p struct {
 			Ref struct {
@@ -444,12 +402,11 @@ func (a *adapter) resources(next server.ResourceHandlerFunc) server.ResourceHand
 		if err := a.hooksReplaced(ctx); err != nil {
 			return nil, err
 		}
-		uri := req.Params.URI
-		d := a.enf.Decide(ctx, mcpeffect.Operation{Method: methodReadResource, URI: uri}, a.caller(ctx))
+		d := a.enf.Decide(ctx, mcpeffect.Operation{Method: methodReadResource, URI: req.Params.URI}, a.caller(ctx))
 		if d.Denied != nil {
 			return nil, refuse(ctx, d.Denied)
 		}
-		return next(admit(ctx, a.enf, uri, d), req)
+		return next(mcpeffect.WithDecision(ctx, d), req)
 	}
 }
 
@@ -459,12 +416,11 @@ func (a *adapter) prompts(next server.PromptHandlerFunc) server.PromptHandlerFun
 		if err := a.hooksReplaced(ctx); err != nil {
 			return nil, err
 		}
-		name := req.Params.Name
-		d := a.enf.Decide(ctx, mcpeffect.Operation{Method: methodGetPrompt, Name: name}, a.caller(ctx))
+		d := a.enf.Decide(ctx, mcpeffect.Operation{Method: methodGetPrompt, Name: req.Params.Name}, a.caller(ctx))
 		if d.Denied != nil {
 			return nil, refuse(ctx, d.Denied)
 		}
-		return next(admit(ctx, a.enf, name, d), req)
+		return next(mcpeffect.WithDecision(ctx, d), req)
 	}
 }
 

@@ -10,9 +10,10 @@ import (
 )
 
 // AddResource declares in r that reading res needs scope need, and adds
-// it to s with [server.MCPServer.AddResource]. Behind [ServerOptions],
-// whose middleware decides every resources/read, the handler only runs;
-// on a server without it, the wrapper decides as [AddTool]'s does.
+// it to s with [server.MCPServer.AddResource]. The handler runs only
+// when the middleware of [ServerOptions], which decides every
+// resources/read, let the read through; on a server without it, every
+// read is refused, as [AddTool] says.
 //
 // A resource added with mcp-go alone needs read-only (see
 // [mcpeffect.Registry.ResourceScope]), so that the zero Scope reads
@@ -27,7 +28,7 @@ func AddResource(s *server.MCPServer, r *mcpeffect.Registry, res mcp.Resource, n
 	if err := r.DeclareResource(res.URI, need); err != nil {
 		panic(err)
 	}
-	s.AddResource(res, enforcedRead(r, h))
+	s.AddResource(res, enforcedRead(h))
 }
 
 // AddResourceTemplate is [AddResource] for a resource template: reading a
@@ -47,22 +48,15 @@ func AddResourceTemplate(s *server.MCPServer, r *mcpeffect.Registry, t mcp.Resou
 	if err := r.DeclareResourceTemplate(t.URITemplate.Raw(), need); err != nil {
 		panic(err)
 	}
-	s.AddResourceTemplate(t, server.ResourceTemplateHandlerFunc(enforcedRead(r, server.ResourceHandlerFunc(h))))
+	s.AddResourceTemplate(t, server.ResourceTemplateHandlerFunc(enforcedRead(server.ResourceHandlerFunc(h))))
 }
 
 // enforcedRead returns h, a resource's handler, such that it runs only
-// when the middleware of ServerOptions let the read through or, on a
-// server without it, when the default decision allows it.
-func enforcedRead(r *mcpeffect.Registry, h server.ResourceHandlerFunc) server.ResourceHandlerFunc {
-	enf := r.Enforcer(nil)
+// when the middleware of ServerOptions let the read through.
+func enforcedRead(h server.ResourceHandlerFunc) server.ResourceHandlerFunc {
 	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-		uri := req.Params.URI
-		if !admitted(ctx, uri) {
-			d := enf.Decide(ctx, mcpeffect.Operation{Method: methodReadResource, URI: uri}, caller(ctx, enf, nil))
-			if d.Denied != nil {
-				return nil, refuse(ctx, d.Denied)
-			}
-			ctx = admit(ctx, enf, uri, d)
+		if uri := req.Params.URI; !admitted(ctx, methodReadResource, uri) {
+			return nil, notEnforced(ctx, fmt.Sprintf("resource %q", uri), "read")
 		}
 		return h(ctx, req)
 	}
@@ -80,15 +74,10 @@ func AddPrompt(s *server.MCPServer, r *mcpeffect.Registry, p mcp.Prompt, need mc
 	if err := r.DeclarePrompt(p.Name, need); err != nil {
 		panic(err)
 	}
-	enf := r.Enforcer(nil)
 	name := p.Name
 	s.AddPrompt(p, func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		if !admitted(ctx, name) {
-			d := enf.Decide(ctx, mcpeffect.Operation{Method: methodGetPrompt, Name: name}, caller(ctx, enf, nil))
-			if d.Denied != nil {
-				return nil, refuse(ctx, d.Denied)
-			}
-			ctx = admit(ctx, enf, name, d)
+		if !admitted(ctx, methodGetPrompt, name) {
+			return nil, notEnforced(ctx, fmt.Sprintf("prompt %q", name), "given")
 		}
 		return h(ctx, req)
 	})

@@ -23,11 +23,11 @@ func TestSubscribeAndComplete(t *testing.T) {
 		mu      sync.Mutex
 		refused []*mcpeffect.DeniedError
 	)
-	opts := &mcpgo.Options{OnDenied: func(_ context.Context, d *mcpeffect.DeniedError) {
+	opts := &mcpgo.Options{MiddlewareOptions: mcpeffect.MiddlewareOptions{OnDenied: func(_ context.Context, d *mcpeffect.DeniedError) {
 		mu.Lock()
 		defer mu.Unlock()
 		refused = append(refused, d)
-	}}
+	}}}
 	s := server.NewMCPServer("subscribe-test", "v1", append(mcpgo.ServerOptions(r, opts),
 		server.WithResourceCapabilities(true, true), server.WithPromptCapabilities(true), server.WithCompletions())...)
 	read := func(_ context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {

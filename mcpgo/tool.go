@@ -2,6 +2,7 @@ package mcpgo
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -10,10 +11,22 @@ import (
 	"github.com/mcpeffect/mcpeffect"
 )
 
-// AddTool classifies t.Name in r with effect e, sets the tool's four hints
-// from that one classification, and adds the tool to s with
+// AddTool classifies t.Name in r by c, sets the tool's four hints from
+// that one classification, and adds the tool to s with
 // [server.MCPServer.AddTool]. The title is kept; t itself, a value, is
 // not changed.
+//
+// c is an [mcpeffect.Effect], or for a tool whose effect depends on its
+// arguments a rule (see [mcpeffect.EffectRule]): the tool then
+// advertises the hints of the worst case of the rule's outcomes, and each
+// call is decided by its own effect, computed from the arguments that its
+// handler receives (request.Params.Arguments, in JSON). In the common
+// form ([mcpeffect.EffectByArgument]) the argument is read strictly:
+// given twice, or in another case, it counts as the worst case, since a
+// handler's decoding might read either. A rule of the general form
+// ([mcpeffect.EffectByFunc]) takes the raw arguments, a
+// [json.RawMessage], as the go-sdk integration's low-level handlers do: a
+// function of another input does not compile.
 //
 // A tool made with [mcp.NewTool] arrives with every hint set to the worst
 // case, which mcp.NewTool presets, so a hint equal to that preset is
@@ -22,55 +35,64 @@ import (
 // effect: AddTool panics on it, since a hint written twice is the drift
 // that mcpeffect exists to prevent.
 //
-// The handler runs only for a caller whose scope allows e. Behind the
-// middleware of [ServerOptions], which decides first, the wrapper only
-// runs it; on a server built without ServerOptions, the wrapper decides
-// itself, with the default configuration (the scope of the bearer token,
-// by the default scope names, capped by [mcpeffect.WithConnectionScope]),
-// and refuses before the handler what that scope does not allow.
+// The handler runs only when the middleware of [ServerOptions], which
+// decides every call with the server's configuration, let its call
+// through. On a server built without ServerOptions, every call is
+// refused with an error of code [mcpeffect.CodeNotEnforced] that says
+// how to install them: classifying tools without enforcing them fails at
+// the first call rather than in production.
 //
 // AddTool panics when r refuses the classification (see
-// [mcpeffect.Registry.Add]; a name already classified with the same
-// effect is accepted) and on a nil handler, as [server.MCPServer.AddTool]
-// would fail later.
-func AddTool(s *server.MCPServer, r *mcpeffect.Registry, t mcp.Tool, e mcpeffect.Effect, h server.ToolHandlerFunc) {
+// [mcpeffect.Registry.Add]; a name already classified the same way is
+// accepted), on a rule that cannot be used, and on a nil handler, as
+// [server.MCPServer.AddTool] would fail later.
+func AddTool[C mcpeffect.Classification[json.RawMessage]](s *server.MCPServer, r *mcpeffect.Registry, t mcp.Tool, c C, h server.ToolHandlerFunc) {
 	if h == nil {
 		panic("mcpgo: AddTool: nil handler")
 	}
-	// The hints first: a tool refused for them is not classified either.
-	t.Annotations = annotations(t.Name, t.Annotations, e.Hints())
-	if err := r.Add(t.Name, e); err != nil {
-		if old, _ := r.Effect(t.Name); !errors.Is(err, mcpeffect.ErrAlreadyClassified) || old != e || hasRule(r, t.Name) {
-			panic(err)
+	switch c := any(c).(type) {
+	case mcpeffect.Effect:
+		// The hints first: a tool refused for them is not classified
+		// either.
+		t.Annotations = annotations(t.Name, t.Annotations, c.Hints())
+		if err := r.Add(t.Name, c); err != nil {
+			if old, _ := r.Effect(t.Name); !errors.Is(err, mcpeffect.ErrAlreadyClassified) || old != c || hasRule(r, t.Name) {
+				panic(err)
+			}
 		}
+	case *mcpeffect.EffectRule:
+		classifyRule(r, &t, c)
+	case *mcpeffect.FuncRule[json.RawMessage]:
+		var rule *mcpeffect.EffectRule
+		if c != nil {
+			rule = c.EffectRule
+		}
+		classifyRule(r, &t, rule)
 	}
-	s.AddTool(t, enforcedHandler(r, t.Name, h))
+	name := t.Name
+	s.AddTool(t, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if !admitted(ctx, methodCallTool, name) {
+			return nil, notEnforced(ctx, fmt.Sprintf("tool %q", name), "run")
+		}
+		return h(ctx, req)
+	})
+}
+
+// classifyRule classifies t in r by rule, and sets its hints from the
+// rule's worst case. It panics on a rule that cannot be used.
+func classifyRule(r *mcpeffect.Registry, t *mcp.Tool, rule *mcpeffect.EffectRule) {
+	if rule == nil {
+		panic(fmt.Sprintf("mcpgo: AddTool: tool %q: nil rule", t.Name))
+	}
+	t.Annotations = annotations(t.Name, t.Annotations, rule.Worst().Hints())
+	if err := r.AddRule(t.Name, rule); err != nil {
+		panic(err)
+	}
 }
 
 func hasRule(r *mcpeffect.Registry, name string) bool {
 	_, ok := r.Rule(name)
 	return ok
-}
-
-// enforcedHandler returns h, the handler of tool name, such that it runs
-// only when the middleware of ServerOptions let the call through or, on
-// a server without it, when the default decision allows it.
-func enforcedHandler(r *mcpeffect.Registry, name string, h server.ToolHandlerFunc) server.ToolHandlerFunc {
-	enf := r.Enforcer(nil)
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if !admitted(ctx, name) {
-			op := mcpeffect.Operation{Method: methodCallTool, Name: name}
-			if hasRule(r, name) {
-				op.Arguments = argumentsJSON(req)
-			}
-			d := enf.Decide(ctx, op, caller(ctx, enf, nil))
-			if d.Denied != nil {
-				return nil, refuse(ctx, d.Denied)
-			}
-			ctx = admit(ctx, enf, name, d)
-		}
-		return h(ctx, req)
-	}
 }
 
 // annotations returns the annotations of tool name: its title from got,
@@ -102,32 +124,13 @@ func annotations(name string, got mcp.ToolAnnotation, want mcpeffect.Hints) mcp.
 	return out
 }
 
-// AddToolWithRule is [AddTool] for a tool whose effect depends on its
-// arguments, as rule declares (see [mcpeffect.EffectRule]): the tool
-// advertises the hints of the worst case of the rule's outcomes, and each
-// call is decided by its own effect, computed from the arguments that its
-// handler receives (request.Params.Arguments, in JSON). In the common
-// form ([mcpeffect.EffectByArgument]) the argument is read strictly: given
-// twice, or in another case, it counts as the worst case, since a
-// handler's decoding might read either. In the general form
-// ([mcpeffect.EffectByFunc]) the arguments are decoded into the
-// function's input with encoding/json, as mcp-go's BindArguments does.
-//
-// For a rule of the general form, give its EffectRule:
-// EffectByFunc(f, outcomes...).EffectRule, whose f takes the arguments
-// as the handler would bind them (mcp.CallToolRequest.BindArguments).
-//
-// It panics where AddTool does, and when rule is nil or cannot be used.
-func AddToolWithRule(s *server.MCPServer, r *mcpeffect.Registry, t mcp.Tool, rule *mcpeffect.EffectRule, h server.ToolHandlerFunc) {
-	if h == nil {
-		panic("mcpgo: AddToolWithRule: nil handler")
-	}
-	if rule == nil {
-		panic(fmt.Sprintf("mcpgo: AddToolWithRule: tool %q: nil rule", t.Name))
-	}
-	t.Annotations = annotations(t.Name, t.Annotations, rule.Worst().Hints())
-	if err := r.AddRule(t.Name, rule); err != nil {
-		panic(err)
-	}
-	s.AddTool(t, enforcedHandler(r, t.Name, h))
+// notEnforced returns the error of a handler (what: `tool "x"`) that no
+// middleware of ServerOptions let through, recorded as refuse records a
+// refusal: nothing checked the caller's scope, so nothing is done.
+func notEnforced(ctx context.Context, what, done string) error {
+	r := &refusal{wire: rpcError{Code: mcpeffect.CodeNotEnforced, Message: fmt.Sprintf(
+		"mcpgo: %s was not %s: the server was not built with mcpgo.ServerOptions, so nothing checked the caller's scope; "+
+			"pass mcpgo.ServerOptions(registry, opts) to server.NewMCPServer", what, done)}}
+	record(ctx, r)
+	return r
 }

@@ -142,7 +142,7 @@ func TestTypeScriptClient(t *testing.T) {
 // only on accept, and is asked about once.
 func TestTypeScriptClientConfirm(t *testing.T) {
 	for _, answer := range []string{"accept", "decline"} {
-		ts := newTestServer(t, &mcpgo.Options{Confirm: &mcpeffect.ConfirmOptions{}}, false)
+		ts := newTestServer(t, &mcpgo.Options{MiddlewareOptions: mcpeffect.MiddlewareOptions{Confirm: &mcpeffect.ConfirmOptions{}}}, false)
 		url := serveHTTP(t, ts.s, ts.r, nil).URL + "/mcp"
 		reports := runTSClient(t, map[string]any{"url": url, "token": "full-token", "elicit": answer, "ops": []map[string]any{
 			{"op": "call", "name": "create_task", "arguments": map[string]any{"id": "7"}},
