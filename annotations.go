@@ -19,17 +19,20 @@ type Hints struct {
 	OpenWorldHint   bool `json:"openWorldHint"`
 }
 
-// worstHints are the hints that the MCP specification tells hosts to
-// assume of a tool without annotations: not read-only, destructive, not
-// idempotent, open world.
-var worstHints = Hints{ReadOnlyHint: false, DestructiveHint: true, IdempotentHint: false, OpenWorldHint: true}
+// DefaultHints returns the hints that the MCP specification tells hosts
+// to assume of a tool without annotations, each missing hint's default:
+// not read-only, destructive, not idempotent, open world. It is the worst
+// case, which an invalid effect and a tool that is not classified get.
+func DefaultHints() Hints {
+	return Hints{ReadOnlyHint: false, DestructiveHint: true, IdempotentHint: false, OpenWorldHint: true}
+}
 
 // Hints returns the hints of effect e, as the effect table of the package
 // documentation gives them. An invalid effect (see [Effect.Valid]) gets
 // the worst case, as a tool that is not classified at all.
 func (e Effect) Hints() Hints {
 	if !e.Valid() {
-		return worstHints
+		return DefaultHints()
 	}
 	read := e&Read != 0
 	return Hints{
@@ -59,28 +62,37 @@ func (h Hints) Annotations() *mcp.ToolAnnotations {
 	}
 }
 
-// Within reports whether h, the hints of one call, respect the
-// conservative bound of the hints bound that its tool advertises: what
-// hosts were told to assume is never less careful than what the call
-// does. A call may be more careful than its tool (a read of a tool that
-// may write), never less: not a write of a read-only tool, not
-// destructive where the tool is not (for a tool that is not read-only),
-// not a non-idempotent write of an idempotent tool, not open world where
-// the tool is closed. It is the bound of the tool-resolution extension,
-// written once here, for the server that resolves and the host that
-// checks.
-func (h Hints) Within(bound Hints) bool {
-	switch {
-	case bound.ReadOnlyHint && !h.ReadOnlyHint:
-		return false
-	case !bound.ReadOnlyHint && !bound.DestructiveHint && !h.ReadOnlyHint && h.DestructiveHint:
-		return false
-	case bound.IdempotentHint && !h.ReadOnlyHint && !h.IdempotentHint:
-		return false
-	case !bound.OpenWorldHint && h.OpenWorldHint:
-		return false
+// Effect returns the effect that h amounts to: a [Read] for read-only
+// hints (the specification reads destructiveHint and idempotentHint only
+// for writes), else a [Write], [Destructive] and [Idempotent] as h says;
+// [OpenWorld] as h says. It is the inverse of [Effect.Hints], and always
+// a valid effect.
+func (h Hints) Effect() Effect {
+	var e Effect
+	if h.ReadOnlyHint {
+		e = Read
+	} else {
+		e = Write
+		if h.DestructiveHint {
+			e |= Destructive
+		}
+		if h.IdempotentHint {
+			e |= Idempotent
+		}
 	}
-	return true
+	if h.OpenWorldHint {
+		e |= OpenWorld
+	}
+	return e
+}
+
+// Within reports whether h, the hints of one call, respect the
+// conservative bound of the hints bound that its tool advertises, as
+// [Effect.Within] orders the effects they amount to: the bound of the
+// tool-resolution extension, for the server that resolves and the host
+// that checks.
+func (h Hints) Within(bound Hints) bool {
+	return h.Effect().Within(bound.Effect())
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -179,3 +179,31 @@ func (e Effect) Required() Scope {
 	}
 	return ReadOnly
 }
+
+// Within reports whether a call of effect e stays within bound, the
+// effect its tool advertises: what hosts were told to assume is never
+// less careful than what the call does. A call may be more careful than
+// its tool (a read of a tool that may write), never less: not a write
+// where the tool reads, not destructive where the tool is not, not a
+// write that is not idempotent where the tool's writes are, not open
+// world where the tool is closed. It is the one order on effects: the
+// bound of a rule's outcomes by their worst case, of the tool-resolution
+// extension (see [Hints.Within]), and of what verify and mcpeffecttest
+// hold a call to. It is false if either effect is not valid.
+func (e Effect) Within(bound Effect) bool {
+	switch {
+	case !e.Valid() || !bound.Valid():
+		return false
+	case e&OpenWorld != 0 && bound&OpenWorld == 0:
+		return false
+	case e&Read != 0:
+		return true
+	case bound&Read != 0:
+		return false
+	case e&destructiveBit != 0 && bound&destructiveBit == 0:
+		return false
+	case bound&idempotentBit != 0 && e&idempotentBit == 0:
+		return false
+	}
+	return true
+}

@@ -202,12 +202,6 @@ func worstOf(effects []Effect) Effect {
 	return w
 }
 
-// within reports whether a call of effect e respects the bound that a
-// tool of worst case w advertises (see [Hints.Within]).
-func within(e, w Effect) bool {
-	return e.Valid() && w.Valid() && e.Hints().Within(w.Hints())
-}
-
 // Argument returns the name of the argument that selects the outcome, in
 // the common form ([EffectByArgument]), or "" in the general form.
 func (r *EffectRule) Argument() string { return r.arg }
@@ -313,7 +307,7 @@ func (r *EffectRule) outcomeOfRaw(args json.RawMessage) callOutcome {
 // settleComputed returns e if it is one of r's outcomes, and otherwise the
 // worst case; the second result says which.
 func (r *EffectRule) settleComputed(e Effect) (Effect, bool) {
-	if e == 0 || !slices.ContainsFunc(r.outcomes, func(o Outcome) bool { return o.Effect == e }) || !within(e, r.worst) {
+	if e == 0 || !slices.ContainsFunc(r.outcomes, func(o Outcome) bool { return o.Effect == e }) || !e.Within(r.worst) {
 		return r.worst, false
 	}
 	return e, true

@@ -32,7 +32,7 @@ func TestWorstOfIsTheTightestBound(t *testing.T) {
 			t.Fatalf("worstOf(%v) = %s, not valid", set, w)
 		}
 		for _, e := range set {
-			if !within(e, w) {
+			if !e.Within(w) {
 				t.Errorf("worstOf(%v) = %s, but %s is not within it", set, w, e)
 			}
 			if !w.Required().atLeast(e.Required()) {
@@ -40,7 +40,7 @@ func TestWorstOfIsTheTightestBound(t *testing.T) {
 			}
 		}
 		for _, bound := range validEffects {
-			if !slices.ContainsFunc(set, func(e Effect) bool { return !within(e, bound) }) && !within(w, bound) {
+			if !slices.ContainsFunc(set, func(e Effect) bool { return !e.Within(bound) }) && !w.Within(bound) {
 				t.Errorf("worstOf(%v) = %s is not within %s, which bounds every effect of the set", set, w, bound)
 			}
 		}
@@ -50,7 +50,7 @@ func TestWorstOfIsTheTightestBound(t *testing.T) {
 	}
 }
 
-// TestWithinIsTheResolutionBound holds within to the conservative bound
+// TestWithinIsTheResolutionBound holds Effect.Within to the conservative bound
 // of the tool-resolution extension, written in terms of the hints.
 func TestWithinIsTheResolutionBound(t *testing.T) {
 	for _, w := range validEffects {
@@ -69,8 +69,8 @@ func TestWithinIsTheResolutionBound(t *testing.T) {
 			if !*sa.OpenWorldHint && *ra.OpenWorldHint {
 				want = false
 			}
-			if got := within(e, w); got != want {
-				t.Errorf("within(%s, %s) = %t, the bound says %t", e, w, got, want)
+			if got := e.Within(w); got != want {
+				t.Errorf("%s.Within(%s) = %t, the bound says %t", e, w, got, want)
 			}
 		}
 	}
@@ -275,6 +275,28 @@ func BenchmarkTypedRule(b *testing.B) {
 	for b.Loop() {
 		if effectOf(in).effect != Read {
 			b.Fatal("not a read")
+		}
+	}
+}
+
+// TestHintsWithinEveryHints holds Hints.Within, on all sixteen sets of
+// explicit hints (contradictory ones included, as a server may send
+// them), to the conservative bound of the tool-resolution extension
+// written in terms of the hints.
+func TestHintsWithinEveryHints(t *testing.T) {
+	var all []Hints
+	for bits := range 16 {
+		all = append(all, Hints{ReadOnlyHint: bits&1 != 0, DestructiveHint: bits&2 != 0, IdempotentHint: bits&4 != 0, OpenWorldHint: bits&8 != 0})
+	}
+	for _, bound := range all {
+		for _, h := range all {
+			want := !(bound.ReadOnlyHint && !h.ReadOnlyHint) &&
+				!(!bound.ReadOnlyHint && !bound.DestructiveHint && !h.ReadOnlyHint && h.DestructiveHint) &&
+				!(bound.IdempotentHint && !h.ReadOnlyHint && !h.IdempotentHint) &&
+				!(!bound.OpenWorldHint && h.OpenWorldHint)
+			if got := h.Within(bound); got != want {
+				t.Errorf("%+v.Within(%+v) = %t, the bound says %t", h, bound, got, want)
+			}
 		}
 	}
 }

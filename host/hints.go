@@ -74,38 +74,26 @@ func ParseHints(raw []byte) (Hints, error) {
 	return h, nil
 }
 
-// The values the MCP specification gives a hint that is missing. For
-// destructiveHint and openWorldHint they are the worst case; for
-// readOnlyHint and idempotentHint, false is the worst case too.
-const (
-	DefaultReadOnlyHint    = false
-	DefaultDestructiveHint = true
-	DefaultIdempotentHint  = false
-	DefaultOpenWorldHint   = true
-)
-
 // Assumed returns h with each missing hint set to the value the
-// specification tells hosts to assume (see DefaultReadOnlyHint and the
-// others). Every field of the result is non-nil.
+// specification tells hosts to assume ([mcpeffect.DefaultHints]). Every
+// field of the result is non-nil.
 func (h Hints) Assumed() Hints {
-	return Hints{
-		ReadOnly:    ptr(valueOr(h.ReadOnly, DefaultReadOnlyHint)),
-		Destructive: ptr(valueOr(h.Destructive, DefaultDestructiveHint)),
-		Idempotent:  ptr(valueOr(h.Idempotent, DefaultIdempotentHint)),
-		OpenWorld:   ptr(valueOr(h.OpenWorld, DefaultOpenWorldHint)),
-	}
+	x := h.Explicit()
+	return Hints{ReadOnly: ptr(x.ReadOnlyHint), Destructive: ptr(x.DestructiveHint), Idempotent: ptr(x.IdempotentHint), OpenWorld: ptr(x.OpenWorldHint)}
 }
 
 // Explicit returns h as [mcpeffect.Hints], each missing hint set to the
-// value the specification tells hosts to assume, as in [Hints.Assumed]:
-// the form in which the library writes and compares hints, such as the
-// conservative bound of [mcpeffect.Hints.Within].
+// value the specification tells hosts to assume
+// ([mcpeffect.DefaultHints]): the form in which the library writes and
+// compares hints, such as the conservative bound of
+// [mcpeffect.Hints.Within].
 func (h Hints) Explicit() mcpeffect.Hints {
+	def := mcpeffect.DefaultHints()
 	return mcpeffect.Hints{
-		ReadOnlyHint:    valueOr(h.ReadOnly, DefaultReadOnlyHint),
-		DestructiveHint: valueOr(h.Destructive, DefaultDestructiveHint),
-		IdempotentHint:  valueOr(h.Idempotent, DefaultIdempotentHint),
-		OpenWorldHint:   valueOr(h.OpenWorld, DefaultOpenWorldHint),
+		ReadOnlyHint:    valueOr(h.ReadOnly, def.ReadOnlyHint),
+		DestructiveHint: valueOr(h.Destructive, def.DestructiveHint),
+		IdempotentHint:  valueOr(h.Idempotent, def.IdempotentHint),
+		OpenWorldHint:   valueOr(h.OpenWorld, def.OpenWorldHint),
 	}
 }
 
@@ -131,23 +119,11 @@ func (h Hints) Contradictory() bool {
 // cannot know which of the two is wrong: the effect is then the write.
 // The result is always a valid Effect.
 func (h Hints) Effect() mcpeffect.Effect {
-	open := valueOr(h.OpenWorld, DefaultOpenWorldHint)
-	var e mcpeffect.Effect
-	if valueOr(h.ReadOnly, DefaultReadOnlyHint) && !h.Contradictory() {
-		e = mcpeffect.Read
-	} else {
-		e = mcpeffect.Write
-		if valueOr(h.Destructive, DefaultDestructiveHint) {
-			e |= mcpeffect.Destructive
-		}
-		if valueOr(h.Idempotent, DefaultIdempotentHint) {
-			e |= mcpeffect.Idempotent
-		}
+	x := h.Explicit()
+	if h.Contradictory() {
+		x.ReadOnlyHint = false
 	}
-	if open {
-		e |= mcpeffect.OpenWorld
-	}
-	return e
+	return x.Effect()
 }
 
 // EffectOf returns the effect that annotations received from a server

@@ -72,19 +72,8 @@ func RuleClaims(tool string, rule *mcpeffect.EffectRule, byEffect map[mcpeffect.
 
 // Allows reports whether effect wide allows every change that effect
 // narrow allows: then a call that breaks wide's rules breaks narrow's
-// too. A read allows nothing; a destructive write allows what a write
-// that is not allows; an idempotent write allows less than one that is
-// not.
+// too. It is the order of [mcpeffect.Effect.Within] on what the effects
+// allow the state, where reaching an open world changes nothing.
 func Allows(wide, narrow mcpeffect.Effect) bool {
-	switch {
-	case narrow&mcpeffect.Read != 0:
-		return true
-	case wide&mcpeffect.Read != 0:
-		return false
-	case narrow&mcpeffect.Destructive == mcpeffect.Destructive && wide&mcpeffect.Destructive != mcpeffect.Destructive:
-		return false
-	case wide&mcpeffect.Idempotent == mcpeffect.Idempotent && narrow&mcpeffect.Idempotent != mcpeffect.Idempotent:
-		return false
-	}
-	return true
+	return (narrow &^ mcpeffect.OpenWorld).Within(wide &^ mcpeffect.OpenWorld)
 }
