@@ -117,7 +117,7 @@ func (e *Enforcer) Challenge(opts *ChallengeOptions) func(http.Handler) http.Han
 				next.ServeHTTP(w, req)
 				return
 			}
-			e.reportDenied(ctx, d.Denied)
+			e.report(ctx, d)
 			var scopes []string
 			if ti != nil {
 				scopes = ti.Scopes

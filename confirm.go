@@ -152,29 +152,31 @@ func newConfirmer(o *ConfirmOptions) *confirmer {
 }
 
 // confirm has a person confirm the call req of tool t, which d, the
-// decision that admitted it, says the options ask for. It returns nil, nil when the handler may run;
-// otherwise a result that asks the client for the person's answer, or the
-// error that refuses the call.
-func (c *confirmer) confirm(ctx context.Context, d Decision, req *mcp.CallToolRequest, t *mcp.Tool) (*mcp.CallToolResult, error) {
+// decision that admitted it, says the options ask for. It returns nil,
+// nil when the handler may run; otherwise a result that asks the client
+// for the person's answer, or the error that refuses the call. answer is
+// what came of the question (see Decision.Answer), or "" while it is
+// asked.
+func (c *confirmer) confirm(ctx context.Context, d Decision, req *mcp.CallToolRequest, t *mcp.Tool) (_ *mcp.CallToolResult, answer string, _ error) {
 	tool, e := t.Name, d.Effect
-	refuse := func(answer, detail string) error {
-		return (&NotConfirmedError{Tool: tool, Effect: e, Answer: answer, Detail: detail}).rpcError()
+	refuse := func(answer, detail string) (*mcp.CallToolResult, string, error) {
+		return nil, answer, (&NotConfirmedError{Tool: tool, Effect: e, Answer: answer, Detail: detail}).rpcError()
 	}
 	if !formElicitation(req.ClientCapabilities()) {
 		if c.opts.RunIfClientCannotAsk {
-			return nil, nil
+			return nil, "unasked", nil
 		}
-		return nil, refuse("unsupported", "")
+		return refuse("unsupported", "")
 	}
 	if !multiRoundTrip(req.Session) {
 		res, err := req.Session.Elicit(ctx, c.question(ctx, req, t, e))
 		switch {
 		case err != nil:
-			return nil, refuse("failed", err.Error())
+			return refuse("failed", err.Error())
 		case res.Action == "accept":
-			return nil, nil
+			return nil, "accept", nil
 		}
-		return nil, refuse(res.Action, "")
+		return refuse(res.Action, "")
 	}
 
 	// The 2026-07-28 protocol: the answer comes with a call of its own.
@@ -188,29 +190,29 @@ func (c *confirmer) confirm(ctx context.Context, d Decision, req *mcp.CallToolRe
 	case errors.Is(err, errExpired):
 		return c.ask(ctx, req, t, e, binding)
 	case err != nil:
-		return nil, refuse("invalid", err.Error())
+		return refuse("invalid", err.Error())
 	}
-	answer, ok := req.Params.InputResponses[confirmInput].(*mcp.ElicitResult)
+	reply, ok := req.Params.InputResponses[confirmInput].(*mcp.ElicitResult)
 	switch {
-	case !ok || answer == nil:
-		return nil, refuse("invalid", "it carries no answer to the question")
-	case answer.Action == "accept":
-		return nil, nil
+	case !ok || reply == nil:
+		return refuse("invalid", "it carries no answer to the question")
+	case reply.Action == "accept":
+		return nil, "accept", nil
 	}
-	return nil, refuse(answer.Action, "")
+	return refuse(reply.Action, "")
 }
 
 // ask returns the result that asks the client for the person's answer,
 // with a new request state.
-func (c *confirmer) ask(ctx context.Context, req *mcp.CallToolRequest, t *mcp.Tool, e Effect, binding [sha256.Size]byte) (*mcp.CallToolResult, error) {
+func (c *confirmer) ask(ctx context.Context, req *mcp.CallToolRequest, t *mcp.Tool, e Effect, binding [sha256.Size]byte) (*mcp.CallToolResult, string, error) {
 	state, err := c.mint(binding)
 	if err != nil {
-		return nil, (&NotConfirmedError{Tool: t.Name, Effect: e, Answer: "failed", Detail: err.Error()}).rpcError()
+		return nil, "failed", (&NotConfirmedError{Tool: t.Name, Effect: e, Answer: "failed", Detail: err.Error()}).rpcError()
 	}
 	return &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{confirmInput: c.question(ctx, req, t, e)},
 		RequestState:  state,
-	}, nil
+	}, "", nil
 }
 
 // formElicitation reports whether a client with capabilities caps can

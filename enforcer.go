@@ -71,9 +71,20 @@ type MiddlewareOptions struct {
 	// the refusal is sent, by whichever way in refused it (the
 	// middleware, a handler wrapper of this package where the arguments
 	// or the resource decide, the HTTP challenge, an adapter calling
-	// [Enforcer.Decide]): for logging or metrics. Log the [DeniedError]
-	// whole: its LogValue names its fields. It must not block.
+	// [Enforcer.Decide]): for logging. Log the [DeniedError] whole: its
+	// LogValue names its fields. It must not block.
 	OnDenied func(context.Context, *DeniedError)
+
+	// OnDecision, if non-nil, is told of every decision, once it is
+	// final, by whichever way in made it: each operation allowed, or
+	// refused (Denied says why, and OnDenied sees it too), and each call
+	// that needs a person's confirmation twice, when it is asked
+	// (Confirm set, Answer empty) and when it is answered (Answer set).
+	// The context is the operation's, as its handler gets it: a tracer
+	// finds its span there. It is for tracing and metrics (package
+	// telemetry turns decisions into OpenTelemetry spans and metrics),
+	// and must not block. Left nil, it costs nothing.
+	OnDecision func(context.Context, Decision)
 
 	// Confirm, if non-nil, makes the tools added with [AddTool] and its
 	// kin ask a person to confirm the calls it chooses (destructive ones
@@ -213,6 +224,13 @@ type Decision struct {
 	// [ConfirmOptions] want a person to confirm before it runs (the
 	// "ask" outcome): see [Enforcer.ConfirmQuestion].
 	Confirm bool
+	// Answer is what came of the confirmation, once there is one, as
+	// [MiddlewareOptions] OnDecision is told of it: "accept", "unasked"
+	// for a call run unconfirmed since the client cannot ask
+	// ([ConfirmOptions] RunIfClientCannotAsk), or the Answer of the
+	// [NotConfirmedError] that refused it ("decline", "cancel",
+	// "unsupported", "failed", "invalid"). Empty before.
+	Answer string
 
 	scoped bool // something gave the caller a scope (see Caller.Scoped)
 	// pending reports a tools/call allowed for now, whose effect the
@@ -238,9 +256,7 @@ func (d Decision) Allowed() bool { return d.Denied == nil }
 // allowed call of a tool with one effect.
 func (e *Enforcer) Decide(ctx context.Context, op Operation, c Caller) Decision {
 	d := e.decide(ctx, op, c, argsHandled)
-	if d.Denied != nil {
-		e.reportDenied(ctx, d.Denied)
-	}
+	e.report(ctx, d)
 	return d
 }
 
@@ -339,12 +355,10 @@ func (e *Enforcer) asks(tool string, eff Effect) bool {
 }
 
 // settled returns d, a pending decision, decided by oc, the outcome of
-// the input the handler receives; a refusal is reported to OnDenied.
+// the input the handler receives, and reports it.
 func (e *Enforcer) settled(ctx context.Context, d Decision, oc callOutcome) Decision {
 	e.settleCall(&d, e.r.lookup(d.Operation.Name), oc)
-	if d.Denied != nil {
-		e.reportDenied(ctx, d.Denied)
-	}
+	e.report(ctx, d)
 	return d
 }
 
@@ -401,17 +415,33 @@ func (e *Enforcer) readDenial(need Scope, d *Decision, prompt, uri string) *Deni
 	return denied
 }
 
-// reportDenied gives d to OnDenied.
-func (e *Enforcer) reportDenied(ctx context.Context, d *DeniedError) {
-	if e.opts.OnDenied != nil {
-		e.opts.OnDenied(ctx, d)
+// report tells the options' hooks of d, a final decision: OnDenied of
+// a refusal, OnDecision of any.
+func (e *Enforcer) report(ctx context.Context, d Decision) {
+	if d.Denied != nil && e.opts.OnDenied != nil {
+		e.opts.OnDenied(ctx, d.Denied)
+	}
+	if e.opts.OnDecision != nil {
+		e.opts.OnDecision(ctx, d)
 	}
 }
 
-// denied reports d to OnDenied and returns the error that refuses the call.
-func (e *Enforcer) denied(ctx context.Context, d *DeniedError) error {
-	e.reportDenied(ctx, d)
-	return d.rpcError()
+// refused reports d, a refusal, and returns the error that refuses the
+// operation.
+func (e *Enforcer) refused(ctx context.Context, d Decision) error {
+	e.report(ctx, d)
+	return d.Denied.rpcError()
+}
+
+// Answered tells [MiddlewareOptions] OnDecision of the answer to the
+// confirmation of d, a call that an adapter for another SDK had a person
+// confirm (see [Decision] Answer for the words): the go-sdk wrappers of
+// [AddTool] report their own.
+func (e *Enforcer) Answered(ctx context.Context, d Decision, answer string) {
+	if e.opts.OnDecision != nil && d.Confirm {
+		d.Answer = answer
+		e.opts.OnDecision(ctx, d)
+	}
 }
 
 // ConfirmQuestion returns the question to put to a person about call,
@@ -452,7 +482,10 @@ func admitCall(ctx context.Context, req *mcp.CallToolRequest, t *mcp.Tool, outco
 			op.Arguments = req.Params.Arguments
 		}
 		if d = e.decide(ctx, op, Caller{Scope: d.Scope, Scoped: d.scoped}, argsWire); d.Denied != nil {
-			return ctx, nil, e.denied(ctx, d.Denied)
+			return ctx, nil, e.refused(ctx, d)
+		}
+		if !d.pending {
+			e.report(ctx, d)
 		}
 		changed = true
 	}
@@ -467,7 +500,11 @@ func admitCall(ctx context.Context, req *mcp.CallToolRequest, t *mcp.Tool, outco
 		changed = true
 	}
 	if d.Confirm {
-		if res, err := e.confirmer.confirm(ctx, d, req, t); res != nil || err != nil {
+		res, answer, err := e.confirmer.confirm(ctx, d, req, t)
+		if answer != "" {
+			e.Answered(ctx, d, answer)
+		}
+		if res != nil || err != nil {
 			return ctx, res, err
 		}
 	}
@@ -488,7 +525,9 @@ func admitRead(ctx context.Context, what, done string, need Scope, prompt, uri s
 		return notEnforced(what, done)
 	}
 	if denied := d.enf.readDenial(need, d, prompt, uri); denied != nil {
-		return d.enf.denied(ctx, denied)
+		refusal := *d
+		refusal.Denied = denied
+		return d.enf.refused(ctx, refusal)
 	}
 	return nil
 }

@@ -68,7 +68,10 @@ func (e *Enforcer) wrap(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		d := e.decide(ctx, op, e.requestCaller(ctx, req), argsWire)
 		if d.Denied != nil {
-			return nil, e.denied(ctx, d.Denied)
+			return nil, e.refused(ctx, d)
+		}
+		if !d.pending {
+			e.report(ctx, d)
 		}
 		return next(&decisionContext{ctx, d}, method, req)
 	}

@@ -27,6 +27,7 @@ const confirmInput = "mcpeffect/confirm"
 func (a *adapter) confirm(ctx context.Context, req mcp.CallToolRequest, d mcpeffect.Decision) (*mcp.CallToolResult, error) {
 	name := req.Params.Name
 	refuse := func(answer, detail string) error {
+		a.enf.Answered(ctx, d, answer)
 		return notConfirmed(ctx, &mcpeffect.NotConfirmedError{Tool: name, Effect: d.Effect, Answer: answer, Detail: detail})
 	}
 	if _, answered := req.Params.InputResponses[confirmInput]; answered {
@@ -35,12 +36,14 @@ func (a *adapter) confirm(ctx context.Context, req mcp.CallToolRequest, d mcpeff
 		case res == nil:
 			return nil, refuse("invalid", "the answer is not that of an elicitation")
 		case res.Action == mcp.ElicitationResponseActionAccept:
+			a.enf.Answered(ctx, d, "accept")
 			return nil, nil
 		}
 		return nil, refuse(string(res.Action), "")
 	}
 	if !formElicitation(ctx) {
 		if a.runUnasked {
+			a.enf.Answered(ctx, d, "unasked")
 			return nil, nil
 		}
 		return nil, refuse("unsupported", "")

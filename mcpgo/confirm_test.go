@@ -2,7 +2,9 @@ package mcpgo_test
 
 import (
 	"context"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -29,7 +31,21 @@ func TestConfirm(t *testing.T) {
 			{"", false, "the client cannot ask one"},
 		} {
 			t.Run(transport+"/"+c.answer, func(t *testing.T) {
-				ts := newTestServer(t, &mcpgo.Options{MiddlewareOptions: mcpeffect.MiddlewareOptions{Confirm: &mcpeffect.ConfirmOptions{}}}, false)
+				var mu sync.Mutex
+				var told []string
+				record := func(_ context.Context, d mcpeffect.Decision) {
+					mu.Lock()
+					defer mu.Unlock()
+					switch {
+					case d.Answer != "":
+						told = append(told, d.Operation.Name+" answered "+d.Answer)
+					case d.Confirm:
+						told = append(told, d.Operation.Name+" confirm")
+					default:
+						told = append(told, d.Operation.Name+" allow")
+					}
+				}
+				ts := newTestServer(t, &mcpgo.Options{MiddlewareOptions: mcpeffect.MiddlewareOptions{Confirm: &mcpeffect.ConfirmOptions{}, OnDecision: record}}, false)
 				var asked atomic.Int32
 				var question atomic.Value
 				opts := &sdk.ClientOptions{}
@@ -52,6 +68,19 @@ func TestConfirm(t *testing.T) {
 				}
 				_, err := callTool(cs, "delete_task")
 				ran := ts.calls.count("delete_task")
+				// OnDecision is told of the call that needs no confirmation,
+				// and of each round of the one that does (mcp-go asks with a
+				// second call), then of the answer.
+				answer := c.answer
+				if answer == "" {
+					answer = "unsupported"
+				}
+				mu.Lock()
+				got := slices.Compact(slices.Clone(told))
+				mu.Unlock()
+				if want := []string{"create_task allow", "delete_task confirm", "delete_task answered " + answer}; !slices.Equal(got, want) {
+					t.Errorf("OnDecision was told %q, want %q", got, want)
+				}
 				if c.answer != "" {
 					if asked.Load() != 1 {
 						t.Fatalf("delete_task: asked %d times, want once (%v)", asked.Load(), err)

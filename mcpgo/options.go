@@ -390,6 +390,7 @@ func (a *adapter) taskCall(ctx context.Context, raw json.RawMessage) error {
 	if d.Confirm {
 		// A task runs after its call has been answered: there is no
 		// call left in which to ask. Refuse rather than run unasked.
+		a.enf.Answered(ctx, d, "unsupported")
 		return notConfirmed(ctx, &mcpeffect.NotConfirmedError{Tool: req.Params.Name, Effect: d.Effect, Answer: "unsupported",
 			Detail: "a task-augmented call cannot be confirmed"})
 	}
