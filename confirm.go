@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -97,68 +96,54 @@ type ConfirmOptions struct {
 	Caller func(ctx context.Context, req *mcp.CallToolRequest) string
 }
 
-// A ConfirmCall is a call that needs a person's confirmation, as
-// [ConfirmOptions] Message sees it.
-type ConfirmCall struct {
-	Tool string
-	// Title is the tool's title for people, such as "Delete task": its
-	// Title, or else its annotations' Title; "" if it has neither.
-	Title string
-	// Effect is the effect of this call.
-	Effect Effect
-	// Arguments are the call's arguments as the client sent them.
-	Arguments json.RawMessage
-	// Request is the request, for its session and extra information.
-	Request *mcp.CallToolRequest
-}
-
 // confirmInput is the id of the input request that asks for confirmation.
 const confirmInput = "mcpeffect/confirm"
 
 // A confirmer asks for the confirmations of one middleware.
 type confirmer struct {
-	opts ConfirmOptions
-	key  []byte
-	now  func() time.Time
-	used AnswerStore
+	opts   ConfirmOptions
+	states requestStates
 }
 
 func newConfirmer(o *ConfirmOptions) *confirmer {
-	c := &confirmer{opts: *o, now: o.Now, used: o.Answers}
-	if c.now == nil {
-		c.now = time.Now
+	c := &confirmer{opts: *o}
+	st := requestStates{now: o.Now, used: o.Answers, caller: o.Caller}
+	if st.now == nil {
+		st.now = time.Now
 	}
 	switch {
 	case len(o.Key) == 0:
-		c.key = make([]byte, 32)
-		if _, err := io.ReadFull(rand.Reader, c.key); err != nil {
+		st.key = make([]byte, 32)
+		if _, err := io.ReadFull(rand.Reader, st.key); err != nil {
 			panic(fmt.Sprintf("mcpeffect: making a key for confirmations: %v", err))
 		}
 	case len(o.Key) < 32:
 		panic(fmt.Sprintf("mcpeffect: ConfirmOptions.Key has %d bytes; at least 32 are needed", len(o.Key)))
 	default:
-		c.key = slices.Clone(o.Key)
+		st.key = slices.Clone(o.Key)
 	}
 	if c.opts.Expiry <= 0 {
 		c.opts.Expiry = 10 * time.Minute
 	}
-	if c.used == nil {
-		c.used = newMemoryAnswers(c.now, c.opts.Expiry)
+	st.expiry = c.opts.Expiry
+	if st.used == nil {
+		st.used = newMemoryAnswers(st.now, st.expiry)
 	}
+	c.states = st
 	if c.opts.Ask == nil {
 		c.opts.Ask = func(_ string, e Effect) bool { return e&Destructive == Destructive }
 	}
 	return c
 }
 
-// confirm has a person confirm the call req of tool t, which d, the
-// decision that admitted it, says the options ask for. It returns nil,
+// confirm has a person confirm the call req of tool t, of effect e by a
+// caller of scope, which the options ask for. It returns nil,
 // nil when the handler may run; otherwise a result that asks the client
 // for the person's answer, or the error that refuses the call. answer is
 // what came of the question (see Decision.Answer), or "" while it is
 // asked.
-func (c *confirmer) confirm(ctx context.Context, d Decision, req *mcp.CallToolRequest, t *mcp.Tool) (_ *mcp.CallToolResult, answer string, _ error) {
-	tool, e := t.Name, d.Effect
+func (c *confirmer) confirm(ctx context.Context, req *mcp.CallToolRequest, t *mcp.Tool, e Effect, scope Scope) (_ *mcp.CallToolResult, answer string, _ error) {
+	tool := t.Name
 	refuse := func(answer, detail string) (*mcp.CallToolResult, string, error) {
 		return nil, answer, (&NotConfirmedError{Tool: tool, Effect: e, Answer: answer, Detail: detail}).rpcError()
 	}
@@ -169,7 +154,7 @@ func (c *confirmer) confirm(ctx context.Context, d Decision, req *mcp.CallToolRe
 		return refuse("unsupported", "")
 	}
 	if !multiRoundTrip(req.Session) {
-		res, err := req.Session.Elicit(ctx, c.question(ctx, req, t, e))
+		res, err := req.Session.Elicit(ctx, question(ctx, c.opts.Message, req, t, e))
 		switch {
 		case err != nil:
 			return refuse("failed", err.Error())
@@ -182,11 +167,11 @@ func (c *confirmer) confirm(ctx context.Context, d Decision, req *mcp.CallToolRe
 	// The 2026-07-28 protocol: the answer comes with a call of its own.
 	// Whatever the client puts in inputResponses counts only with a
 	// request state this server signed for this very call.
-	binding := c.binding(ctx, d.Scope, req, tool)
+	binding := c.states.binding(ctx, scope, req, tool)
 	if req.Params.RequestState == "" {
 		return c.ask(ctx, req, t, e, binding)
 	}
-	switch err := c.verify(ctx, req.Params.RequestState, binding); {
+	switch err := c.states.verify(ctx, req.Params.RequestState, binding); {
 	case errors.Is(err, errExpired):
 		return c.ask(ctx, req, t, e, binding)
 	case err != nil:
@@ -205,12 +190,12 @@ func (c *confirmer) confirm(ctx context.Context, d Decision, req *mcp.CallToolRe
 // ask returns the result that asks the client for the person's answer,
 // with a new request state.
 func (c *confirmer) ask(ctx context.Context, req *mcp.CallToolRequest, t *mcp.Tool, e Effect, binding [sha256.Size]byte) (*mcp.CallToolResult, string, error) {
-	state, err := c.mint(binding)
+	state, err := c.states.mint(binding)
 	if err != nil {
 		return nil, "failed", (&NotConfirmedError{Tool: t.Name, Effect: e, Answer: "failed", Detail: err.Error()}).rpcError()
 	}
 	return &mcp.CallToolResult{
-		InputRequests: mcp.InputRequestMap{confirmInput: c.question(ctx, req, t, e)},
+		InputRequests: mcp.InputRequestMap{confirmInput: question(ctx, c.opts.Message, req, t, e)},
 		RequestState:  state,
 	}, "", nil
 }

@@ -180,6 +180,13 @@ func (e Effect) Required() Scope {
 	return ReadOnly
 }
 
+// Allows reports whether s allows a call of effect e: the question for
+// one effect, where [Registry.Allowed] asks it of a tool by name. It is
+// false for an invalid effect and for the zero Scope.
+func (s Scope) Allows(e Effect) bool {
+	return e.Valid() && s.atLeast(e.Required())
+}
+
 // Within reports whether a call of effect e stays within bound, the
 // effect its tool advertises: what hosts were told to assume is never
 // less careful than what the call does. A call may be more careful than

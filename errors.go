@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mcpeffect/mcpeffect/internal/testhook"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -52,7 +51,7 @@ const CodeNotEnforced = -32052
 func notEnforced(what, done string) error {
 	return &jsonrpc.Error{
 		Code: CodeNotEnforced,
-		Message: fmt.Sprintf("mcpeffect: %s was not %s: %s, so nothing checked the caller's scope; "+
-			"install it with server.AddReceivingMiddleware(registry.Middleware(opts))", what, done, testhook.NoMiddleware),
+		Message: fmt.Sprintf("mcpeffect: %s was not %s: the server has no mcpeffect middleware, so nothing checked the caller's scope; "+
+			"install it with server.AddReceivingMiddleware(registry.Middleware(opts))", what, done),
 	}
 }

@@ -17,13 +17,29 @@ import (
 // default, and shown with what a person would not see for what it is
 // written as escapes, whoever worded it.
 
-// question returns the elicitation that asks the person.
-func (c *confirmer) question(ctx context.Context, req *mcp.CallToolRequest, t *mcp.Tool, e Effect) *mcp.ElicitParams {
+// A ConfirmCall is a call that needs a person's confirmation, as
+// [ConfirmOptions] Message sees it.
+type ConfirmCall struct {
+	Tool string
+	// Title is the tool's title for people, such as "Delete task": its
+	// Title, or else its annotations' Title; "" if it has neither.
+	Title string
+	// Effect is the effect of this call.
+	Effect Effect
+	// Arguments are the call's arguments as the client sent them.
+	Arguments json.RawMessage
+	// Request is the request, for its session and extra information.
+	Request *mcp.CallToolRequest
+}
+
+// question returns the elicitation that asks the person about the call
+// req of tool t, of effect e, worded by message if it words one.
+func question(ctx context.Context, message func(context.Context, *ConfirmCall) string, req *mcp.CallToolRequest, t *mcp.Tool, e Effect) *mcp.ElicitParams {
 	title := t.Title
 	if title == "" && t.Annotations != nil {
 		title = t.Annotations.Title
 	}
-	msg := c.message(ctx, &ConfirmCall{Tool: t.Name, Title: title, Effect: e, Arguments: req.Params.Arguments, Request: req})
+	msg := wordQuestion(ctx, message, &ConfirmCall{Tool: t.Name, Title: title, Effect: e, Arguments: req.Params.Arguments, Request: req})
 	return &mcp.ElicitParams{
 		Mode:    "form",
 		Message: msg,
@@ -34,12 +50,13 @@ func (c *confirmer) question(ctx context.Context, req *mcp.CallToolRequest, t *m
 	}
 }
 
-// message words the question about call, with what a person would not
-// see for what it is written as escapes.
-func (c *confirmer) message(ctx context.Context, call *ConfirmCall) string {
+// wordQuestion words the question about call, by message if it words
+// one, with what a person would not see for what it is written as
+// escapes.
+func wordQuestion(ctx context.Context, message func(context.Context, *ConfirmCall) string, call *ConfirmCall) string {
 	var msg string
-	if c.opts.Message != nil {
-		msg = c.opts.Message(ctx, call)
+	if message != nil {
+		msg = message(ctx, call)
 	}
 	if msg == "" {
 		msg = defaultQuestion(call.Tool, call.Effect, call.Arguments)

@@ -34,32 +34,6 @@ type Registry struct {
 	mu     sync.Mutex // held by the writers of tools and scoped
 }
 
-type entry struct {
-	// effect is the tool's effect; for a tool with a rule, the worst case
-	// of its outcomes.
-	effect Effect
-	// callers has bit s set when Scope s may make every call of the tool,
-	// so that Allowed is a bit test; some, when s may make at least one
-	// (for a tool without a rule, the same).
-	callers, some uint8
-	// least is the least scope that may make some call of the tool.
-	least Scope
-	rule  *EffectRule // nil for a tool with one effect
-	// raw reports that the raw arguments of a call give, where they give
-	// it with certainty, what the rule computes from the handler's input
-	// (see EffectRule.CallEffect), so that the middleware, the HTTP
-	// challenge and tool resolution may compute the effect of a call;
-	// schema is then the tool's input schema, with which tool resolution
-	// validates them.
-	raw    bool
-	schema *jsonschema.Resolved
-	// wrapped reports a tool added with AddTool or AddToolHandler, whose
-	// wrapper decides a call that the raw arguments leave uncertain from
-	// the input its handler receives. A tool classified with AddRule has
-	// no such wrapper: its raw arguments decide, whatever they give.
-	wrapped bool
-}
-
 // A toolRule is the rule of a tool, as AddTool, AddToolHandler and
 // AddRule add it: see entry.
 type toolRule struct {
@@ -115,10 +89,6 @@ func (r *Registry) lookup(name string) *entry {
 	}
 	return &unknown
 }
-
-// unknown is the entry of every tool the registry does not know. No one
-// changes it.
-var unknown entry
 
 // Add classifies the tool called name with effect e. Once Add has
 // returned, every lookup sees the tool.

@@ -37,14 +37,25 @@ const (
 
 var errExpired = errors.New("the answer came after it expired")
 
+// requestStates mints and verifies the request states of one confirmer:
+// its key, its clock, how long an answer may take, the store of answers
+// used, and who makes a call (ConfirmOptions.Caller).
+type requestStates struct {
+	key    []byte
+	now    func() time.Time
+	expiry time.Duration
+	used   AnswerStore
+	caller func(context.Context, *mcp.CallToolRequest) string
+}
+
 // binding returns the digest of what an answer is bound to: the tool, the
 // arguments (canonical: keys sorted, spaces gone), the caller and its
 // scope.
-func (c *confirmer) binding(ctx context.Context, scope Scope, req *mcp.CallToolRequest, tool string) [sha256.Size]byte {
+func (c *requestStates) binding(ctx context.Context, scope Scope, req *mcp.CallToolRequest, tool string) [sha256.Size]byte {
 	var caller string
 	switch {
-	case c.opts.Caller != nil:
-		caller = "caller:" + c.opts.Caller(ctx, req)
+	case c.caller != nil:
+		caller = "caller:" + c.caller(ctx, req)
 	case req.Extra != nil && req.Extra.TokenInfo != nil:
 		ti := req.Extra.TokenInfo
 		scopes := slices.Clone(ti.Scopes)
@@ -88,10 +99,10 @@ func canonicalArgs(args json.RawMessage) []byte {
 }
 
 // mint returns a new request state for binding.
-func (c *confirmer) mint(binding [sha256.Size]byte) (string, error) {
+func (c *requestStates) mint(binding [sha256.Size]byte) (string, error) {
 	var b [stateSize]byte
 	b[0] = stateVersion
-	binary.BigEndian.PutUint64(b[1:9], uint64(c.now().Add(c.opts.Expiry).UnixMilli()))
+	binary.BigEndian.PutUint64(b[1:9], uint64(c.now().Add(c.expiry).UnixMilli()))
 	if _, err := io.ReadFull(rand.Reader, b[9:9+nonceSize]); err != nil {
 		return "", err
 	}
@@ -105,7 +116,7 @@ func (c *confirmer) mint(binding [sha256.Size]byte) (string, error) {
 // verify returns nil if state is one that c minted for binding, not
 // expired and never accepted before, and marks it accepted in the store
 // of used answers.
-func (c *confirmer) verify(ctx context.Context, state string, binding [sha256.Size]byte) error {
+func (c *requestStates) verify(ctx context.Context, state string, binding [sha256.Size]byte) error {
 	b, err := base64.RawURLEncoding.DecodeString(state)
 	if err != nil || len(b) != stateSize || b[0] != stateVersion {
 		return errors.New("its request state is not one this server makes")

@@ -35,13 +35,6 @@ func (s Scope) String() string {
 	return fmt.Sprintf("Scope(%d)", uint8(s))
 }
 
-// Allows reports whether s allows a call of effect e: the question for
-// one effect, where [Registry.Allowed] asks it of a tool by name. It is
-// false for an invalid effect and for the zero Scope.
-func (s Scope) Allows(e Effect) bool {
-	return e.Valid() && s.atLeast(e.Required())
-}
-
 // atLeast reports whether s is a valid scope at the level need or above.
 func (s Scope) atLeast(need Scope) bool {
 	return need <= s && s <= Full

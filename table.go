@@ -5,7 +5,41 @@ import (
 	"iter"
 	"maps"
 	"sync/atomic"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
+
+// An entry is what the registry keeps of a tool: its classification,
+// and what each scope may call of it.
+type entry struct {
+	// effect is the tool's effect; for a tool with a rule, the worst case
+	// of its outcomes.
+	effect Effect
+	// callers has bit s set when Scope s may make every call of the tool,
+	// so that Allowed is a bit test; some, when s may make at least one
+	// (for a tool without a rule, the same).
+	callers, some uint8
+	// least is the least scope that may make some call of the tool.
+	least Scope
+	rule  *EffectRule // nil for a tool with one effect
+	// raw reports that the raw arguments of a call give, where they give
+	// it with certainty, what the rule computes from the handler's input
+	// (see EffectRule.CallEffect), so that the middleware, the HTTP
+	// challenge and tool resolution may compute the effect of a call;
+	// schema is then the tool's input schema, with which tool resolution
+	// validates them.
+	raw    bool
+	schema *jsonschema.Resolved
+	// wrapped reports a tool added with AddTool or AddToolHandler, whose
+	// wrapper decides a call that the raw arguments leave uncertain from
+	// the input its handler receives. A tool classified with AddRule has
+	// no such wrapper: its raw arguments decide, whatever they give.
+	wrapped bool
+}
+
+// unknown is the entry of every tool the registry does not know. No one
+// changes it.
+var unknown entry
 
 // A toolTable is the table of a Registry's tools, in two parts, since a
 // tool's classification is fixed once added:

@@ -361,8 +361,8 @@ func checkRefused(t testing.TB, cs *mcp.ClientSession, tool *mcp.Tool, scope mcp
 	case denied:
 		t.Errorf("%s: refused, but the refusal names tool %q", at, d.Tool)
 	case errors.As(err, &rpcErr) && rpcErr.Code == mcpeffect.CodeNotEnforced:
-		t.Errorf("%s: %s: the call was refused by mcpeffect.AddTool, which runs no handler without it, not by the middleware that checks the caller's scope; "+
-			"install it with server.AddReceivingMiddleware(registry.Middleware(opts))", at, testhook.NoMiddleware)
+		t.Errorf("%s: the server has no mcpeffect middleware: the call was refused by mcpeffect.AddTool, which runs no handler without it, not by the middleware that checks the caller's scope; "+
+			"install it with server.AddReceivingMiddleware(registry.Middleware(opts))", at)
 	case err != nil:
 		t.Errorf("%s: want a refusal by the mcpeffect middleware, got another error, so its handler may have run: %v", at, err)
 	case schemaRefused && probe:

@@ -1,8 +1,6 @@
 // Package testhook lets package mcpeffecttest see a server as it is,
-// without the filtering a connection's caller would get, and recognize
-// what the root package tells a server without its middleware. Being
-// internal, only this module can set it, and only on a connection it
-// makes itself.
+// without the filtering a connection's caller would get. Being internal,
+// only this module can set it, and only on a connection it makes itself.
 package testhook
 
 import "context"
@@ -20,7 +18,3 @@ func UnfilteredList(ctx context.Context) bool {
 	v, _ := ctx.Value(unfilteredKey{}).(bool)
 	return v
 }
-
-// NoMiddleware is the words with which a tool added by mcpeffect.AddTool
-// refuses a call that the mcpeffect middleware did not let through.
-const NoMiddleware = "the server has no mcpeffect middleware"
