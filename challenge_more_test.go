@@ -117,7 +117,8 @@ func TestHTTPChallengeEveryOperation(t *testing.T) {
 			if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
 				t.Fatal(err)
 			}
-			if body.Error.Code != mcpeffect.CodeDenied || body.Error.Data != tt.denial {
+			checkEnvelope(t, &body.Error.Data)
+			if body.Error.Code != mcpeffect.CodeDenied || withoutEnvelope(body.Error.Data) != tt.denial {
 				t.Errorf("body %+v, want %+v", body.Error, tt.denial)
 			}
 		})

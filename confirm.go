@@ -195,6 +195,7 @@ func (c *confirmer) ask(ctx context.Context, req *mcp.CallToolRequest, t *mcp.To
 		return nil, "failed", (&NotConfirmedError{Tool: t.Name, Effect: e, Answer: "failed", Detail: err.Error()}).rpcError()
 	}
 	return &mcp.CallToolResult{
+		Meta:          mcp.Meta{AuthorizationMetaKey: newAuthorizationDenial(RemediationAvailable, RemediationHint{Type: ConfirmationHint})},
 		InputRequests: mcp.InputRequestMap{confirmInput: question(ctx, c.opts.Message, req, t, e)},
 		RequestState:  state,
 	}, "", nil

@@ -53,6 +53,41 @@ type DeniedError struct {
 	// was started without one). Granted is then the zero Scope, and the
 	// message says how to give one.
 	Unscoped bool `json:"unscoped,omitempty"`
+
+	// Authorization is the structured denial of SEP-2643 that the
+	// refusal carries, in its data's _meta (see [AuthorizationDenial]):
+	// for a tool, resource or prompt that a wider scope allows,
+	// remediation available, with a hint of the scope string
+	// ([ScopeHint]) that the HTTP challenge asks for too; for a tool that
+	// no scope may call, remediation unavailable.
+	Authorization *AuthorizationDenial `json:"-"`
+}
+
+// deniedFields are the fields of a DeniedError as its JSON has them, but
+// the _meta member.
+type deniedFields DeniedError
+
+// MarshalJSON implements [json.Marshaler]: the fields, and the
+// [AuthorizationDenial] in a _meta member, under [AuthorizationMetaKey].
+func (d DeniedError) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		deniedFields
+		Meta map[string]*AuthorizationDenial `json:"_meta,omitempty"`
+	}{deniedFields(d), authorizationMeta(d.Authorization)})
+}
+
+// UnmarshalJSON implements [json.Unmarshaler], reading what MarshalJSON
+// writes.
+func (d *DeniedError) UnmarshalJSON(data []byte) error {
+	v := struct {
+		*deniedFields
+		Meta map[string]*AuthorizationDenial `json:"_meta"`
+	}{deniedFields: (*deniedFields)(d)}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	d.Authorization = v.Meta[AuthorizationMetaKey]
+	return nil
 }
 
 // subject names what was refused: `tool "x"`, `resource "uri"` or
@@ -100,7 +135,7 @@ func (d *DeniedError) Error() string {
 }
 
 // LogValue implements [slog.LogValuer]: a refusal logs as a group of its
-// fields, scopes by name, such as
+// fields, scopes by name, and the handle of its structured denial, such as
 //
 //	denied.tool=delete_task denied.classified=true denied.required=full denied.requiredScopeName=tools:destructive denied.granted=read-only
 func (d *DeniedError) LogValue() slog.Value {
@@ -129,6 +164,9 @@ func (d *DeniedError) LogValue() slog.Value {
 	if d.Unscoped {
 		attrs = append(attrs, slog.Bool("unscoped", true))
 	}
+	if d.Authorization != nil && d.Authorization.AuthorizationContextID != "" {
+		attrs = append(attrs, slog.String("authorizationContextId", d.Authorization.AuthorizationContextID))
+	}
 	return slog.GroupValue(attrs...)
 }
 
@@ -154,6 +192,9 @@ func newDeniedError(name string, need Scope, classified bool, granted Scope, nam
 		d.Classified = true
 		d.Required = need
 		d.RequiredScopeName = names.Name(need)
+		d.Authorization = newAuthorizationDenial(RemediationAvailable, RemediationHint{Type: ScopeHint, Scope: d.RequiredScopeName})
+	} else {
+		d.Authorization = newAuthorizationDenial(RemediationUnavailable)
 	}
 	return d
 }

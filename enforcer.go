@@ -123,6 +123,8 @@ const (
 	methodListResources = "resources/list"
 	methodListTemplates = "resources/templates/list"
 	methodListPrompts   = "prompts/list"
+	methodInitialize    = "initialize"
+	methodDiscover      = "server/discover"
 	completeRefPrompt   = "ref/prompt"
 	completeRefResource = "ref/resource"
 )
@@ -301,10 +303,12 @@ func (e *Enforcer) decide(ctx context.Context, op Operation, c Caller, seen args
 	default:
 		// Not an operation that needs a scope: refused, so that a typo in
 		// an adapter fails closed.
-		d.Denied = &DeniedError{Tool: op.Name, Granted: d.Scope, Unscoped: !d.scoped}
-		if op.Name == "" {
-			d.Denied.Tool = op.Method
+		name := op.Name
+		if name == "" {
+			name = op.Method
 		}
+		d.Denied = newDeniedError(name, 0, false, d.Scope, e.opts.ScopeNames)
+		d.Denied.Unscoped = !d.scoped
 	}
 	return d
 }

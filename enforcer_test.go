@@ -159,7 +159,7 @@ func TestEnforcerOneDecision(t *testing.T) {
 				args, _ := json.Marshal(o.args)
 				dec := e.Decide(ctx, mcpeffect.Operation{Method: o.method, Name: o.name, URI: o.uri, Arguments: args},
 					mcpeffect.Caller{Scope: scope, Scoped: true})
-				if mwDenied != (dec.Denied != nil) || mwDenied && *mw != *dec.Denied {
+				if mwDenied != (dec.Denied != nil) || mwDenied && !sameRefusal(mw, dec.Denied) {
 					t.Errorf("middleware refused %v (%+v), Decide %+v", mwDenied, mw, dec.Denied)
 				}
 
@@ -192,7 +192,7 @@ func TestEnforcerOneDecision(t *testing.T) {
 				if err := json.NewDecoder(resp.Body).Decode(&answer); err != nil {
 					t.Fatal(err)
 				}
-				if !mwDenied || answer.Error.Data != *mw {
+				if !mwDenied || !sameRefusal(&answer.Error.Data, mw) {
 					t.Errorf("the challenge refused %+v, the middleware %+v", answer.Error.Data, mw)
 				}
 				if ch := resp.Header.Get("WWW-Authenticate"); !strings.Contains(ch, `scope="`+names.Name(mw.Required)+`"`) {

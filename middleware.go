@@ -2,6 +2,7 @@ package mcpeffect
 
 import (
 	"context"
+	"maps"
 
 	"github.com/mcpeffect/mcpeffect/internal/testhook"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -54,6 +55,12 @@ func (e *Enforcer) wrap(next mcp.MethodHandler) mcp.MethodHandler {
 		op, ok := operationOf(req)
 		if !ok {
 			switch method {
+			case methodInitialize, methodDiscover:
+				res, err := next(ctx, method, req)
+				if err != nil {
+					return res, err
+				}
+				return advertised(res), nil
 			case methodListTools, methodListResources, methodListTemplates, methodListPrompts:
 				if e.opts.HideDenied && !testhook.UnfilteredList(ctx) {
 					res, err := next(ctx, method, req)
@@ -168,4 +175,31 @@ func allowedOnly[T any](items []*T, allowed func(*T) bool) []*T {
 		}
 	}
 	return out
+}
+
+// advertised returns res, the result of initialize or server/discover,
+// with the capabilities that the middleware adds: the extension of
+// SEP-2643, whose envelope every refusal carries. The result is the
+// server's: it is copied, not changed.
+func advertised(res mcp.Result) mcp.Result {
+	add := func(caps *mcp.ServerCapabilities) *mcp.ServerCapabilities {
+		var out mcp.ServerCapabilities
+		if caps != nil {
+			out = *caps
+		}
+		out.Extensions = maps.Clone(out.Extensions)
+		out.AddExtension(AuthorizationDenialsExtension, nil)
+		return &out
+	}
+	switch r := res.(type) {
+	case *mcp.InitializeResult:
+		out := *r
+		out.Capabilities = add(r.Capabilities)
+		return &out
+	case *mcp.DiscoverResult:
+		out := *r
+		out.Capabilities = add(r.Capabilities)
+		return &out
+	}
+	return res
 }

@@ -43,7 +43,8 @@ func TestMiddlewareScopes(t *testing.T) {
 				}
 				need, _ := r.Required(tool.name)
 				wantDenial := mcpeffect.DeniedError{Tool: tool.name, Classified: true, Required: need, RequiredScopeName: mcpeffect.ScopeNames{}.Name(need), Granted: scope}
-				if *d != wantDenial {
+				checkEnvelope(t, d)
+				if withoutEnvelope(*d) != wantDenial {
 					t.Errorf("denial %+v, want %+v", *d, wantDenial)
 				}
 				// The message, as any client shows it, says it all in words.

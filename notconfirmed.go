@@ -30,6 +30,54 @@ type NotConfirmedError struct {
 	// arguments or another caller).
 	Answer string `json:"answer"`
 	Detail string `json:"detail,omitempty"`
+
+	// Authorization is the structured denial of SEP-2643 that the
+	// refusal carries, in its data's _meta (see [AuthorizationDenial]),
+	// set from Answer by the error's JSONRPCError when it is nil: a
+	// person who declined or cancelled is not to be asked again for the
+	// same call (unavailable); a client that cannot ask, or asking that
+	// failed, leaves the remedy undisclosed (a client that could ask would
+	// be asked); an answer that is not good for this call is remedied by
+	// calling again and being asked ([ConfirmationHint]).
+	Authorization *AuthorizationDenial `json:"-"`
+}
+
+// notConfirmedFields are the fields of a NotConfirmedError as its JSON
+// has them, but the _meta member.
+type notConfirmedFields NotConfirmedError
+
+// MarshalJSON implements [json.Marshaler]: the fields, and the
+// [AuthorizationDenial] in a _meta member, under [AuthorizationMetaKey].
+func (n NotConfirmedError) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		notConfirmedFields
+		Meta map[string]*AuthorizationDenial `json:"_meta,omitempty"`
+	}{notConfirmedFields(n), authorizationMeta(n.Authorization)})
+}
+
+// UnmarshalJSON implements [json.Unmarshaler], reading what MarshalJSON
+// writes.
+func (n *NotConfirmedError) UnmarshalJSON(data []byte) error {
+	v := struct {
+		*notConfirmedFields
+		Meta map[string]*AuthorizationDenial `json:"_meta"`
+	}{notConfirmedFields: (*notConfirmedFields)(n)}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	n.Authorization = v.Meta[AuthorizationMetaKey]
+	return nil
+}
+
+// envelope returns the structured denial that Answer calls for.
+func (n *NotConfirmedError) envelope() *AuthorizationDenial {
+	switch n.Answer {
+	case "unsupported", "failed":
+		return newAuthorizationDenial(RemediationUndisclosed)
+	case "invalid":
+		return newAuthorizationDenial(RemediationAvailable, RemediationHint{Type: ConfirmationHint})
+	}
+	return newAuthorizationDenial(RemediationUnavailable)
 }
 
 // Error says which tool did not run, and why, in plain words.
@@ -75,6 +123,9 @@ func (n *NotConfirmedError) JSONRPCError() (code int64, message string, data jso
 }
 
 func (n *NotConfirmedError) rpcError() *jsonrpc.Error {
+	if n.Authorization == nil {
+		n.Authorization = n.envelope()
+	}
 	data, err := json.Marshal(n)
 	if err != nil {
 		// Only an invalid effect fails to marshal; send it without.

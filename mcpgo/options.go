@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -157,6 +158,18 @@ func (a *adapter) installHooks(s *server.MCPServer) {
 	}
 	a.hooks.Store(s, h)
 	h.AddOnRequestInitialization(a.early)
+	// Every refusal carries the envelope of SEP-2643: the extension is
+	// advertised beside the server's own, on both protocols.
+	h.AddAfterInitialize(func(_ context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
+		if res != nil {
+			advertise(&res.Capabilities)
+		}
+	})
+	h.AddAfterDiscover(func(_ context.Context, _ any, _ *mcp.DiscoverRequest, res *mcp.DiscoverResult) {
+		if res != nil {
+			advertise(&res.Capabilities)
+		}
+	})
 	if !a.hide {
 		return
 	}
@@ -199,6 +212,17 @@ func (a *adapter) installHooks(s *server.MCPServer) {
 			return a.enf.Listed(ctx, mcpeffect.Operation{Method: methodGetPrompt, Name: p.Name}, c)
 		})
 	})
+}
+
+// advertise adds the extension of SEP-2643 to caps, those of one result,
+// in a map of their own: the server's is shared by every session.
+func advertise(caps *mcp.ServerCapabilities) {
+	ext := maps.Clone(caps.Extensions)
+	if ext == nil {
+		ext = map[string]any{}
+	}
+	ext[mcpeffect.AuthorizationDenialsExtension] = map[string]any{}
+	caps.Extensions = ext
 }
 
 // keep returns a new slice of the items that ok keeps, in their order,
