@@ -1,157 +1,16 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/json"
-	"net/http"
-	"os"
-	"os/exec"
-	"slices"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcpeffect/mcpeffect/internal/exampletest"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestHTTP builds the example and runs it with three tokens, then holds
-// it to what it says: its protected resource metadata names the resource
-// and its scopes; a request without a valid token gets 401; a call that a
-// token's scope does not allow gets 403 and the step-up challenge; and
-// through go-sdk's client, each token runs what its scope allows and is
-// refused the rest.
+// TestHTTP builds the example and runs it with a token of each scope:
+// the metadata, 401 without a valid token, 403 and the step-up challenge
+// for a call the token's scope does not allow, and through go-sdk's
+// client what each token may and may not call (see
+// exampletest.TasksOverHTTP, which holds examples/mcpgo to the same).
 func TestHTTP(t *testing.T) {
-	bin := exampletest.Build(t, ".")
-	readToken, writeToken, fullToken := rand.Text(), rand.Text(), rand.Text()
-	cmd := exec.Command(bin, "-http", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "READ_TOKEN="+readToken, "WRITE_TOKEN="+writeToken, "FULL_TOKEN="+fullToken)
-	endpoint := exampletest.Serve(t, cmd)
-	base := strings.TrimSuffix(endpoint, "/mcp")
-
-	resp, err := http.Get(base + "/.well-known/oauth-protected-resource")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var meta struct {
-		Resource string   `json:"resource"`
-		Scopes   []string `json:"scopes_supported"`
-	}
-	err = json.NewDecoder(resp.Body).Decode(&meta)
-	resp.Body.Close()
-	if err != nil || meta.Resource != endpoint || !slices.Equal(meta.Scopes, []string{"tools:read", "tools:write", "tools:destructive"}) {
-		t.Errorf("metadata %+v (%v), want the resource %s and its three scopes", meta, err, endpoint)
-	}
-
-	post := func(token, body string) *http.Response {
-		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp
-	}
-	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
-	for _, token := range []string{"", "wrong", readToken[:len(readToken)-1]} {
-		resp := post(token, initialize)
-		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), `resource_metadata="`+base+`/.well-known/oauth-protected-resource"`) {
-			t.Errorf("token %q: %s, WWW-Authenticate %q; want 401 and the metadata's URL", token, resp.Status, resp.Header.Get("WWW-Authenticate"))
-		}
-	}
-	for _, tc := range []struct {
-		token, tool, scope string
-	}{
-		{readToken, "add_task", "tools:write"},
-		{readToken, "delete_task", "tools:destructive"},
-		{writeToken, "delete_task", "tools:destructive"},
-	} {
-		resp := post(tc.token, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"`+tc.tool+`","arguments":{"id":"1","title":"x"}}}`)
-		challenge := resp.Header.Get("WWW-Authenticate")
-		if resp.StatusCode != http.StatusForbidden || !strings.Contains(challenge, `error="insufficient_scope"`) || !strings.Contains(challenge, tc.scope) {
-			t.Errorf("%s with a token of less: %s, WWW-Authenticate %q; want 403 and the step-up challenge for %s", tc.tool, resp.Status, challenge, tc.scope)
-		}
-	}
-
-	call := func(token, tool string, args map[string]any) (string, error) {
-		t.Helper()
-		tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer(token), Timeout: 30 * time.Second}}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v1"}, nil).Connect(t.Context(), tr, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cs.Close()
-		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool, Arguments: args})
-		if err != nil {
-			return "", err
-		}
-		text := res.Content[0].(*mcp.TextContent).Text
-		if res.IsError {
-			return "error: " + text, nil
-		}
-		return text, nil
-	}
-	milk := map[string]any{"title": "Buy milk"}
-	one := map[string]any{"id": "1"}
-	for _, tc := range []struct {
-		token, tool string
-		args        map[string]any
-		want        string // the result's text, or "refused"
-	}{
-		{readToken, "add_task", milk, "refused"},
-		{writeToken, "add_task", milk, `{"id":"1","title":"Buy milk"}`},
-		{readToken, "get_task", one, `{"id":"1","title":"Buy milk"}`},
-		{writeToken, "delete_task", one, "refused"},
-		{readToken, "get_task", one, `{"id":"1","title":"Buy milk"}`},
-		{fullToken, "delete_task", one, "deleted 1"},
-		{readToken, "get_task", one, `error: no task "1"`},
-	} {
-		got, err := call(tc.token, tc.tool, tc.args)
-		if tc.want == "refused" {
-			if err == nil || !strings.Contains(err.Error(), "Forbidden") {
-				t.Errorf("%s: %q, %v; want it refused with 403", tc.tool, got, err)
-			}
-			continue
-		}
-		if err != nil || got != tc.want {
-			t.Errorf("%s: %q, %v; want %q", tc.tool, got, err, tc.want)
-		}
-	}
-}
-
-// TestHTTPTokens: the example refuses to start without a token, or with
-// one token given for two scopes, saying which.
-func TestHTTPTokens(t *testing.T) {
-	bin := exampletest.Build(t, ".")
-	for _, tc := range []struct {
-		env  []string
-		want string
-	}{
-		{nil, "no tokens: set READ_TOKEN, WRITE_TOKEN or FULL_TOKEN"},
-		{[]string{"READ_TOKEN=same", "FULL_TOKEN=same"}, "FULL_TOKEN is the same as another token"},
-	} {
-		cmd := exec.Command(bin, "-http", "127.0.0.1:0")
-		cmd.Env = append(slices.DeleteFunc(os.Environ(), func(v string) bool {
-			return strings.HasPrefix(v, "READ_TOKEN=") || strings.HasPrefix(v, "WRITE_TOKEN=") || strings.HasPrefix(v, "FULL_TOKEN=")
-		}), tc.env...)
-		out, err := cmd.CombinedOutput()
-		if err == nil || !strings.Contains(string(out), tc.want) {
-			t.Errorf("with %q: %v\n%s; want it to exit saying %q", tc.env, err, out, tc.want)
-		}
-	}
-}
-
-// bearer sends its token with every request.
-type bearer string
-
-func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	req.Header.Set("Authorization", "Bearer "+string(b))
-	return http.DefaultTransport.RoundTrip(req)
+	exampletest.TasksOverHTTP(t, exampletest.Build(t, "."))
 }
