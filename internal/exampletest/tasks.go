@@ -1,8 +1,10 @@
 package exampletest
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"os/exec"
@@ -11,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/mcpeffecttest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -20,7 +24,9 @@ import (
 // metadata names the resource and its scopes; a request without a valid
 // token gets 401 and where the metadata is; a call that a token's scope
 // does not allow gets 403 and the step-up challenge; through go-sdk's
-// client, each token runs what its scope allows and is refused the rest;
+// client, the hints are those of each tool's effect (mcpeffecttest's
+// CheckClient), and each token runs what its scope allows and is refused
+// the rest;
 // and the program refuses to start without a token, or with one token for
 // two scopes.
 func TasksOverHTTP(t *testing.T, bin string) {
@@ -105,6 +111,27 @@ func TasksOverHTTP(t *testing.T, bin string) {
 		}
 		return "", nil
 	}
+	// The hints it advertises are those of the effects the README gives
+	// each tool, and below full each scope is refused what it may not
+	// call, as mcpeffecttest proves it over HTTP, a token a scope.
+	r := mcpeffect.NewRegistry()
+	if err := r.AddAll(map[string]mcpeffect.Effect{
+		"get_task":    mcpeffect.Read,
+		"add_task":    mcpeffect.Write,
+		"delete_task": mcpeffect.Destructive | mcpeffect.Idempotent,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	tokens := map[mcpeffect.Scope]string{mcpeffect.ReadOnly: readToken, mcpeffect.NonDestructive: writeToken, mcpeffect.Full: fullToken}
+	mcpeffecttest.CheckClient(t, func(ctx context.Context) (*mcp.ClientSession, error) {
+		scope, ok := mcpeffecttest.SessionScope(ctx)
+		if !ok {
+			return nil, errors.New("no scope to connect with")
+		}
+		tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer(tokens[scope]), Timeout: 30 * time.Second}}
+		return mcp.NewClient(&mcp.Implementation{Name: "check", Version: "v1"}, nil).Connect(ctx, tr, nil)
+	}, r)
+
 	milk := map[string]any{"title": "Buy milk"}
 	one := map[string]any{"id": "1"}
 	for i, tc := range []struct {
