@@ -1,77 +1,111 @@
 package mcpeffect_test
 
 import (
-	"bytes"
-	"context"
+	"bufio"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
-	"github.com/mcpeffect/mcpeffect"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/mcpeffect/mcpeffect/internal/exampletest"
 )
 
-// TestREADMEExample holds the README's first example to what it says: the
-// program in its first Go block is testdata/readme/main.go, byte for byte,
-// and built and run as a stdio server, it serves get_task and refuses
-// delete_task, as a read-only connection must.
+// readmeSection returns the section of README.md under the heading
+// "## title", up to the next heading of that level.
+func readmeSection(t *testing.T, title string) string {
+	t.Helper()
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## "+title+"\n")
+	if !ok {
+		t.Fatalf("README.md has no section %q", title)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	return section
+}
+
+// TestREADMEExample holds the README to the quickstart's program: its
+// first Go block is examples/stdio/main.go, byte for byte. TestStdio, in
+// that package, builds it and calls it.
 func TestREADMEExample(t *testing.T) {
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	program, err := os.ReadFile(filepath.Join("testdata", "readme", "main.go"))
+	program, err := os.ReadFile(filepath.Join("examples", "stdio", "main.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, block, ok := bytes.Cut(readme, []byte("```go\n"))
-	if ok {
-		block, _, ok = bytes.Cut(block, []byte("```"))
+	if blocks := exampletest.Blocks(readme, "go"); len(blocks) == 0 || blocks[0] != string(program) {
+		t.Error("the first Go block of README.md is not examples/stdio/main.go")
 	}
-	if !ok || !bytes.Equal(block, program) {
-		t.Fatalf("the first Go block of README.md is not testdata/readme/main.go:\n%s", block)
-	}
+}
 
-	if testing.Short() {
-		t.Skip("builds and runs a program")
+// TestREADMEQuickstart does what the README's quickstart says, from the
+// clone (this repository): it runs the program of its first block,
+// writes to it the lines of its JSON block, as a person would paste them,
+// and wants the answers the quickstart shows, in order, a line each.
+func TestREADMEQuickstart(t *testing.T) {
+	section := readmeSection(t, "Quickstart")
+	commands := exampletest.Blocks([]byte(section), "sh")
+	pasted := exampletest.Blocks([]byte(section), "json")
+	shown := exampletest.Blocks([]byte(section), "text")
+	if len(commands) == 0 || len(pasted) != 1 || len(shown) != 1 {
+		t.Fatalf("the quickstart has %d sh blocks, %d JSON blocks and %d text blocks; want a command, what to paste and what it answers", len(commands), len(pasted), len(shown))
 	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build the example with")
+	lines := strings.Split(strings.TrimSuffix(commands[0], "\n"), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "git clone ") || lines[1] != "cd mcpeffect" || !strings.HasPrefix(lines[2], "go run ./") {
+		t.Fatalf("the quickstart's first block is not a clone, a cd into it and a go run:\n%s", commands[0])
 	}
-	bin := filepath.Join(t.TempDir(), "readme")
-	if out, err := exec.Command(goTool, "build", "-o", bin, "./testdata/readme").CombinedOutput(); err != nil {
-		t.Fatalf("building the README's example: %v\n%s", err, out)
-	}
-	ctx := context.Background()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "readme", Version: "v1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: exec.Command(bin)}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-
-	tools, err := cs.ListTools(ctx, nil)
+	// go run is go build and a run of what it built.
+	args := strings.Fields(lines[2])[2:]
+	cmd := exec.Command(exampletest.Build(t, args[0]), args[1:]...)
+	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	hints := map[string]*mcp.ToolAnnotations{}
-	for _, tool := range tools.Tools {
-		hints[tool.Name] = tool.Annotations
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if a := hints["get_task"]; a == nil || !a.ReadOnlyHint || a.DestructiveHint == nil || *a.DestructiveHint {
-		t.Errorf("get_task advertises %+v, want read-only", a)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
-	if a := hints["delete_task"]; a == nil || a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint || !a.IdempotentHint {
-		t.Errorf("delete_task advertises %+v, want destructive and idempotent", a)
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	if _, err := io.WriteString(stdin, pasted[0]); err != nil {
+		t.Fatal(err)
 	}
-
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_task", Arguments: map[string]any{"id": "7"}})
-	if err != nil || res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "task 7" {
-		t.Errorf("get_task: %+v, %v; want the task", res, err)
+	// The input stays open until every answer is read: go-sdk drops the
+	// calls in flight when its input ends, as a person's Ctrl-D would.
+	want := strings.Split(strings.TrimSuffix(shown[0], "\n"), "\n")
+	answers := make(chan string, 64)
+	go func() {
+		defer close(answers)
+		for s := bufio.NewScanner(stdout); s.Scan(); {
+			answers <- s.Text()
+		}
+	}()
+	timeout := time.After(time.Minute)
+	for i, w := range want {
+		select {
+		case got, ok := <-answers:
+			if !ok {
+				t.Fatalf("the program ended after %d answers, want %d", i, len(want))
+			}
+			if got != w {
+				t.Errorf("answer %d:\n got %s\nwant %s", i+1, got, w)
+			}
+		case <-timeout:
+			t.Fatalf("no answer %d within a minute", i+1)
+		}
 	}
-	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "delete_task", Arguments: map[string]any{"id": "7"}})
-	if d, ok := mcpeffect.AsDeniedError(err); !ok || d.Tool != "delete_task" || d.Granted != mcpeffect.ReadOnly || d.Required != mcpeffect.Full {
-		t.Errorf("delete_task: %v, want a refusal for a read-only caller", err)
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("at the end of its input, the program: %v", err)
 	}
 }

@@ -63,12 +63,21 @@ func Check(t testing.TB, server *mcp.Server, r *mcpeffect.Registry, calls ...Cal
 }
 
 // CheckClient is [Check] for a server that Check cannot connect to in
-// process itself, such as one built on another SDK (package mcpgo, for
-// mcp-go): connect opens each session that Check needs, whose requests
-// must have the scope that ctx carries ([mcpeffect.WithConnectionScope]),
-// as a connection given ctx in process has. Check closes each session it
-// opens. To list the server's tools unfiltered (HideDenied), ctx carries
-// a mark that the adapters of this module read.
+// process itself, such as one served over HTTP, or built on another SDK
+// (package mcpgo, for mcp-go): connect opens each session that Check
+// needs, whose requests must have the scope that [SessionScope] reads
+// from ctx. In process, ctx carries that scope itself
+// ([mcpeffect.WithConnectionScope]), as a connection given ctx has; over
+// HTTP, connect gives the session a bearer token of that scope (see the
+// example). Check closes each session it opens.
+//
+// To list the server's tools as they are, unfiltered by HideDenied, ctx
+// carries a mark that this module's middleware and adapters read in
+// process. Over HTTP the mark does not reach the server, and the list is
+// the full scope's: a server with HideDenied then hides the tools that no
+// scope may call, those its registry does not classify, and CheckClient
+// cannot report them. Check such a server with HideDenied off, or in
+// process.
 func CheckClient(t testing.TB, connect func(ctx context.Context) (*mcp.ClientSession, error), r *mcpeffect.Registry, calls ...Call) {
 	t.Helper()
 	check(t, func(ctx context.Context) *mcp.ClientSession {
@@ -87,7 +96,7 @@ func check(t testing.TB, open func(context.Context) *mcp.ClientSession, r *mcpef
 	t.Helper()
 	ctx := context.Background()
 
-	listed := listToolsWith(t, testhook.WithUnfilteredList(mcpeffect.WithConnectionScope(ctx, mcpeffect.Full)), open)
+	listed := listToolsWith(t, testhook.WithUnfilteredList(withSessionScope(ctx, mcpeffect.Full)), open)
 	if listed == nil {
 		return
 	}
@@ -303,7 +312,7 @@ const undeclaredValue = "mcpeffecttest: no such value"
 func checkRefusals(t testing.TB, open func(context.Context) *mcp.ClientSession, r *mcpeffect.Registry, scope mcpeffect.Scope, listed map[string]*mcp.Tool, byTool map[string][]plannedCall) {
 	t.Helper()
 	ctx := context.Background()
-	cs := open(mcpeffect.WithConnectionScope(ctx, scope))
+	cs := open(withSessionScope(ctx, scope))
 	if cs == nil {
 		return
 	}

@@ -30,8 +30,9 @@ type Instance[E any] struct {
 	// Connect, set instead of Server, opens a client session to a server
 	// that Verify cannot connect to in process, such as one built on
 	// another SDK (package mcpgo, for mcp-go): its requests must have the
-	// caller that ctx says, as a connection given ctx in process has (see
-	// Caller). Verify closes each session it opens.
+	// caller that ctx says, as a connection given ctx in process has: the
+	// scope that [SessionScope] reads from ctx, without a Caller, or what
+	// the Caller put in ctx. Verify closes each session it opens.
 	Connect func(ctx context.Context) (*mcp.ClientSession, error)
 	// Registry classifies the server's tools.
 	Registry *mcpeffect.Registry
@@ -174,7 +175,7 @@ func Verify[E any](t testing.TB, newInstance func(testing.TB) Instance[E], examp
 		t.Errorf("mcpeffecttest: %v", err)
 		return
 	}
-	ctx := testhook.WithUnfilteredList(mcpeffect.WithConnectionScope(t.Context(), mcpeffect.Full))
+	ctx := testhook.WithUnfilteredList(withSessionScope(t.Context(), mcpeffect.Full))
 	v.listed = listToolsWith(t, ctx, func(ctx context.Context) *mcp.ClientSession { return connectTo(t, ctx, inst.Server, inst.Connect) })
 	if v.listed == nil {
 		return
@@ -378,7 +379,7 @@ func (v *verifier[E]) example(t testing.TB, tool string, e mcpeffect.Effect, rul
 		return out
 	}
 	ctx := t.Context()
-	owner := mcpeffect.WithConnectionScope(ctx, mcpeffect.Full)
+	owner := withSessionScope(ctx, mcpeffect.Full)
 	if inst.Caller != nil {
 		if owner = inst.Caller(ctx); owner == nil {
 			fail("%s: the Instance's Caller returned a nil context", at)

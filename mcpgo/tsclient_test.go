@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/internal/nodetest"
 	"github.com/mcpeffect/mcpeffect/mcpgo"
 )
 
@@ -27,25 +28,22 @@ type tsReport struct {
 
 // runTSClient runs the TypeScript SDK's client with config (see
 // ../testdata/tsclient/client.mjs) and returns its reports. Where node or
-// the client's packages are missing, the test is skipped, unless CI,
-// which installs them (.ci/run), says it must run.
+// the client's packages are missing, the test is skipped, and TestMain
+// says so with the command that installs them, unless CI, which installs
+// them (.ci/run), says it must run (see nodetest). It does not install
+// them itself: the root package's tests do, and two npm ci at once in one
+// directory would break each other.
 func runTSClient(t *testing.T, config map[string]any) []tsReport {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("runs node")
 	}
-	skip := t.Skip
-	if os.Getenv("MCPEFFECT_REQUIRE_NODE") != "" {
-		skip = t.Fatal
-	}
 	dir := filepath.Join("..", "testdata", "tsclient")
 	node, err := exec.LookPath("node")
 	if err != nil {
-		skip("node is not installed: this test needs it")
+		nodetest.NotRun(t, "node is not installed", "install node and npm (on Debian: apt-get install -y nodejs npm)")
 	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
-		skip("run `npm ci` in testdata/tsclient first")
-	}
+	nodetest.Installed(t, dir, filepath.Join("node_modules", "@modelcontextprotocol", "sdk"))
 	raw, err := json.Marshal(config)
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/verify"
+	"github.com/mcpeffect/mcpeffect/internal/nodetest"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -87,24 +88,19 @@ func checkVerdicts(t *testing.T, r *verify.Report, want map[string]verify.Verdic
 }
 
 // nodeScript returns the arguments that run the script at path with node,
-// skipping the test without node or the script's packages, unless
-// MCPEFFECT_REQUIRE_NODE says it must run.
+// skipping the test without node or the script's packages, and saying so
+// with the command that installs them, unless MCPEFFECT_REQUIRE_NODE says
+// it must run (see nodetest).
 func nodeScript(t *testing.T, modules, path string, args ...string) []string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("runs node")
 	}
-	skip := t.Skip
-	if os.Getenv("MCPEFFECT_REQUIRE_NODE") != "" {
-		skip = t.Fatal
-	}
 	node, err := exec.LookPath("node")
 	if err != nil {
-		skip("node is not installed: this test needs it")
+		nodetest.NotRun(t, "node is not installed", "install node and npm (on Debian: apt-get install -y nodejs npm)")
 	}
-	if _, err := os.Stat(filepath.Join(modules, "node_modules")); err != nil {
-		skip("run `npm ci` in " + modules + " first")
-	}
+	nodetest.Installed(t, modules, "node_modules")
 	return append([]string{"--", node, path}, args...)
 }
 

@@ -20,6 +20,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpeffect/mcpeffect/internal/nodetest"
 )
 
 // Specs are the protocol revisions the suite tests servers at: the dated
@@ -66,33 +68,27 @@ func dir() string {
 	return filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata", "conformance")
 }
 
-// Find returns the node binary and the suite's entry point. Where they
-// are missing, t is skipped, unless MCPEFFECT_REQUIRE_NODE says the suite
-// must run (as in CI, which installs them): then it fails. With -short, t
+// Find returns the node binary and the suite's entry point, which npm
+// ci installs in testdata/conformance. Where they are missing, t is
+// skipped and the package's TestMain reports it, with that npm ci, unless
+// MCPEFFECT_REQUIRE_NODE says the suite must run (as in CI, which
+// installs them): then it fails (see [nodetest.NotRun]). With -short, t
 // is skipped.
 func Find(t *testing.T) (node, entry string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("runs the conformance suite")
 	}
-	skip := t.Skip
-	if os.Getenv("MCPEFFECT_REQUIRE_NODE") != "" {
-		skip = t.Fatal
+	d, err := filepath.Abs(dir())
+	if err != nil {
+		t.Fatal(err)
 	}
-	node = filepath.Join(dir(), "node_modules", "node", "bin", "node")
-	entry = filepath.Join(dir(), "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
-	for _, f := range []*string{&node, &entry} {
-		if _, err := os.Stat(*f); err != nil {
-			skip("run `npm ci` in testdata/conformance first: " + err.Error())
-		}
-		// The suite runs in a directory of its own.
-		abs, err := filepath.Abs(*f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		*f = abs
-	}
-	return node, entry
+	// The suite runs in a directory of its own: both paths are absolute.
+	node = filepath.Join("node_modules", "node", "bin", "node")
+	entry = filepath.Join("node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
+	nodetest.Installed(t, d, node)
+	nodetest.Installed(t, d, entry)
+	return filepath.Join(d, node), filepath.Join(d, entry)
 }
 
 // Scenarios returns the suite's server scenarios of the protocol spec,
