@@ -31,7 +31,9 @@ type Registry struct {
 	// scoped holds the scopes of resources and prompts, copied on write
 	// (it changes rarely, and is small).
 	scoped atomic.Pointer[scopedTable]
-	mu     sync.Mutex // held by the writers of tools and scoped
+	// recoveries holds the declared recoveries by tool, copied on write.
+	recoveries atomic.Pointer[map[string]Recovery]
+	mu         sync.Mutex // held by the writers of tools, scoped and recoveries
 }
 
 // A toolRule is the rule of a tool, as AddTool, AddToolHandler and
