@@ -63,7 +63,11 @@ func (e *Enforcer) wrap(next mcp.MethodHandler) mcp.MethodHandler {
 				if err != nil {
 					return res, err
 				}
-				return advertised(res), nil
+				res = advertised(res)
+				if e.idem != nil && carriedRequest(req) {
+					res = &idempotencyAdvertised{res}
+				}
+				return res, nil
 			case methodListTools, methodListResources, methodListTemplates, methodListPrompts:
 				hide := e.opts.HideDenied && !testhook.UnfilteredList(ctx)
 				publish := method == methodListTools && e.r.hasRecoveries()
@@ -92,6 +96,11 @@ func (e *Enforcer) wrap(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		if !d.pending {
 			e.report(ctx, d)
+		}
+		if e.idem != nil {
+			if call, ok := req.(*mcp.CallToolRequest); ok {
+				return e.callOnce(ctx, d, method, call, next)
+			}
 		}
 		return next(&decisionContext{ctx, d}, method, req)
 	}

@@ -113,6 +113,19 @@ func (r *Registry) Add(name string, e Effect) error {
 	return r.insert(name, newEntry(e))
 }
 
+// addWrapped is Add for a tool that AddTool or AddToolHandler adds, whose
+// handler runs behind their wrapper.
+func (r *Registry) addWrapped(name string, e Effect) error {
+	if err := validateEntry(name, e); err != nil {
+		return err
+	}
+	ent := newEntry(e)
+	ent.wrapped = true
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.insert(name, ent)
+}
+
 // insert adds the tool called name, or returns the error of a name
 // already classified. r.mu is held.
 func (r *Registry) insert(name string, ent entry) error {
