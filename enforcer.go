@@ -23,7 +23,7 @@ import (
 type Enforcer struct {
 	r         *Registry
 	opts      MiddlewareOptions
-	confirmer *confirmer // nil without Confirm
+	confirmer *confirmer   // nil without Confirm
 	idem      *idempotency // nil without Idempotency
 }
 

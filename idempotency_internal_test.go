@@ -116,7 +116,7 @@ func TestCarryParams(t *testing.T) {
 				return
 			}
 			var p struct {
-				Key  *json.RawMessage          `json:"idempotencyKey"`
+				Key  *json.RawMessage           `json:"idempotencyKey"`
 				Meta map[string]json.RawMessage `json:"_meta"`
 			}
 			if err := json.Unmarshal(out, &p); err != nil {
