@@ -129,6 +129,30 @@ func (e *Enforcer) IdempotencyHandler(h http.Handler) http.Handler {
 	})
 }
 
+// CarryIdempotencyKeys returns msg, one JSON-RPC message or a batch as a
+// transport reads it, with the idempotency key of each tools/call moved
+// from params.idempotencyKey into params._meta, as the carriers of this
+// package move it ([Enforcer.IdempotencyTransport]): for an adapter whose
+// SDK drops the draft's field too (package mcpgo, for mcp-go). A message
+// without the field is returned as it came.
+func CarryIdempotencyKeys(msg []byte) []byte {
+	out, _ := carryBody(msg)
+	return out
+}
+
+// DeclareIdempotency returns result, the JSON of the result of
+// initialize or server/discover, with capabilities.tools.idempotency, as
+// SEP-3182 declares the capability, for an adapter whose SDK's types
+// cannot carry it: the middleware declares it on a go-sdk server. A
+// result that declares no tools, or is not JSON, is returned as it is.
+func DeclareIdempotency(result []byte) []byte {
+	out, err := withIdempotencyCapability(result)
+	if err != nil {
+		return result
+	}
+	return out
+}
+
 // mayCarry reports whether raw may hold what a carrier changes: the
 // member idempotencyKey, a method it marks, or an escape that could
 // spell either.

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 	"weak"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -376,25 +377,40 @@ func newIdempotency(o *IdempotencyOptions) *idempotency {
 // callerOf returns who makes req, for the record of its key.
 func (i *idempotency) callerOf(ctx context.Context, req *mcp.CallToolRequest) string {
 	if i.caller != nil {
-		return "caller:" + i.caller(ctx, req)
+		// The defaults are not used: no other string can be confused
+		// with the function's.
+		return i.caller(ctx, req)
 	}
 	if req.Extra != nil && req.Extra.TokenInfo != nil {
-		if ti := req.Extra.TokenInfo; ti.UserID != "" {
-			return "user:" + ti.UserID
-		}
-		if a := req.Extra.Header.Get("Authorization"); a != "" {
-			sum := sha256.Sum256([]byte(a))
-			return "bearer:" + hex.EncodeToString(sum[:])
-		}
-		// A token known only by its scopes: the best there is.
-		scopes := slices.Clone(req.Extra.TokenInfo.Scopes)
-		slices.Sort(scopes)
-		return "scopes:" + strings.Join(scopes, " ")
+		return TokenIdempotencyCaller(req.Extra.TokenInfo, req.Extra.Header.Get("Authorization"))
 	}
 	if ss := req.Session; ss != nil {
 		return "session:" + i.sessionIdentity(ss)
 	}
 	return "session:none"
+}
+
+// TokenIdempotencyCaller returns the caller of a call that carries the
+// bearer token ti, with the Authorization header authorization, as
+// [IdempotencyOptions] identifies it when Caller is nil: the token's
+// UserID, or, for a token without one, the token itself (a digest of the
+// header), or, without either, its scope strings. An adapter for another
+// SDK gives it to [Enforcer.BeginIdempotent], so that the same caller has
+// the same keys through either SDK.
+func TokenIdempotencyCaller(ti *auth.TokenInfo, authorization string) string {
+	switch {
+	case ti != nil && ti.UserID != "":
+		return "user:" + ti.UserID
+	case authorization != "":
+		sum := sha256.Sum256([]byte(authorization))
+		return "bearer:" + hex.EncodeToString(sum[:])
+	case ti != nil:
+		// A token known only by its scopes: the best there is.
+		scopes := slices.Clone(ti.Scopes)
+		slices.Sort(scopes)
+		return "scopes:" + strings.Join(scopes, " ")
+	}
+	return ""
 }
 
 // sessionIdentity returns the identity of ss, random and its own.
@@ -551,11 +567,14 @@ func (c *IdempotentCall) Abandon(ctx context.Context) error {
 	return c.i.store.Release(context.WithoutCancel(ctx), c.claim)
 }
 
-// panicked keeps, as the call's answer, that its handler panicked.
-func (c *IdempotentCall) panicked(ctx context.Context) {
+// Panicked keeps, as the call's answer, an error of type
+// [IdempotencyHandlerPanicked]: its handler panicked, and may have done
+// part of its work, so a repeat is not run. Call it from a deferred
+// function that sees the handler panic.
+func (c *IdempotentCall) Panicked(ctx context.Context) error {
 	if c == nil || c.ended {
-		return
+		return nil
 	}
 	c.ended = true
-	_ = c.keep(context.WithoutCancel(ctx), IdempotencyHandlerPanicked, "")
+	return c.keep(context.WithoutCancel(ctx), IdempotencyHandlerPanicked, "")
 }

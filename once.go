@@ -63,7 +63,9 @@ func (e *Enforcer) callOnce(ctx context.Context, d Decision, method string, req 
 	defer func() {
 		if !finished {
 			// The handler panicked: whatever it did stays done.
-			st.call.panicked(ctx)
+			if err := st.call.Panicked(ctx); err != nil && e.opts.Idempotency.OnStoreError != nil {
+				e.opts.Idempotency.OnStoreError(ctx, err)
+			}
 		}
 	}()
 	res, err := next(&decisionContext{ctx, d}, method, req)
