@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -767,20 +769,41 @@ func TestMemoryIdempotencyStoreBounds(t *testing.T) {
 	}
 }
 
+// answerRecorder passes an HTTP answer on, and keeps a copy.
+type answerRecorder struct {
+	http.ResponseWriter
+	mu   *sync.Mutex
+	into *strings.Builder
+}
+
+func (a answerRecorder) Write(p []byte) (int, error) {
+	a.mu.Lock()
+	a.into.Write(p)
+	a.mu.Unlock()
+	return a.ResponseWriter.Write(p)
+}
+
+func (a answerRecorder) Flush() { a.ResponseWriter.(http.Flusher).Flush() }
+
+func (a answerRecorder) Unwrap() http.ResponseWriter { return a.ResponseWriter }
+
 // idemHTTP serves is over Streamable HTTP at /mcp behind bearer tokens,
-// through the carrier, and records each POST body.
-func idemHTTP(t *testing.T, is *idemServer, opts *mcp.StreamableHTTPOptions) (*httptest.Server, func() []string) {
+// through the carrier, and records each POST body, and what the server
+// answered them (answers).
+func idemHTTP(t *testing.T, is *idemServer, opts *mcp.StreamableHTTPOptions) (ts *httptest.Server, bodies func() []string, answers func() string) {
 	t.Helper()
 	var mu sync.Mutex
-	var bodies []string
+	var posted []string
+	var answered strings.Builder
 	record := func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 			if req.Method == http.MethodPost {
 				b, _ := io.ReadAll(req.Body)
 				mu.Lock()
-				bodies = append(bodies, string(b))
+				posted = append(posted, string(b))
 				mu.Unlock()
 				req.Body = io.NopCloser(strings.NewReader(string(b)))
+				w = answerRecorder{w, &mu, &answered}
 			}
 			h.ServeHTTP(w, req)
 		})
@@ -802,9 +825,10 @@ func idemHTTP(t *testing.T, is *idemServer, opts *mcp.StreamableHTTPOptions) (*h
 		out.Expiration = time.Now().Add(time.Hour)
 		return &out, nil
 	}
-	ts := httptest.NewServer(record(auth.RequireBearerToken(verify, nil)(h)))
+	ts = httptest.NewServer(record(auth.RequireBearerToken(verify, nil)(h)))
 	t.Cleanup(ts.Close)
-	return ts, func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), bodies...) }
+	return ts, func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), posted...) },
+		func() string { mu.Lock(); defer mu.Unlock(); return answered.String() }
 }
 
 // httpSession connects to ts with token, through a RoundTripper that
@@ -839,7 +863,7 @@ func TestIdempotencyHTTP(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := newIdemServer(t, nil)
-			ts, bodies := idemHTTP(t, is, tc.opts)
+			ts, bodies, _ := idemHTTP(t, is, tc.opts)
 			alice, rt := httpSession(t, ts, "alice-1", tc.protocol)
 			if !rt.IdempotencyAdvertised() {
 				t.Error("the server did not declare capabilities.tools.idempotency")
@@ -884,7 +908,7 @@ func TestIdempotencyHTTP(t *testing.T) {
 // longer than it reads, rather than pass on a key it did not see.
 func TestIdempotencyHandlerBodyBound(t *testing.T) {
 	is := newIdemServer(t, &mcpeffect.MiddlewareOptions{Idempotency: &mcpeffect.IdempotencyOptions{MaxBodyBytes: 1024}})
-	ts, _ := idemHTTP(t, is, nil)
+	ts, _, _ := idemHTTP(t, is, nil)
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_task","arguments":{"title":"` + strings.Repeat("x", 2048) + `"},"idempotencyKey":"k"}}`
 	for _, chunked := range []bool{false, true} {
 		var r io.Reader = strings.NewReader(body)
@@ -904,5 +928,55 @@ func TestIdempotencyHandlerBodyBound(t *testing.T) {
 		if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(msg), "1024") {
 			t.Errorf("chunked %t: %d %s", chunked, resp.StatusCode, msg)
 		}
+	}
+}
+
+// TestIdempotencyTypeScriptClient has the TypeScript SDK's client (1.32.2)
+// send keys where the draft puts them, over Streamable HTTP behind a
+// bearer token and the carrier: it reads the capability, a repeat runs
+// nothing and gets the same text, other arguments are a conflict whose
+// data it receives.
+func TestIdempotencyTypeScriptClient(t *testing.T) {
+	node, dir := nodeClient(t)
+	is := newIdemServer(t, nil)
+	ts, _, answers := idemHTTP(t, is, nil)
+	call := func(key string, title string) map[string]any {
+		return map[string]any{"op": "call", "name": "create_task", "arguments": map[string]any{"title": title}, "idempotencyKey": key}
+	}
+	config := map[string]any{"url": ts.URL, "token": "anon-1", "ops": []map[string]any{
+		{"op": "capabilities"}, call("ts-1", "ship"), call("ts-1", "ship"), call("ts-1", "ship v2"), call("ts-2", "ship"),
+	}}
+	raw, _ := json.Marshal(config)
+	out, err := exec.Command(node, filepath.Join(dir, "client.mjs"), string(raw)).Output()
+	if err != nil {
+		t.Fatalf("node client: %v", err)
+	}
+	var reports []tsReport
+	if err := json.Unmarshal(out, &reports); err != nil || len(reports) != 5 {
+		t.Fatalf("node client printed %s (%v), want 5 reports", out, err)
+	}
+	var caps struct {
+		Tools map[string]json.RawMessage `json:"tools"`
+	}
+	if !strings.Contains(answers(), `"tools":{"idempotency":{},"listChanged":true}`) {
+		t.Errorf("the answers to the TypeScript client do not declare the capability: %s", answers())
+	}
+	if json.Unmarshal(reports[0].Data, &caps) != nil || caps.Tools == nil {
+		t.Errorf("the TypeScript client read the capabilities %s", reports[0].Data)
+	} else if _, ok := caps.Tools[mcpeffect.IdempotencyCapability]; !ok {
+		// Its schema of capabilities.tools is a closed object.
+		t.Logf("the TypeScript client drops what it does not know of capabilities.tools: it reads %s", reports[0].Data)
+	}
+	if reports[1].Outcome != "result" || reports[2].Outcome != "result" || reports[1].Text != reports[2].Text || !strings.Contains(reports[1].Text, "task-1") {
+		t.Errorf("a call and its repeat: %+v, %+v", reports[1], reports[2])
+	}
+	if r := reports[3]; r.Outcome != "error" || !strings.Contains(string(r.Data), `"type":"idempotency_key_conflict"`) || !strings.Contains(string(r.Data), `"idempotencyKey":"ts-1"`) {
+		t.Errorf("other arguments under the same key: %+v", r)
+	}
+	if r := reports[4]; r.Outcome != "result" || !strings.Contains(r.Text, "task-2") {
+		t.Errorf("a new key: %+v", r)
+	}
+	if n := is.runs.count("create_task"); n != 2 {
+		t.Errorf("create_task ran %d times, want 2", n)
 	}
 }
