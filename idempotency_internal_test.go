@@ -1,9 +1,13 @@
 package mcpeffect
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestFingerprintEquivalence holds the fingerprint to SEP-3182's request
@@ -170,4 +174,53 @@ func TestCarryBody(t *testing.T) {
 	if out, changed := carryBody([]byte(dup)); changed || string(out) != dup {
 		t.Errorf("a message with its params twice was changed: %s", out)
 	}
+}
+
+// BenchmarkMiddlewareNoKey measures, without transports, what a call
+// without a key pays when the options have Idempotency: the carrier's
+// look at its params (carryParams) and the middleware's look at its
+// _meta, against the same middleware without Idempotency, in blocks
+// that alternate as BenchmarkDecisionPaired's do. The handler is a
+// function that returns a fixed result.
+func BenchmarkMiddlewareNoKey(b *testing.B) {
+	r := NewRegistry()
+	if err := r.Add("create_task", Write); err != nil {
+		b.Fatal(err)
+	}
+	result := &mcp.CallToolResult{}
+	next := func(context.Context, string, mcp.Request) (mcp.Result, error) { return result, nil }
+	plain := r.Enforcer(nil).Middleware()(next)
+	keyed := r.Enforcer(&MiddlewareOptions{Idempotency: &IdempotencyOptions{}}).Middleware()(next)
+	ctx := WithConnectionScope(context.Background(), Full)
+	params := json.RawMessage(`{"name":"create_task","arguments":{"title":"ship v2","due":"2026-09-01","priority":2}}`)
+	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "create_task", Arguments: json.RawMessage(`{"title":"ship v2","due":"2026-09-01","priority":2}`)}}
+	b.ReportAllocs()
+	var spent [2]time.Duration
+	var carried json.RawMessage
+	for round := 0; b.Loop(); round++ {
+		for k := range 2 {
+			which := (k + round) % 2
+			start := time.Now()
+			for range pairedBlockSize {
+				var err error
+				if which == 0 {
+					_, err = plain(ctx, methodCallTool, req)
+				} else {
+					carried = carryParams(methodCallTool, params)
+					_, err = keyed(ctx, methodCallTool, req)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			spent[which] += time.Since(start)
+		}
+	}
+	if len(carried) != len(params) {
+		b.Fatalf("the params without a key were changed: %s", carried)
+	}
+	calls := float64(b.N) * pairedBlockSize
+	b.ReportMetric(float64(spent[0].Nanoseconds())/calls, "baseline-ns/call")
+	b.ReportMetric(float64(spent[1].Nanoseconds())/calls, "no-key-ns/call")
+	b.ReportMetric(float64(spent[1])/float64(spent[0]), "ratio")
 }
