@@ -120,7 +120,7 @@ func trashServer(t *testing.T, r *mcpeffect.Registry, opts *mcpeffect.Middleware
 			return nil, trashed{ItemID: in.TaskID}, nil
 		})
 	restore := func(_ context.Context, _ *mcp.CallToolRequest, in restoreArgs) (*mcp.CallToolResult, trashed, error) {
-		return nil, trashed{ItemID: in.ItemID}, nil
+		return nil, trashed{ItemID: "restored " + in.ItemID}, nil
 	}
 	if classify {
 		mcpeffect.AddTool(s, r, &mcp.Tool{Name: "restore_from_trash", Description: "Take an item back from the Trash."}, mcpeffect.Destructive|mcpeffect.Idempotent, restore)
