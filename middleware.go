@@ -99,7 +99,9 @@ func (e *Enforcer) wrap(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		if e.idem != nil {
 			if call, ok := req.(*mcp.CallToolRequest); ok {
-				return e.callOnce(ctx, d, method, call, next)
+				if _, keyed := call.Params.Meta[IdempotencyKeyMetaKey]; keyed {
+					return e.callOnce(ctx, d, method, call, next)
+				}
 			}
 		}
 		return next(&decisionContext{ctx, d}, method, req)

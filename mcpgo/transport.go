@@ -149,6 +149,11 @@ func refusing(h http.Handler, idem *mcpeffect.IdempotencyOptions) http.Handler {
 //	h := mcpgo.Handler(r, opts, server.NewStreamableHTTPServer(s))
 //	http.Handle("/mcp", auth.RequireBearerToken(verify, nil)(h))
 //
+// With the options' Idempotency, it carries the idempotency key of each
+// tools/call into params._meta and declares the capability, as [Listen]
+// does, reading each POST body whole, up to its MaxBodyBytes, and
+// answering a longer one 413.
+//
 // A response that mcp-go keeps in an event store
 // ([server.WithEventStore]) and replays on a resumed stream is replayed
 // as mcp-go stored it, with the refusal as an internal error.
