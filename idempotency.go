@@ -94,8 +94,9 @@ type IdempotencyOptions struct {
 	// a user id, an account. If nil, the caller is the UserID of the
 	// request's token ([auth.TokenInfo]), or, for a token without one, the
 	// token itself (a digest of the request's Authorization header),
-	// or, without a token, the session (stdio, in memory), which a
-	// reconnection does not keep. Give one when a retry may come on
+	// or, without a token, the session (stdio, in memory; over
+	// stateless Streamable HTTP, each request is a session of its own),
+	// which a reconnection does not keep. Give one when a retry may come on
 	// another connection without a token, such as a stdio server that
 	// its client restarts, with a store that outlives the process.
 	//
