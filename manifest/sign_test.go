@@ -98,7 +98,9 @@ func TestDefinitionSameBothSides(t *testing.T) {
 		Meta:        mcp.Meta{mcpeffect.OutcomesMetaKey: map[string]any{"outcomes": []any{map[string]any{"effect": "write|destructive|idempotent"}}}, "other": 1},
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "scaler"}, nil)
-	s.AddTool(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+	s.AddTool(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	})
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(context.Background(), st, nil)
 	if err != nil {
