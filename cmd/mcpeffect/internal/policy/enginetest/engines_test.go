@@ -287,8 +287,10 @@ func (o *opa) allow(r request) (bool, error) {
 	if r.claims == nil {
 		input["scopes"] = []string{}
 	}
-	switch r.method {
-	case "resources/read", "resources/subscribe":
+	switch {
+	case r.method == "resources/read" || r.method == "resources/subscribe":
+		input["uri"] = r.uri
+	case r.method == "completion/complete" && r.uri != "":
 		input["uri"] = r.uri
 	default:
 		input["name"] = r.name

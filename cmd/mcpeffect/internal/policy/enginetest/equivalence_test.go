@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -109,6 +110,11 @@ func (tl *tally) compare(t *testing.T, e *mcpeffect.Enforcer, en engines, r requ
 		engine string
 		allow  func(request) (bool, error)
 	}{{"cedar", en.cedar.allow}, {"rego", en.rego.allow}, {"cel", en.cel.allow}} {
+		if r.method == "completion/complete" && c.engine != "rego" {
+			// Neither ToolHive nor agentgateway authorizes completions:
+			// they pass them on, and the server decides.
+			continue
+		}
 		got, err := c.allow(r)
 		if err != nil {
 			t.Errorf("%s: %s: %v", c.engine, what, err)
@@ -138,8 +144,13 @@ func (tl *tally) log(t *testing.T, name string) {
 // resource and template; each prompt.
 func check(t *testing.T, name string, r *mcpeffect.Registry, s *policy.Set, names mcpeffect.ScopeNames, uris []string) *tally {
 	t.Helper()
+	return checkWith(t, name, r, s, load(t, s), names, uris)
+}
+
+// checkWith is check, with the engines loaded already.
+func checkWith(t *testing.T, name string, r *mcpeffect.Registry, s *policy.Set, en engines, names mcpeffect.ScopeNames, uris []string) *tally {
+	t.Helper()
 	e := r.Enforcer(&mcpeffect.MiddlewareOptions{ScopeNames: names})
-	en := load(t, s)
 	tl := newTally()
 	toks := tokens(names)
 	for _, tool := range s.Tools {
@@ -174,6 +185,14 @@ func check(t *testing.T, name string, r *mcpeffect.Registry, s *policy.Set, name
 		}
 		for _, p := range prompts {
 			tl.compare(t, e, en, request{method: "prompts/get", name: p, claims: claims}, fmt.Sprintf("prompt %s, %s", p, tokName), nil)
+			tl.compare(t, e, en, request{method: "completion/complete", name: p, claims: claims}, fmt.Sprintf("completion of prompt %s, %s", p, tokName), nil)
+		}
+		completed := slices.Clone(uris)
+		for _, tmpl := range s.Templates {
+			completed = append(completed, tmpl.Template)
+		}
+		for _, uri := range completed {
+			tl.compare(t, e, en, request{method: "completion/complete", uri: uri, claims: claims}, fmt.Sprintf("completion of %s, %s", uri, tokName), nil)
 		}
 	}
 	tl.log(t, name)
