@@ -146,7 +146,7 @@ func (s *Set) WriteAgentgateway(w io.Writer, o CELOptions) error {
 	worst := []string{}
 	for _, t := range s.Tools {
 		if t.DependsOnArguments() {
-			worst = append(worst, fmt.Sprintf("#   %s: %s (its %s calls need less; the server lets them through)", comment(t.Name), t.Effect, narrowerText(t)))
+			worst = append(worst, "#   "+comment(fmt.Sprintf("%s: %s (its %s calls need less; the server lets them through)", t.Name, t.Effect, narrowerText(t))))
 		}
 	}
 	if len(worst) > 0 {

@@ -7,11 +7,14 @@
 // decision.
 //
 // Each policy makes exactly the decision of [mcpeffect.Enforcer.Decide]
-// for the requests its engine sees, with the exceptions each writer's
-// documentation states, each of them stricter than the server, never
-// looser, except where the engine cannot see what the server sees (a
-// member of the arguments given twice, which every engine's JSON decoder
-// reads as one).
+// for the requests its engine sees, except where its writer's
+// documentation says it takes a worst case, which refuses what the
+// server would allow, never the reverse. What a gateway passes on without
+// a decision stays the server's: a member of the arguments given twice
+// (every engine's JSON decoder reads it as one), completions (which
+// ToolHive and agentgateway do not authorize), and the resources and
+// prompts of a set read from a live server, which does not publish their
+// scopes.
 package policy
 
 import (
