@@ -435,14 +435,20 @@ func plainlyNotEarly(raw []byte) bool {
 
 var taskKey = []byte(`"task"`)
 
-// containsFold reports whether s holds sub, in ASCII, in any case.
+// containsFold reports whether s holds sub, which starts with a quote,
+// in ASCII, in any case. It looks only where s has a quote.
 func containsFold(s, sub []byte) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
+	for i := 0; ; {
+		j := bytes.IndexByte(s[i:], sub[0])
+		if j < 0 || i+j+len(sub) > len(s) {
+			return false
+		}
+		i += j
 		if bytes.EqualFold(s[i:i+len(sub)], sub) {
 			return true
 		}
+		i++
 	}
-	return false
 }
 
 // errUnreadable refuses a request whose params the check cannot read:
