@@ -140,7 +140,7 @@ func TestBoundedMemory(t *testing.T) {
 		t.Errorf("8 values of 20 MB: held %d MiB, want at most %d MiB", rss>>20, max>>20)
 	}
 
-	code, written, stderr, rss := runChild(t, generated(t, 5<<20))
+	code, written, stderr, rss := runChild(t, "-max-bytes", fmt.Sprint(64<<20), generated(t, 5<<20))
 	t.Logf("8 values of 5 MiB: exit %d, %d bytes written, at most %d MiB held", code, written, rss>>20)
 	if code != exitOK || written < 8*(5<<20)*4/3 {
 		t.Errorf("8 values of 5 MiB: exit %d, %d bytes written, %s; want them all", code, written, stderr)

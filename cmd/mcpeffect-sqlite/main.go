@@ -59,8 +59,8 @@ type bounds struct {
 
 // defaultBounds are the bounds of a dump when no flag changes them: a
 // value as large as one message mcpeffect verify reads from a server, and
-// in all as much as verify reads for one capture of a state.
-var defaultBounds = bounds{value: 16 << 20, total: 64 << 20, rows: 200_000}
+// in all as much as verify holds of one capture of a state.
+var defaultBounds = bounds{value: 16 << 20, total: 16 << 20, rows: 200_000}
 
 // The exit codes.
 const (
