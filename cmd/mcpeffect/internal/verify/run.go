@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpeffect/mcpeffect"
@@ -44,7 +45,14 @@ func Run(ctx context.Context, f *File, o Options) (*Report, error) {
 	if o.Parallel > 1 && len(o.Target.Command) == 0 {
 		return nil, errors.New("a server reached by -url is one instance, which its examples cannot share: -parallel must be 1")
 	}
-	r := &runner{f: f, o: o}
+	if f.State.SQLite != "" && len(o.SQLiteReader) == 0 {
+		return nil, ErrNoSQLiteReader
+	}
+	// A capture past its bounds stops the run: the state cannot be read,
+	// so no example can prove anything.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	r := &runner{f: f, o: o, stop: stop}
 	inst, err := r.newInstance(ctx)
 	if err != nil {
 		return nil, err
@@ -113,6 +121,9 @@ func Run(ctx context.Context, f *File, o Options) (*Report, error) {
 		})
 	}
 	wg.Wait()
+	if err := context.Cause(ctx); errors.As(err, new(*BoundError)) {
+		return nil, err
+	}
 	if ctx.Err() != nil {
 		// An example cut short by the deadline proves nothing either way.
 		return nil, fmt.Errorf("ran out of time: %w", ctx.Err())
@@ -136,6 +147,7 @@ func Run(ctx context.Context, f *File, o Options) (*Report, error) {
 type runner struct {
 	f       *File
 	o       Options
+	stop    context.CancelCauseFunc // ends the run, with the reason
 	mu      sync.Mutex
 	used    []bool // which entries of LeaveOut left something out
 	flagged []bool // which entries of Flags matched a record
@@ -295,6 +307,10 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 		if err == nil {
 			snaps[i], err = effectproof.Canonical(st)
 		}
+		var be *BoundError
+		if errors.As(err, &be) {
+			r.stop(fmt.Errorf("%s: capturing the state: %w", at, be))
+		}
 		return err
 	}
 	call := func() string {
@@ -308,11 +324,11 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 		return ""
 	}
 	if err := capture(0); err != nil {
-		return failed("%s: capturing the state: %v", at, err)
+		return failed("%s: capturing the state: %s", at, effectproof.Printable(err.Error(), effectproof.MaxShownError))
 	}
 	firstErr := call()
 	if err := capture(1); err != nil {
-		return failed("%s: capturing the state: %v", at, err)
+		return failed("%s: capturing the state: %s", at, effectproof.Printable(err.Error(), effectproof.MaxShownError))
 	}
 	if ex.WantError != "" {
 		if msg := effectproof.ExpectedError(at, ex.WantError, firstErr, "first call", effectproof.Diff(snaps[0], snaps[1])); msg != "" {
@@ -320,7 +336,7 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 		}
 		secondErr := call()
 		if err := capture(2); err != nil {
-			return failed("%s: capturing the state: %v", at, err)
+			return failed("%s: capturing the state: %s", at, effectproof.Printable(err.Error(), effectproof.MaxShownError))
 		}
 		if msg := effectproof.ExpectedError(at, ex.WantError, secondErr, "repeat", effectproof.Diff(snaps[1], snaps[2])); msg != "" {
 			return failed("%s", msg)
@@ -333,7 +349,7 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 	}
 	er.RepeatError = call()
 	if err := capture(2); err != nil {
-		return failed("%s: capturing the state: %v", at, err)
+		return failed("%s: capturing the state: %s", at, effectproof.Printable(err.Error(), effectproof.MaxShownError))
 	}
 	first, second := effectproof.Diff(snaps[0], snaps[1]), effectproof.Diff(snaps[1], snaps[2])
 	out, lies := effectproof.Judge(tool, name, held, first, second)
@@ -416,6 +432,11 @@ func (inst *instance) session(ctx context.Context, name string) (*audit.Session,
 	caller := inst.r.f.caller(name)
 	t := inst.r.o.Target
 	t.Confirm = inst.r.f.Confirm
+	if dl, ok := ctx.Deadline(); ok {
+		// The session's own deadline is the run's, so that closing it
+		// kills a server that does not stop rather than wait past it.
+		t.Timeout = max(time.Until(dl), time.Nanosecond)
+	}
 	var err error
 	if len(t.Command) > 0 {
 		if t.Command, err = inst.vars.texts(t.Command); err != nil {
