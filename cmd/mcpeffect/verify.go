@@ -128,10 +128,17 @@ Each kind of state leaves out by itself what is the system's rather than the
 data (times, owners, inodes of files; SQLite's own sqlite_* tables); the
 report lists all that was left out, with the reasons.
 
--timeout bounds the whole run. What verify reads from the state and the
-server is bounded too. The exit status is 0 when every tool examined is
-proven, 1 when any is not or a tool has no example, and 2 when verify could
-not run.
+-timeout bounds the whole run, each capture of the state included. What
+verify reads is bounded too: one message of the server of at most 16 MiB;
+one capture of the state of at most 16 MiB held (a JSON file, a command's
+output, a tree's contents), 1000000 values once decoded (each member's name
+counted as one) and 200000 records; a tree's files read up to 256 MiB. Past
+a bound of the state, verify stops and names the source and the bound.
+
+The exit status is 0 when every tool examined is proven, 1 when any is not
+or a tool has no example, and 2 when verify could not run: a bad examples
+file, a server that cannot be started or listed, a state past its bounds,
+no SQLite reader for a SQLite state.
 
 Flags:
 `
