@@ -76,7 +76,9 @@ cmd/mcpeffect of the mcpeffect repository. Its members:
                       files never opened
                   "sqlite": "{dir}/db"   a SQLite database: a record for
                       each row of every table, keyed table/primary key, read
-                      by the command mcpeffect-sqlite (see -sqlite-reader)
+                      by the command mcpeffect-sqlite (see -sqlite-reader;
+                      go install ./cmd/mcpeffect ./cmd/mcpeffect-sqlite in a
+                      clone of mcpeffect installs it beside mcpeffect)
                   "json": {"file": F, "lines": true, "at": "/ptr",
                       "key": ["/name"]}  a JSON document or JSON Lines: a
                       record for each member of the collection at the
