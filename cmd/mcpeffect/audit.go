@@ -116,7 +116,7 @@ type auditOptions struct {
 func auditFlags() (*flag.FlagSet, *auditOptions) {
 	o := &auditOptions{header: headerFlag{}}
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
-	o.output.register(fs, "report")
+	o.output.register(fs, "report", "the server's command or URL")
 	o.hosts.parse, o.dirs.parse = audit.SelectHosts, audit.SelectDirectories
 	fs.Var(&o.hosts, "host", "say what the hosts `NAME,...` (or all) do with each tool")
 	fs.Var(&o.dirs, "profile", "check the tools against the directory rules of `NAME,...` (or all): claude-directory, chatgpt-directory")

@@ -100,7 +100,7 @@ type diffOptions struct {
 func diffFlags() (*flag.FlagSet, *diffOptions) {
 	o := &diffOptions{header: headerFlag{}}
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
-	o.output.register(fs, "diff")
+	o.output.register(fs, "diff", "the new side's command, URL or file")
 	fs.Var(o.header, "header", "add the header `\"Name: value\"` to every HTTP request of a URL side (repeatable)")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "give up listing a live side after this `duration`; 0 waits for ever")
 	return fs, o

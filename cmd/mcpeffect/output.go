@@ -18,8 +18,9 @@ type outputFlags struct {
 	location string
 }
 
-// register defines the flags on fs; what names what the command writes.
-func (o *outputFlags) register(fs *flag.FlagSet, what string) {
+// register defines the flags on fs; what names what the command writes,
+// and where what the SARIF results point at when -location is not given.
+func (o *outputFlags) register(fs *flag.FlagSet, what, where string) {
 	o.format = audit.FormatText
 	fs.TextVar(&o.format, "format", audit.FormatText, "write the "+what+" as `text`, json, sarif or markdown")
 	fs.BoolFunc("json", "the same as -format json", func(s string) error {
@@ -34,7 +35,7 @@ func (o *outputFlags) register(fs *flag.FlagSet, what string) {
 		}
 		return nil
 	})
-	fs.StringVar(&o.location, "location", "", "with -format sarif, the `file` its results point at, relative to the repository's root (default: the server's command or URL)")
+	fs.StringVar(&o.location, "location", "", "with -format sarif, the `file` its results point at, relative to the repository's root (default: "+where+")")
 }
 
 // locationOr returns -location, or def if it was not given.

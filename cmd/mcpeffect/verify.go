@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
@@ -159,7 +160,7 @@ func verifyFlags() (*flag.FlagSet, *verifyOptions) {
 	o := &verifyOptions{header: headerFlag{}}
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.StringVar(&o.examples, "examples", "", "the examples `FILE`")
-	o.output.register(fs, "report")
+	o.output.register(fs, "report", "the examples file, each result at its tool's first example")
 	fs.StringVar(&o.url, "url", "", "verify the Streamable HTTP endpoint at `URL`")
 	fs.Var(o.header, "header", "add the header `\"Name: value\"` to every HTTP request (repeatable)")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "give up after this `duration`; 0 waits for ever")
@@ -231,11 +232,13 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	case audit.FormatJSON:
 		err = writeJSON(stdout, report)
 	case audit.FormatSARIF:
-		where := o.url
-		if len(command) > 0 {
-			where = command[0]
+		// The results point at the examples file, each at its tool's
+		// first example, unless -location names another file.
+		loc := verify.SARIFLocation{URI: o.output.location}
+		if loc.URI == "" {
+			loc = verify.SARIFLocation{URI: repositoryPath(o.examples), Line: f.ExampleLine}
 		}
-		err = verify.WriteSARIF(stdout, report, o.output.locationOr(where), version())
+		err = verify.WriteSARIF(stdout, report, loc, version())
 	case audit.FormatMarkdown:
 		err = verify.WriteMarkdown(stdout, report)
 	default:
@@ -249,6 +252,24 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitFindings
 	}
 	return exitOK
+}
+
+// repositoryPath returns path as a SARIF reader finds it in the
+// repository verify runs in: relative to the working directory when it
+// is inside it, as it is given otherwise.
+func repositoryPath(path string) string {
+	if !filepath.IsAbs(path) {
+		return filepath.ToSlash(filepath.Clean(path))
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	rel, err := filepath.Rel(wd, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return filepath.ToSlash(rel)
 }
 
 // sqliteReader returns the command that reads a SQLite state: path if

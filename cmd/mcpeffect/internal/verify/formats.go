@@ -28,11 +28,22 @@ var sarifRules = []struct {
 		"Nothing proved or disproved the tool's hints: give it an example, or skip it with a reason."},
 }
 
+// A SARIFLocation is where the results of verify's SARIF log point.
+type SARIFLocation struct {
+	// URI is a file of the repository, relative to its root, as the
+	// audit's results are: the examples file, or the file where the
+	// server adds its tools.
+	URI string
+	// Line, if not nil, gives the line of URI for each tool's result,
+	// such as where its first example begins in the examples file; 0 is
+	// the first line.
+	Line func(tool string) int
+}
+
 // WriteSARIF writes r as a SARIF 2.1.0 log: a result for each tool whose
-// verdict is not a proof, at the level of its verdict, located at uri (a
-// file of the repository, as the audit's results are) and named by the
-// server and the tool.
-func WriteSARIF(w io.Writer, r *Report, uri, version string) error {
+// verdict is not a proof, at the level of its verdict, located at loc and
+// named by the server and the tool.
+func WriteSARIF(w io.Writer, r *Report, loc SARIFLocation, version string) error {
 	d := sarif.Driver{Name: "mcpeffect verify", Version: version, InformationURI: audit.InformationURI}
 	for _, rule := range sarifRules {
 		d.Rules = append(d.Rules, sarif.Rule{
@@ -55,8 +66,12 @@ func WriteSARIF(w io.Writer, r *Report, uri, version string) error {
 			}
 		}
 		tool := effectproof.Printable(t.Name, 100)
-		loc := sarif.FileLocation(uri, tool, server+"/"+tool, "function")
-		log.Add(sarifRuleID(t.Verdict), level, "tool "+tool+": "+string(t.Verdict)+": "+oneLine(t), loc, r.Server.Name, t.Name)
+		line := 1
+		if loc.Line != nil {
+			line = loc.Line(t.Name)
+		}
+		at := sarif.LineLocation(loc.URI, line, tool, server+"/"+tool, "function")
+		log.Add(sarifRuleID(t.Verdict), level, "tool "+tool+": "+string(t.Verdict)+": "+oneLine(t), at, r.Server.Name, t.Name)
 	}
 	return log.Write(w)
 }

@@ -170,6 +170,7 @@ type Example struct {
 	Effect string `json:"effect,omitempty"`
 
 	effect mcpeffect.Effect // Effect, parsed
+	line   int              // where it begins in the file, counting from 1
 }
 
 // A Fixture is a call that makes what an example needs.
@@ -206,6 +207,7 @@ func ReadFile(name string) (*File, error) {
 
 // ParseFile parses an examples file and checks what needs no server.
 func ParseFile(data []byte) (*File, error) {
+	original := data
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
@@ -225,7 +227,65 @@ func ParseFile(data []byte) (*File, error) {
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("the examples file: %v", err)
 	}
+	for i, line := range exampleLines(original) {
+		if i < len(f.Examples) {
+			f.Examples[i].line = line
+		}
+	}
 	return &f, f.check()
+}
+
+// exampleLines returns the line where each member of the array
+// "examples" of the JSON object data begins, counting from 1; nil if data
+// is not such an object.
+func exampleLines(data []byte) []int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		if key != "examples" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nil
+			}
+			continue
+		}
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+			return nil
+		}
+		var lines []int
+		for dec.More() {
+			// The offset is the end of what came before: the member
+			// begins after the space and the comma that follow.
+			at := int(dec.InputOffset())
+			for at < len(data) && strings.IndexByte(" \t\r\n,", data[at]) >= 0 {
+				at++
+			}
+			lines = append(lines, 1+bytes.Count(data[:at], []byte("\n")))
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return lines
+			}
+		}
+		return lines
+	}
+	return nil
+}
+
+// ExampleLine returns the line of the file where the first example of
+// tool begins, counting from 1, or 0 if it has none.
+func (f *File) ExampleLine(tool string) int {
+	for _, ex := range f.Examples {
+		if ex.Tool == tool {
+			return ex.line
+		}
+	}
+	return 0
 }
 
 var saveName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
