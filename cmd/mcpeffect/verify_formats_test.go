@@ -86,3 +86,99 @@ func TestVerifySARIFLocation(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyChanges: what each call changed is in every format: JSON
+// (each call's count and changes), text (a line a change), Markdown
+// (folded, after the table), and SARIF, where no lie already shows it
+// (put here, over-cautious: it only made a file, which its destructive
+// hint does not need).
+func TestVerifyChanges(t *testing.T) {
+	examples := writeFile(t, "shelf.json", []byte(`{"env": {"`+shelfDirEnv+`": "{dir}"}, "state": {"dir": "{dir}"},
+	"examples": [
+		{"tool": "put", "args": {"name": "milk", "value": "1"}},
+		{"tool": "list", "fixtures": [{"tool": "put", "args": {"name": "milk", "value": "1"}}]},
+		{"tool": "peek", "fixtures": [{"tool": "put", "args": {"name": "milk", "value": "1"}}], "args": {"name": "milk"}}
+	], "skip": {"tag": "not this test's"}}`))
+	server := stdioServer(t, "shelf")
+	run := func(format string) result {
+		t.Helper()
+		res := runCommand(t, append([]string{"verify", "-format", format, "-timeout", "1m", "-examples", examples}, server...)...)
+		if res.code != exitFindings {
+			t.Fatalf("%s: exit %d, %s", format, res.code, res.stderr)
+		}
+		return res
+	}
+	milk := `record "milk" added: {"content":"1","kind":"file","mode":"0644"}`
+
+	var r struct {
+		Tools []struct {
+			Name     string
+			Examples []struct {
+				First, Repeat *struct {
+					Count   int
+					Changes []struct{ Kind, Record, Field, Before, After string }
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(run("json").stdout), &r); err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string][2]int{}
+	for _, tr := range r.Tools {
+		for _, ex := range tr.Examples {
+			if ex.First == nil || ex.Repeat == nil {
+				t.Fatalf("tool %s: an example without what its calls changed", tr.Name)
+			}
+			counts[tr.Name] = [2]int{ex.First.Count, ex.Repeat.Count}
+			if tr.Name == "put" {
+				c := ex.First.Changes[0]
+				if c.Kind != "record added" || c.Record != "milk" || c.After != `{"content":"1","kind":"file","mode":"0644"}` {
+					t.Errorf("put's first call changed %+v, want the record milk added", c)
+				}
+			}
+		}
+	}
+	if want := map[string][2]int{"put": {1, 0}, "list": {0, 0}, "peek": {1, 1}}; !mapsEqual(counts, want) {
+		t.Errorf("the changes of each call: %v, want %v", counts, want)
+	}
+
+	text := run("text").stdout
+	for _, s := range []string{
+		"example \"#1\", first call: changed 1\n          " + milk + "\n",
+		"example \"#1\", repeat: changed nothing\n",
+		`record "milk.views", field "content": "+" → "++"`,
+	} {
+		if !strings.Contains(text, s) {
+			t.Errorf("the text does not say %q:\n%s", s, text)
+		}
+	}
+
+	md := run("markdown").stdout
+	for _, s := range []string{
+		"<details><summary>What each call changed</summary>",
+		"- `put`, example \\#1: first call changed record \"milk\" added\\: \\{\"content\"\\:\"1\",\"kind\"\\:\"file\",\"mode\"\\:\"0644\"\\}. repeat changed nothing.",
+		"- `list`, example \\#1: first call changed nothing. repeat changed nothing.",
+	} {
+		if !strings.Contains(md, s) {
+			t.Errorf("the Markdown does not say %q:\n%s", s, md)
+		}
+	}
+
+	sarif := run("sarif").stdout
+	if !strings.Contains(sarif, `example #1, first call changed record \"milk\" added`) {
+		t.Errorf("put's SARIF result does not say what its call changed:\n%s", sarif)
+	}
+}
+
+func mapsEqual[K comparable, V comparable](a, b map[K]V) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}

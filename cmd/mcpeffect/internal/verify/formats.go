@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
@@ -102,6 +103,20 @@ func oneLine(t ToolReport) string {
 		parts = append(parts, s)
 		break
 	}
+	if !slices.ContainsFunc(t.Examples, func(e ExampleReport) bool { return len(e.Lies) > 0 }) {
+		// What the calls did, where no lie shows it: a write that
+		// changed nothing, the state an expected error left changed.
+		for _, e := range t.Examples {
+			for _, c := range []struct {
+				when string
+				r    *CallReport
+			}{{"first call", e.First}, {"repeat", e.Repeat}} {
+				if c.r != nil {
+					parts = append(parts, fmt.Sprintf("example %s, %s changed %s", e.Name, c.when, c.r.String(1)))
+				}
+			}
+		}
+	}
 	return effectproof.Printable(strings.Join(parts, "; "), 2000)
 }
 
@@ -130,7 +145,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 			b.WriteString("\n| tool | verdict | why |\n| --- | --- | --- |\n")
 		}
 		rows++
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", strings.ReplaceAll(effectproof.Printable(t.Name, 100), "`", "'"), t.Verdict, audit.MarkdownText(oneLine(t)))
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", markdownCode(t.Name), t.Verdict, audit.MarkdownText(oneLine(t)))
 	}
 	for _, p := range r.Problems {
 		fmt.Fprintf(&b, "\n- %s", audit.MarkdownText(p))
@@ -138,6 +153,43 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if len(r.Problems) > 0 {
 		b.WriteString("\n")
 	}
+	writeMarkdownCalls(&b, r)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeMarkdownCalls writes, folded, what each call of each example
+// changed: a list item for each example, every text escaped.
+func writeMarkdownCalls(b *strings.Builder, r *Report) {
+	first := true
+	for _, t := range r.Tools {
+		for _, e := range t.Examples {
+			if e.First == nil && e.Repeat == nil {
+				continue
+			}
+			if first {
+				b.WriteString("\n<details><summary>What each call changed</summary>\n\n")
+				first = false
+			}
+			fmt.Fprintf(b, "- %s, example %s:", markdownCode(t.Name), audit.MarkdownText(e.Name))
+			for _, c := range []struct {
+				when string
+				r    *CallReport
+			}{{"first call", e.First}, {"repeat", e.Repeat}} {
+				if c.r != nil {
+					fmt.Fprintf(b, " %s changed %s.", c.when, audit.MarkdownText(c.r.String(shownInText)))
+				}
+			}
+			b.WriteString("\n")
+		}
+	}
+	if !first {
+		b.WriteString("\n</details>\n")
+	}
+}
+
+// markdownCode writes a name as inline code, made printable, with no
+// backquote to end it early.
+func markdownCode(name string) string {
+	return "`" + strings.ReplaceAll(effectproof.Printable(name, 100), "`", "'") + "`"
 }

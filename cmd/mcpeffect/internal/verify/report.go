@@ -90,8 +90,47 @@ type ExampleReport struct {
 	Error string `json:"error,omitempty"`
 	// RepeatError is the error of the repeat, which may fail, as a
 	// deletion's does once the record is gone.
-	RepeatError string      `json:"repeatError,omitempty"`
-	Lies        []LieReport `json:"lies,omitempty"`
+	RepeatError string `json:"repeatError,omitempty"`
+	// First and Repeat are what its first call and its repeat changed in
+	// the state, each once measured: nil for a call that was not made,
+	// or whose state could not be captured.
+	First  *CallReport `json:"first,omitempty"`
+	Repeat *CallReport `json:"repeat,omitempty"`
+	Lies   []LieReport `json:"lies,omitempty"`
+}
+
+// A CallReport is what one call changed in the state.
+type CallReport struct {
+	// Count is how many records and fields it changed; 0 is a call that
+	// changed nothing.
+	Count int `json:"count"`
+	// Changes are the first of them, at most effectproof.MaxShownChanges,
+	// by record and field.
+	Changes []ChangeReport `json:"changes,omitempty"`
+}
+
+func callReport(changes []effectproof.Change) *CallReport {
+	c := &CallReport{Count: len(changes)}
+	for _, ch := range changes[:min(len(changes), effectproof.MaxShownChanges)] {
+		c.Changes = append(c.Changes, changeReport(ch))
+	}
+	return c
+}
+
+// String says in one line what the call changed, showing at most max of
+// its changes: "nothing", or the changes separated by "; ".
+func (c *CallReport) String(max int) string {
+	if c.Count == 0 {
+		return "nothing"
+	}
+	var parts []string
+	for _, ch := range c.Changes[:min(len(c.Changes), max)] {
+		parts = append(parts, ch.String())
+	}
+	if more := c.Count - len(parts); more > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more", more))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // A LieReport is one rule of the hints that a call broke.
@@ -112,6 +151,18 @@ type ChangeReport struct {
 	Field  string `json:"field,omitempty"`
 	Before string `json:"before"`
 	After  string `json:"after"`
+}
+
+// String describes the change as a failure does: record "k", field
+// "f": before → after.
+func (c ChangeReport) String() string {
+	switch c.Kind {
+	case effectproof.RecordAdded.String():
+		return fmt.Sprintf("record %q added: %s", c.Record, c.After)
+	case effectproof.RecordRemoved.String():
+		return fmt.Sprintf("record %q removed; it was %s", c.Record, c.Before)
+	}
+	return fmt.Sprintf("record %q, field %q: %s → %s", c.Record, c.Field, c.Before, c.After)
 }
 
 func changeReport(c effectproof.Change) ChangeReport {
@@ -182,6 +233,7 @@ func WriteText(w io.Writer, r *Report) error {
 			for _, l := range ex.Lies {
 				fmt.Fprintf(&b, "      %s\n", indent(l.Message))
 			}
+			writeCalls(&b, ex)
 		}
 		for _, c := range t.Claims {
 			if t.Waived != "" {
@@ -214,6 +266,32 @@ func WriteText(w io.Writer, r *Report) error {
 		r.Summary[Proven], r.Summary[Lie], r.Summary[Overcautious], r.Summary[Failed], r.Summary[NotExamined])
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// shownInText is how many changes of one call the text shows; JSON
+// shows effectproof.MaxShownChanges.
+const shownInText = 5
+
+// writeCalls writes what each call of ex changed, one line a change.
+func writeCalls(b *strings.Builder, ex ExampleReport) {
+	for _, c := range []struct {
+		when string
+		r    *CallReport
+	}{{"first call", ex.First}, {"repeat", ex.Repeat}} {
+		switch {
+		case c.r == nil:
+		case c.r.Count == 0:
+			fmt.Fprintf(b, "      example %q, %s: changed nothing\n", ex.Name, c.when)
+		default:
+			fmt.Fprintf(b, "      example %q, %s: changed %d\n", ex.Name, c.when, c.r.Count)
+			for _, ch := range c.r.Changes[:min(len(c.r.Changes), shownInText)] {
+				fmt.Fprintf(b, "          %s\n", ch)
+			}
+			if more := c.r.Count - min(len(c.r.Changes), shownInText); more > 0 {
+				fmt.Fprintf(b, "          … and %d more (-format json shows %d)\n", more, effectproof.MaxShownChanges)
+			}
+		}
+	}
 }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n\t", "\n\t    ") }

@@ -331,14 +331,18 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 		return failed("%s: capturing the state: %s", at, effectproof.Printable(err.Error(), effectproof.MaxShownError))
 	}
 	if ex.WantError != "" {
-		if msg := effectproof.ExpectedError(at, ex.WantError, firstErr, "first call", effectproof.Diff(snaps[0], snaps[1])); msg != "" {
+		first := effectproof.Diff(snaps[0], snaps[1])
+		er.First = callReport(first)
+		if msg := effectproof.ExpectedError(at, ex.WantError, firstErr, "first call", first); msg != "" {
 			return failed("%s", msg)
 		}
 		secondErr := call()
 		if err := capture(2); err != nil {
 			return failed("%s: capturing the state: %s", at, effectproof.Printable(err.Error(), effectproof.MaxShownError))
 		}
-		if msg := effectproof.ExpectedError(at, ex.WantError, secondErr, "repeat", effectproof.Diff(snaps[1], snaps[2])); msg != "" {
+		second := effectproof.Diff(snaps[1], snaps[2])
+		er.Repeat = callReport(second)
+		if msg := effectproof.ExpectedError(at, ex.WantError, secondErr, "repeat", second); msg != "" {
 			return failed("%s", msg)
 		}
 		er.Result = resultRefused
@@ -352,6 +356,7 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 		return failed("%s: capturing the state: %s", at, effectproof.Printable(err.Error(), effectproof.MaxShownError))
 	}
 	first, second := effectproof.Diff(snaps[0], snaps[1]), effectproof.Diff(snaps[1], snaps[2])
+	er.First, er.Repeat = callReport(first), callReport(second)
 	out, lies := effectproof.Judge(tool, name, held, first, second)
 	if !effectproof.Allows(e, held) {
 		// The hints claim less than the outcome the server publishes
