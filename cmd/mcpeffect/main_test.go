@@ -39,9 +39,10 @@ const serverEnv = "MCPEFFECT_TEST_SERVER"
 // pages of 4), "clean" (built with mcpeffect.AddTool), "e2e" (the server
 // of the library's end-to-end tests, whose tools' effects depend on their
 // arguments, with the full scope), "exit" (a server that fails at start),
-// "hang" (one that never answers: see hang), "seed" (one whose state is
-// files it is given: see seedServer), "stall" (one whose tool never
-// returns: see stallServer), "shelf" (see shelfServer), or
+// "hang" (one that never answers: see hang), "ledger" (one that reports
+// failures in its results alone: see ledgerServer), "seed" (one whose
+// state is files it is given: see seedServer), "stall" (one whose tool
+// never returns: see stallServer), "shelf" (see shelfServer), or
 // "hostile:ATTACK[:SIZE]" (a server of package hostile). With runEnv set,
 // the test binary runs mcpeffect itself with its arguments, so that a test
 // can measure it as a process of its own.
@@ -86,6 +87,12 @@ func TestMain(m *testing.M) {
 	case "drawer":
 		s, _ := drawerServer(os.Getenv(shelfDirEnv))
 		if err := s.Run(mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full), &mcp.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "ledger":
+		if err := ledgerServer(os.Getenv(shelfDirEnv)).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

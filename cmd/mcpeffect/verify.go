@@ -122,6 +122,13 @@ cmd/mcpeffect of the mcpeffect repository. Its members:
   reset         a command run before each example, for -url
   overcautious  {"tool": "reason"}: claims waived, each with a reason
   skip          {"tool": "reason"}: tools not examined, each with a reason
+  resultErrors  [{"tools": "*", "at": "/success", "equals": false,
+                "message": "/error"}]: how to read a failure a tool reports
+                in its result alone, without isError: a result whose value
+                at the pointer "at" (in its structured content, or its text
+                read as JSON) equals "equals" is a tool error, its text the
+                value at "message" or the result's text; "tools" matches
+                tool names with *. It holds for examples and fixtures alike
 
 In every string, {dir} is the example's directory, {NAME} a value a fixture
 saved, and {env:NAME} a variable of verify's own environment (a token, say).

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/verify"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // shelfExamples is an examples file of the shelf server, one example a
@@ -181,4 +186,76 @@ func mapsEqual[K comparable, V comparable](a, b map[K]V) bool {
 		}
 	}
 	return true
+}
+
+// ledgerServer keeps entries as files of dir: add makes one (an
+// idempotent write), take removes one (a destructive, idempotent write).
+// Each reports failure in its result alone, {"success": false, "error":
+// …}, without isError, as some servers do: take, of an entry that is not
+// there.
+func ledgerServer(dir string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "ledger", Version: "1.0.0"}, nil)
+	type args struct {
+		Name string `json:"name"`
+	}
+	type result struct {
+		Success bool   `json:"success"`
+		Error   string `json:"error,omitempty"`
+	}
+	path := func(name string) string { return filepath.Join(dir, filepath.Base(name)) }
+	destructive := true
+	mcp.AddTool(s, &mcp.Tool{Name: "add", Annotations: &mcp.ToolAnnotations{DestructiveHint: new(bool), IdempotentHint: true}},
+		func(_ context.Context, _ *mcp.CallToolRequest, in args) (*mcp.CallToolResult, result, error) {
+			if err := os.WriteFile(path(in.Name), nil, 0o644); err != nil {
+				return nil, result{Error: err.Error()}, nil
+			}
+			return nil, result{Success: true}, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "take", Annotations: &mcp.ToolAnnotations{DestructiveHint: &destructive, IdempotentHint: true}},
+		func(_ context.Context, _ *mcp.CallToolRequest, in args) (*mcp.CallToolResult, result, error) {
+			if err := os.Remove(path(in.Name)); err != nil {
+				return nil, result{Error: "no such entry: " + in.Name}, nil
+			}
+			return nil, result{Success: true}, nil
+		})
+	return s
+}
+
+// TestVerifyResultErrors reads the failures that the ledger server
+// reports in its results alone through the examples file's resultErrors:
+// an example that expects one is refused as expected, and a fixture that
+// meets one fails its example. Without resultErrors, the same calls
+// succeed, and the example that expects an error fails.
+func TestVerifyResultErrors(t *testing.T) {
+	const examples = `{"env": {"` + shelfDirEnv + `": "{dir}"}, "state": {"dir": "{dir}"},%s
+	"examples": [
+		{"tool": "add", "args": {"name": "a"}},
+		{"tool": "take", "name": "there", "fixtures": [{"tool": "add", "args": {"name": "a"}}], "args": {"name": "a"}},
+		{"tool": "take", "name": "not there", "args": {"name": "b"}, "wantError": "no such entry: b"}
+	]}`
+	const read = `
+	"resultErrors": [{"tools": "t*", "at": "/success", "equals": false, "message": "/error"}],`
+	server := stdioServer(t, "ledger")
+
+	code, r := verifyFileJSON(t, writeFile(t, "ledger.json", fmt.Appendf(nil, examples, read)), server...)
+	if code != exitOK || r.Tool("take").Verdict != verify.Proven || r.Tool("add").Verdict != verify.Proven {
+		t.Errorf("with resultErrors: exit %d, %s; want both proven", code, mustJSON(t, r.Tools))
+	}
+	if ex := r.Tool("take").Examples; len(ex) != 2 || ex[1].Result != "refused" {
+		t.Errorf("take of an entry not there: %s, want refused as expected", mustJSON(t, ex))
+	}
+
+	code, r = verifyFileJSON(t, writeFile(t, "ledger-unread.json", fmt.Appendf(nil, examples, "")), server...)
+	if ex := r.Tool("take").Examples; code != exitFindings || len(ex) != 2 || !strings.Contains(ex[1].Error, `expects an error containing "no such entry: b", but its first call succeeded`) {
+		t.Errorf("without resultErrors: exit %d, %s; want the expected error missed", code, mustJSON(t, ex))
+	}
+
+	// A fixture whose result reports an error: what the example needs
+	// was not made.
+	fixture := fmt.Sprintf(`{"env": {"`+shelfDirEnv+`": "{dir}"}, "state": {"dir": "{dir}"},%s
+	"examples": [{"tool": "add", "fixtures": [{"tool": "take", "args": {"name": "z"}}], "args": {"name": "z"}}], "skip": {"take": "not this one's"}}`, read)
+	code, r = verifyFileJSON(t, writeFile(t, "ledger-fixture.json", []byte(fixture)), server...)
+	if ex := r.Tool("add").Examples; code != exitFindings || len(ex) != 1 || !strings.Contains(ex[0].Error, `fixture 1 (tool "take"): its result reports an error (resultErrors): no such entry: z`) {
+		t.Errorf("a fixture that failed in its result: exit %d, %s", code, mustJSON(t, ex))
+	}
 }

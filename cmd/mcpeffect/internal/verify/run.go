@@ -321,6 +321,9 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 		case res.IsError:
 			return effectproof.Printable(resultText(res), effectproof.MaxShownError)
 		}
+		if text, failed := r.f.resultError(tool, res); failed {
+			return effectproof.Printable(text, effectproof.MaxShownError)
+		}
 		return ""
 	}
 	if err := capture(0); err != nil {
@@ -502,6 +505,9 @@ func (inst *instance) fixture(ctx context.Context, fx Fixture) error {
 		return errors.New(effectproof.Printable(err.Error(), effectproof.MaxShownError))
 	case res.IsError:
 		return fmt.Errorf("it returned a tool error: %s", effectproof.Printable(resultText(res), effectproof.MaxShownError))
+	}
+	if text, failed := inst.r.f.resultError(fx.Tool, res); failed {
+		return fmt.Errorf("its result reports an error (resultErrors): %s", effectproof.Printable(text, effectproof.MaxShownError))
 	}
 	for _, name := range slices.Sorted(maps.Keys(fx.Save)) {
 		ptr := fx.Save[name]

@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/internal/effectproof"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A File is an examples file: what to call, on what state, as whom. Its
@@ -50,6 +52,31 @@ type File struct {
 	// they are reported as not examined rather than as lacking an
 	// example.
 	Skip map[string]string `json:"skip,omitempty"`
+	// ResultErrors say how to read a failure that a tool reports in its
+	// result alone, without setting isError: a call whose result matches
+	// one is a tool error, for its example and for a fixture alike.
+	ResultErrors []ResultError `json:"resultErrors,omitempty"`
+}
+
+// A ResultError is a way a tool reports failure in its result alone, such
+// as {"success": false, "error": "no such note"} without isError: a
+// result whose value at the JSON pointer At (in its structured content
+// or, without it, in its first text read as JSON, as a fixture's Save
+// reads it) equals Equals, as JSON values are equal, is a tool error
+// whose text is the value at Message, or the result's text.
+type ResultError struct {
+	// Tools matches the names of the tools whose results it reads; *
+	// matches any run of characters. Every tool if empty.
+	Tools string `json:"tools,omitempty"`
+	// At is the JSON pointer of the value that says whether the call
+	// failed.
+	At string `json:"at"`
+	// Equals is the value that says it failed.
+	Equals json.RawMessage `json:"equals"`
+	// Message, if set, is the JSON pointer of the error's text.
+	Message string `json:"message,omitempty"`
+
+	equals string // Equals, in canonical form
 }
 
 // A StateSpec is where the state is: one or more of Dir, SQLite, JSON
@@ -375,6 +402,25 @@ func (f *File) check() error {
 			caller(w, fx.Caller)
 		}
 	}
+	for i, re := range f.ResultErrors {
+		where := fmt.Sprintf("resultErrors[%d]", i)
+		switch {
+		case !strings.HasPrefix(re.At, "/"):
+			errs = append(errs, fmt.Errorf("%s: at %q: give the JSON pointer of the value that says the call failed, such as \"/success\"", where, re.At))
+		case len(re.Equals) == 0:
+			errs = append(errs, fmt.Errorf("%s: no equals: give the value that says the call failed, such as false", where))
+		case re.Message != "" && !strings.HasPrefix(re.Message, "/"):
+			errs = append(errs, fmt.Errorf("%s: message %q: give the JSON pointer of the error's text, such as \"/error\"", where, re.Message))
+		default:
+			v, err := decodeJSON(re.Equals)
+			if err == nil {
+				f.ResultErrors[i].equals, err = effectproof.CanonicalJSON(v)
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: equals: %v", where, err))
+			}
+		}
+	}
 	for tool, reason := range f.Overcautious {
 		if strings.TrimSpace(reason) == "" {
 			errs = append(errs, fmt.Errorf("overcautious: tool %q is waived without a reason", tool))
@@ -389,6 +435,36 @@ func (f *File) check() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// resultError returns the text of the failure that the result res of a
+// call of tool reports in itself, by the first of the file's ResultErrors
+// that reads it, and whether there is one.
+func (f *File) resultError(tool string, res *mcp.CallToolResult) (string, bool) {
+	for _, re := range f.ResultErrors {
+		if re.Tools != "" && !globMatch(re.Tools, tool) {
+			continue
+		}
+		v, err := saved(res, re.At)
+		if err != nil {
+			continue // no such value: not this way of failing
+		}
+		if got, err := effectproof.CanonicalJSON(v); err != nil || got != re.equals {
+			continue
+		}
+		text := resultText(res)
+		if re.Message != "" {
+			if m, err := saved(res, re.Message); err == nil {
+				if s, ok := m.(string); ok {
+					text = s
+				} else {
+					text, _ = effectproof.CanonicalJSON(m)
+				}
+			}
+		}
+		return text, true
+	}
+	return "", false
 }
 
 // caller returns the caller called name.

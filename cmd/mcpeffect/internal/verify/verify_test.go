@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpeffect/mcpeffect/internal/effectproof"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func loadSchema(t *testing.T) *jsonschema.Resolved {
@@ -78,6 +79,7 @@ func TestSchema(t *testing.T) {
 		Examples:     []Example{{Tool: "t", Name: "n", Fixtures: []Fixture{{Tool: "f", Args: map[string]any{"a": 1}, Caller: "agent", Save: map[string]string{"id": "/id"}}}, Args: map[string]any{"id": "{id}"}, Caller: "agent", WantError: "no", Effect: "write|destructive|idempotent"}},
 		Overcautious: map[string]string{"t": "why"},
 		Skip:         map[string]string{"u": "why"},
+		ResultErrors: []ResultError{{Tools: "t*", At: "/success", Equals: json.RawMessage(`false`), Message: "/error"}},
 	}
 	data, _ := json.Marshal(full)
 	if err := validate(t, schema, data); err != nil {
@@ -471,6 +473,40 @@ func TestCaptureDeadline(t *testing.T) {
 		s, err := capture(ctx, spec, vars{"dir": dir}, []string{"cat"})
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("capture of %+v past its deadline = %v, %v; want the deadline", spec, s, err)
+		}
+	}
+}
+
+func TestParseResultErrors(t *testing.T) {
+	for _, tt := range []struct{ name, member, want string }{
+		{"no pointer", `{"equals": false}`, `resultErrors[0]: at "": give the JSON pointer`},
+		{"a pointer without its slash", `{"at": "success", "equals": false}`, `at "success"`},
+		{"no value", `{"at": "/success"}`, "resultErrors[0]: no equals"},
+		{"a message that is no pointer", `{"at": "/ok", "equals": 0, "message": "error"}`, `message "error"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseFile([]byte(`{"state": {"dir": "d"}, "examples": [{"tool": "t"}], "resultErrors": [` + tt.member + `]}`))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("ParseFile = %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+	f, err := ParseFile([]byte(`{"state": {"dir": "d"}, "examples": [{"tool": "t"}], "resultErrors": [{"at": "/status", "equals": {"b": [1, "x"], "a": null}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		content any
+		failed  bool
+	}{
+		{map[string]any{"status": map[string]any{"a": nil, "b": []any{1, "x"}}}, true},
+		{map[string]any{"status": map[string]any{"b": []any{1, "x"}}}, false},
+		{map[string]any{"status": map[string]any{"b": []any{1}}}, false},
+		{map[string]any{"other": true}, false},
+	} {
+		res := &mcp.CallToolResult{StructuredContent: tc.content, Content: []mcp.Content{&mcp.TextContent{Text: "it failed"}}}
+		if text, failed := f.resultError("t", res); failed != tc.failed || failed && text != "it failed" {
+			t.Errorf("result %v: %q, %t; want %t", tc.content, text, failed, tc.failed)
 		}
 	}
 }
