@@ -92,6 +92,10 @@ code scanning and other SARIF readers, each result located at the file that
 root of the repository), line 1, and at the tool; markdown, the findings as
 a table, for a pull-request comment or a job summary.
 
+When standard error is a terminal, the audit draws its progress there on
+one line (starting the server, listing tools: so many so far, the time so
+far), erased before the report; to a file or a pipe it writes none.
+
 The exit status is 0 when there is no finding at the level of -fail-on or
 worse, 1 when there is, and 2 when the audit could not run.
 
@@ -141,7 +145,10 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if msg != "" {
 		return badUsage(stderr, msg)
 	}
+	meter := startProgress(stderr, "mcpeffect audit")
+	target.Progress = meter.Note
 	server, tools, err := target.List(ctx)
+	meter.Stop()
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpeffect audit: %s: %v\n", target, err)
 		return exitError

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/progress"
 )
 
 // outputFlags are the flags that say how a command writes its result, the
@@ -60,4 +61,18 @@ func version() string {
 		return info.Main.Version
 	}
 	return "devel"
+}
+
+// terminal reports whether progress may be drawn on w: whether it is a
+// terminal. A variable, so that a test can draw on a buffer.
+var terminal = progress.IsTerminal
+
+// startProgress returns a meter of the progress of the command called
+// name, drawn on stderr if it is a terminal; nil, which draws nothing,
+// otherwise: a log or a pipe gets no progress.
+func startProgress(stderr io.Writer, name string) *progress.Meter {
+	if !terminal(stderr) {
+		return nil
+	}
+	return progress.New(stderr, name)
 }

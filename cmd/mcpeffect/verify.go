@@ -145,6 +145,10 @@ output, a tree's contents), 1000000 values once decoded (each member's name
 counted as one) and 200000 records; a tree's files read up to 256 MiB. Past
 a bound of the state, verify stops and names the source and the bound.
 
+When standard error is a terminal, verify draws its progress there on one
+line: the tools done of all, those running, the time so far; erased before
+the report. To a file or a pipe it writes none.
+
 The exit status is 0 when every tool examined is proven, 1 when any is not
 or a tool has no example, and 2 when verify could not run: a bad examples
 file, a server that cannot be started or listed, a state past its bounds,
@@ -226,7 +230,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		ctx, cancel = context.WithTimeout(ctx, o.timeout)
 		defer cancel()
 	}
+	opts.Progress = startProgress(stderr, "mcpeffect verify")
 	report, err := verify.Run(ctx, f, opts)
+	opts.Progress.Stop()
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			fmt.Fprintf(stderr, "mcpeffect verify: no end within %v (-timeout): %v\n", o.timeout, err)

@@ -34,7 +34,7 @@ func List(ctx context.Context, t mcp.Transport) (Server, []Listed, error) {
 		return Server{}, nil, err
 	}
 	defer closeSession(ctx, cs)
-	tools, err := listTools(ctx, cs, rec, DefaultLimits)
+	tools, err := listTools(ctx, cs, rec, DefaultLimits, func(string) {})
 	if err != nil {
 		return server, nil, err
 	}
@@ -79,11 +79,12 @@ func connect(ctx context.Context, rec *recordingTransport, confirm bool) (*mcp.C
 
 // listTools lists every tool of cs, page after page, within the tools and
 // pages of limits.
-func listTools(ctx context.Context, cs *mcp.ClientSession, rec *recordingTransport, limits Limits) ([]Listed, error) {
+func listTools(ctx context.Context, cs *mcp.ClientSession, rec *recordingTransport, limits Limits, tell func(string)) ([]Listed, error) {
 	limits = limits.withDefaults()
 	var tools []Listed
 	cursors := make(map[string]bool)
 	for page, cursor := 1, ""; ; page++ {
+		tell(fmt.Sprintf("listing tools: %d so far, page %d", len(tools), page))
 		if page > limits.Pages {
 			return nil, &stageError{stageList, &LimitError{LimitPages, int64(limits.Pages)}}
 		}

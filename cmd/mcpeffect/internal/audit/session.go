@@ -40,6 +40,7 @@ func (t Target) Connect(ctx context.Context) (*Session, error) {
 	var tr mcp.Transport
 	switch {
 	case len(t.Command) > 0:
+		t.tell("starting the server")
 		p, err := startProcess(t.Command, t.Env)
 		if err != nil {
 			return nil, describeStart(t.Command[0], err)
@@ -55,6 +56,7 @@ func (t Target) Connect(ctx context.Context) (*Session, error) {
 		return nil, &ConnectError{What: "no server: give a command or a URL"}
 	}
 	s.rec = &recordingTransport{Transport: tr}
+	t.tell("initializing the session")
 	cs, server, err := connect(ctx, s.rec, t.Confirm)
 	if err != nil {
 		s.stop(ctx)
@@ -108,7 +110,7 @@ func (s *Session) ListTools(ctx context.Context) ([]Listed, error) {
 func (s *Session) listTools(ctx context.Context) ([]Listed, error) {
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	return listTools(ctx, s.cs, s.rec, s.limits)
+	return listTools(ctx, s.cs, s.rec, s.limits, s.target.tell)
 }
 
 // CallTool calls a tool, as [mcp.ClientSession.CallTool] does, within the

@@ -16,6 +16,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/progress"
 	"github.com/mcpeffect/mcpeffect/host"
 	"github.com/mcpeffect/mcpeffect/internal/effectproof"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,6 +34,9 @@ type Options struct {
 	// an instance of its own; 0 is 1. A server reached by URL, whose
 	// instances are one, is verified one example at a time.
 	Parallel int
+	// Progress, if not nil, is told how far the proof has gone: the
+	// tools done of all, and those running.
+	Progress *progress.Meter
 }
 
 // Run verifies the server of o with the examples of f. An error says it
@@ -53,6 +57,7 @@ func Run(ctx context.Context, f *File, o Options) (*Report, error) {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	r := &runner{f: f, o: o, stop: stop}
+	o.Progress.Note("listing the tools")
 	inst, err := r.newInstance(ctx)
 	if err != nil {
 		return nil, err
@@ -107,6 +112,8 @@ func Run(ctx context.Context, f *File, o Options) (*Report, error) {
 		}
 	}
 	names := slices.Sorted(maps.Keys(listed))
+	o.Progress.Note("")
+	o.Progress.Steps(len(names), "tools")
 	rep.Tools = make([]ToolReport, len(names))
 	slots := make(chan struct{}, max(o.Parallel, 1))
 	var wg sync.WaitGroup
@@ -117,7 +124,9 @@ func Run(ctx context.Context, f *File, o Options) (*Report, error) {
 		}
 		wg.Go(func() {
 			defer func() { <-slots }()
+			o.Progress.Start(name)
 			rep.Tools[i] = r.tool(ctx, listed[name], byTool[name])
+			o.Progress.Done(name)
 		})
 	}
 	wg.Wait()
