@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime/debug"
 	"strconv"
+	"strings"
 
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/progress"
@@ -20,10 +21,24 @@ type outputFlags struct {
 }
 
 // register defines the flags on fs; what names what the command writes,
-// and where what the SARIF results point at when -location is not given.
-func (o *outputFlags) register(fs *flag.FlagSet, what, where string) {
+// and where what the SARIF results point at when -location is not given;
+// extra are the command's formats besides those of every command.
+func (o *outputFlags) register(fs *flag.FlagSet, what, where string, extra ...audit.Format) {
 	o.format = audit.FormatText
-	fs.TextVar(&o.format, "format", audit.FormatText, "write the "+what+" as `text`, json, sarif or markdown")
+	formats := append(audit.Formats(), extra...)
+	names := make([]string, len(formats))
+	for i, f := range formats {
+		names[i] = string(f)
+	}
+	names[0] = "`" + names[0] + "`"
+	list := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	fs.Func("format", "write the "+what+" as "+list+" (default text)", func(s string) error {
+		f, err := audit.ParseFormatOf(s, formats)
+		if err == nil {
+			o.format = f
+		}
+		return err
+	})
 	fs.BoolFunc("json", "the same as -format json", func(s string) error {
 		on, err := strconv.ParseBool(s)
 		if err != nil {

@@ -17,8 +17,8 @@ import (
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/verify"
 )
 
-const verifyUsage = `usage: mcpeffect verify -examples FILE [-format text|json|sarif|markdown] [-timeout d] [-parallel n] [-sqlite-reader PATH] -- command [args...]
-       mcpeffect verify -examples FILE [-format text|json|sarif|markdown] [-timeout d] [-sqlite-reader PATH] -url URL [-header "Name: value"]...`
+const verifyUsage = `usage: mcpeffect verify -examples FILE [-format text|json|sarif|markdown|justification] [-timeout d] [-parallel n] [-sqlite-reader PATH] -- command [args...]
+       mcpeffect verify -examples FILE [-format text|json|sarif|markdown|justification] [-timeout d] [-sqlite-reader PATH] -url URL [-header "Name: value"]...`
 
 func verifyCommand() *command {
 	return &command{
@@ -145,6 +145,14 @@ output, a tree's contents), 1000000 values once decoded (each member's name
 counted as one) and 200000 records; a tree's files read up to 256 MiB. Past
 a bound of the state, verify stops and names the source and the bound.
 
+-format says how the report is written: text for people; json, one object;
+sarif, a SARIF 2.1.0 log of the tools not proven, each result at its tool's
+first example in the examples file (or in the file -location names);
+markdown, for a pull-request comment; justification, in Markdown, for each
+tool and each hint, the justification an app directory asks for, drawn
+from what the examples showed: the records and fields a call changed, or
+that none changed anything. Every format shows what each call changed.
+
 When standard error is a terminal, verify draws its progress there on one
 line: the tools done of all, those running, the time so far; erased before
 the report. To a file or a pipe it writes none.
@@ -171,7 +179,7 @@ func verifyFlags() (*flag.FlagSet, *verifyOptions) {
 	o := &verifyOptions{header: headerFlag{}}
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.StringVar(&o.examples, "examples", "", "the examples `FILE`")
-	o.output.register(fs, "report", "the examples file, each result at its tool's first example")
+	o.output.register(fs, "report", "the examples file, each result at its tool's first example", audit.FormatJustification)
 	fs.StringVar(&o.url, "url", "", "verify the Streamable HTTP endpoint at `URL`")
 	fs.Var(o.header, "header", "add the header `\"Name: value\"` to every HTTP request (repeatable)")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "give up after this `duration`; 0 waits for ever")
@@ -254,6 +262,8 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		err = verify.WriteSARIF(stdout, report, loc, version())
 	case audit.FormatMarkdown:
 		err = verify.WriteMarkdown(stdout, report)
+	case audit.FormatJustification:
+		err = verify.WriteJustification(stdout, report)
 	default:
 		err = verify.WriteText(stdout, report)
 	}

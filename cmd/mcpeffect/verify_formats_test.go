@@ -259,3 +259,31 @@ func TestVerifyResultErrors(t *testing.T) {
 		t.Errorf("a fixture that failed in its result: exit %d, %s", code, mustJSON(t, ex))
 	}
 }
+
+// TestVerifyJustificationUnproven: a hint verify did not see shown is
+// said to be so, not justified: an over-cautious claim, its tool's other
+// hints justified still; a lie or a tool not examined, no justification,
+// with the reason.
+func TestVerifyJustificationUnproven(t *testing.T) {
+	examples := writeFile(t, "shelf.json", []byte(`{"env": {"`+shelfDirEnv+`": "{dir}"}, "state": {"dir": "{dir}"},
+	"examples": [
+		{"tool": "put", "args": {"name": "milk", "value": "1"}},
+		{"tool": "peek", "fixtures": [{"tool": "put", "args": {"name": "milk", "value": "1"}}], "args": {"name": "milk"}}
+	], "skip": {"tag": "not this test's", "list": "not this test's"}}`))
+	res := runCommand(t, append([]string{"verify", "-format", "justification", "-timeout", "1m", "-examples", examples}, stdioServer(t, "shelf")...)...)
+	if res.code != exitFindings {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	for _, s := range []string{
+		"\n## `put`\n\n**Over-cautious** by 1 example (“\\#1”).\n",
+		"- **`readOnlyHint`: false.** It writes: the call of example “\\#1” added record `milk`: `{\"content\":\"1\",\"kind\":\"file\",\"mode\":\"0644\"}`.\n",
+		"- **`destructiveHint`: true.** Declared destructive, but no example changed or removed a value that existed.\n",
+		"- **`idempotentHint`: true.** Safe to repeat:",
+		"\n## `peek`\n\n**No justification: lie.** a call did what its hints say it does not: the call of example “\\#1” added record `milk.views`: `{\"content\":\"+\",\"kind\":\"file\",\"mode\":\"0644\"}`, which a read tool must not.\n",
+		"\n## `tag`\n\n**No justification: not examined.** skipped\\: not this test's.\n",
+	} {
+		if !strings.Contains(res.stdout, s) {
+			t.Errorf("the justification does not say %q:\n%s", s, res.stdout)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
@@ -41,7 +42,10 @@ const (
 // A Report is what verify found.
 type Report struct {
 	Server audit.Server `json:"server"`
-	Tools  []ToolReport `json:"tools"`
+	// State names the sources of the state, as the examples file gives
+	// them: "sqlite {dir}/db".
+	State []string     `json:"state,omitempty"`
+	Tools []ToolReport `json:"tools"`
 	// LeftOut is what the state leaves out as bookkeeping, each with its
 	// reason: what the proof cannot see.
 	LeftOut []LeaveOut `json:"leftOut"`
@@ -104,13 +108,16 @@ type CallReport struct {
 	// Count is how many records and fields it changed; 0 is a call that
 	// changed nothing.
 	Count int `json:"count"`
+	// Destroyed says it changed or removed a value that existed, among
+	// all its changes, those shown or not.
+	Destroyed bool `json:"destroyed,omitempty"`
 	// Changes are the first of them, at most effectproof.MaxShownChanges,
 	// by record and field.
 	Changes []ChangeReport `json:"changes,omitempty"`
 }
 
 func callReport(changes []effectproof.Change) *CallReport {
-	c := &CallReport{Count: len(changes)}
+	c := &CallReport{Count: len(changes), Destroyed: slices.ContainsFunc(changes, func(c effectproof.Change) bool { return c.Kind.Destroys() })}
 	for _, ch := range changes[:min(len(changes), effectproof.MaxShownChanges)] {
 		c.Changes = append(c.Changes, changeReport(ch))
 	}

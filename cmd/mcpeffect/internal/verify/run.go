@@ -74,7 +74,7 @@ func Run(ctx context.Context, f *File, o Options) (*Report, error) {
 		return nil, err
 	}
 
-	rep := &Report{Server: server}
+	rep := &Report{Server: server, State: f.State.sources()}
 	kinds := f.State.kinds()
 	for _, kind := range kinds {
 		for _, l := range builtinLeftOut[kind] {

@@ -154,6 +154,32 @@ func (s StateSpec) kinds() []string {
 	return kinds
 }
 
+// sources names the sources of s as the examples file gives them, in the
+// order of kinds: "dir {dir}/root", "json {dir}/db.json at /notes".
+func (s StateSpec) sources() []string {
+	var out []string
+	for _, kind := range s.kinds() {
+		switch kind {
+		case "dir":
+			out = append(out, "dir "+s.Dir)
+		case "sqlite":
+			out = append(out, "sqlite "+s.SQLite)
+		case "json":
+			text := "json " + s.JSON.File
+			if s.JSON.Lines {
+				text = "json lines " + s.JSON.File
+			}
+			if s.JSON.At != "" {
+				text += " at " + s.JSON.At
+			}
+			out = append(out, text)
+		default:
+			out = append(out, "command "+strings.Join(s.Command, " "))
+		}
+	}
+	return out
+}
+
 // captureSource reads the source of spec called kind, within b. A bound
 // passed is a [*BoundError] that names the source.
 func captureSource(ctx context.Context, spec StateSpec, kind string, v vars, sqliteReader []string, b *budget) (s state, err error) {
