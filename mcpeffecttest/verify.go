@@ -293,7 +293,7 @@ func (v *verifier[E]) tool(t testing.TB, name string, e mcpeffect.Effect, rule *
 	} else {
 		schema = s
 	}
-	byEffect := map[mcpeffect.Effect]*effectproof.Outcome{}
+	byEffect := map[mcpeffect.Effect]*effectproof.Evidence{}
 	complete := true
 	for _, ex := range examples {
 		var out outcome
@@ -304,10 +304,10 @@ func (v *verifier[E]) tool(t testing.TB, name string, e mcpeffect.Effect, rule *
 		complete = complete && passed && !out.failed
 		all := byEffect[out.effect]
 		if all == nil {
-			all = &effectproof.Outcome{}
+			all = &effectproof.Evidence{}
 			byEffect[out.effect] = all
 		}
-		all.Merge(out.Outcome)
+		all.Merge(out.Evidence)
 	}
 	if !complete {
 		return // a failed example may have hidden what it would have shown
@@ -347,7 +347,7 @@ func (v *verifier[E]) tool(t testing.TB, name string, e mcpeffect.Effect, rule *
 
 // An outcome is what one example showed.
 type outcome struct {
-	effectproof.Outcome
+	effectproof.Evidence
 	effect mcpeffect.Effect // the effect the example was held to
 	failed bool             // Verify reported a failure of the example
 }
@@ -486,7 +486,7 @@ func (v *verifier[E]) example(t testing.TB, tool string, e mcpeffect.Effect, rul
 	}
 
 	var lies []effectproof.Lie
-	out.Outcome, lies = effectproof.Judge(tool, ex.name, e, diff(snaps[0], snaps[1]), diff(snaps[1], snaps[2]))
+	out.Evidence, lies = effectproof.Judge(tool, ex.name, e, diff(snaps[0], snaps[1]), diff(snaps[1], snaps[2]))
 	for _, l := range lies {
 		fail("%s", l.Message)
 	}

@@ -608,12 +608,12 @@ func TestAuditHostsJSON(t *testing.T) {
 	}
 	// export_everything declares nothing: VS Code asks, Codex asks,
 	// Copilot's code review leaves it out.
-	outcome := func(host, mode, tool string) audit.Outcome {
+	outcome := func(host, mode, tool string) audit.HostAction {
 		for _, h := range r.Hosts {
 			if h.Host == host && h.Mode == mode {
 				for _, t := range h.Tools {
 					if t.Name == tool {
-						return t.Outcome
+						return t.Action
 					}
 				}
 			}
@@ -623,7 +623,7 @@ func TestAuditHostsJSON(t *testing.T) {
 	}
 	for _, c := range []struct {
 		host, mode, tool string
-		want             audit.Outcome
+		want             audit.HostAction
 	}{
 		{"vscode", "manual", "export_everything", audit.Asks},
 		{"codex", "auto", "export_everything", audit.Asks},

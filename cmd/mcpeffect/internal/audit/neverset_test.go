@@ -66,13 +66,13 @@ func TestHintsNeverSet(t *testing.T) {
 	// Hosts that read hints ask before every call; Claude Code's plan
 	// mode forces the question whatever was approved before.
 	for _, h := range r.Hosts {
-		want := map[string]Outcome{"vscode/manual": Asks, "codex/auto": Asks, "codex/writes": AsksAlways, "codex/never": Refused, "claude-code/plan": AsksAlways}[h.Host+"/"+h.Mode]
+		want := map[string]HostAction{"vscode/manual": Asks, "codex/auto": Asks, "codex/writes": AsksAlways, "codex/never": Refused, "claude-code/plan": AsksAlways}[h.Host+"/"+h.Mode]
 		if want == 0 {
 			continue
 		}
 		for _, ht := range h.Tools {
-			if ht.Outcome != want {
-				t.Errorf("%s/%s, %s: %s, want %s", h.Host, h.Mode, ht.Name, ht.Outcome, want)
+			if ht.Action != want {
+				t.Errorf("%s/%s, %s: %s, want %s", h.Host, h.Mode, ht.Name, ht.Action, want)
 			}
 		}
 	}

@@ -311,7 +311,7 @@ func TestHostOutcomes(t *testing.T) {
 	}
 	type row struct {
 		value          string
-		outcome, own   Outcome
+		outcome, own   HostAction
 		review, ownRev bool
 	}
 	want := map[string][]row{
@@ -323,7 +323,7 @@ func TestHostOutcomes(t *testing.T) {
 	for _, h := range r.Hosts {
 		var got []row
 		for _, o := range h.Tools[0].Outcomes {
-			got = append(got, row{o.Value, o.Outcome, o.WithOwnHints, o.ReviewsOutput, o.OwnReviewsOutput})
+			got = append(got, row{o.Value, o.Action, o.WithOwnHints, o.ReviewsOutput, o.OwnReviewsOutput})
 		}
 		if w := want[h.Host+"/"+h.Mode]; !slices.Equal(got, w) {
 			t.Errorf("%s/%s: %+v, want %+v", h.Host, h.Mode, got, w)

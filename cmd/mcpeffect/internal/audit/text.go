@@ -124,7 +124,7 @@ func writeHosts(w io.Writer, r *Report, st palette) {
 		for i, t := range r.Tools {
 			row := []cell{{text: printable(t.Name)}}
 			for _, h := range r.Hosts {
-				row = append(row, cell{text: describeOutcome(h.Tools[i])})
+				row = append(row, cell{text: describeAction(h.Tools[i])})
 			}
 			rows = append(rows, row)
 			for j, o := range t.Outcomes {
@@ -132,8 +132,8 @@ func writeHosts(w io.Writer, r *Report, st palette) {
 				row := []cell{{text: "  " + t.outcomeLabel(o)}}
 				for _, h := range r.Hosts {
 					ho := h.Tools[i].Outcomes[j]
-					text := describeOutcome(HostTool{Outcome: ho.Outcome, ReviewsOutput: ho.ReviewsOutput})
-					if own := describeOutcome(HostTool{Outcome: ho.WithOwnHints, ReviewsOutput: ho.OwnReviewsOutput}); own != text {
+					text := describeAction(HostTool{Action: ho.Action, ReviewsOutput: ho.ReviewsOutput})
+					if own := describeAction(HostTool{Action: ho.WithOwnHints, ReviewsOutput: ho.OwnReviewsOutput}); own != text {
 						text += " (own hints: " + own + ")"
 					}
 					row = append(row, cell{text: text})
@@ -200,16 +200,16 @@ func (t Tool) outcomeLabel(o PublishedOutcome) string {
 	return t.outcomeName(o)
 }
 
-// describeOutcome says what a host does with a tool, in a table cell.
-func describeOutcome(t HostTool) string {
-	s := map[Outcome]string{
+// describeAction says what a host does with a tool, in a table cell.
+func describeAction(t HostTool) string {
+	s := map[HostAction]string{
 		Refused:    "refused",
 		AsksAlways: "always asks",
 		Asks:       "asks",
 		Judged:     "a model judges",
 		Runs:       "runs",
 		Settings:   "by its settings",
-	}[t.Outcome]
+	}[t.Action]
 	if t.ReviewsOutput {
 		s += ", output reviewed"
 	}

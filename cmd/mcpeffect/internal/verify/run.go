@@ -197,7 +197,7 @@ func (r *runner) tool(ctx context.Context, t audit.Listed, examples []int) ToolR
 	if rule != nil {
 		tr.Rule = rule.String()
 	}
-	byEffect := map[mcpeffect.Effect]*effectproof.Outcome{}
+	byEffect := map[mcpeffect.Effect]*effectproof.Evidence{}
 	complete, lied := true, false
 	for n, i := range examples {
 		ex := r.f.Examples[i]
@@ -208,7 +208,7 @@ func (r *runner) tool(ctx context.Context, t audit.Listed, examples []int) ToolR
 		er, out, held := r.example(ctx, t.Name, name, e, rule, schema, ex)
 		tr.Examples = append(tr.Examples, er)
 		if byEffect[held] == nil {
-			byEffect[held] = &effectproof.Outcome{}
+			byEffect[held] = &effectproof.Evidence{}
 		}
 		byEffect[held].Merge(out)
 		lied = lied || len(er.Lies) > 0
@@ -260,14 +260,14 @@ const exampleEffect = `the example's "effect"`
 // example runs one example on a fresh instance, and returns what it
 // showed and the effect it was held to: the tool's e, or for a tool with
 // a rule, the outcome of its call.
-func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Effect, rule *mcpeffect.EffectRule, schema *jsonschema.Resolved, ex Example) (er ExampleReport, out effectproof.Outcome, held mcpeffect.Effect) {
+func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Effect, rule *mcpeffect.EffectRule, schema *jsonschema.Resolved, ex Example) (er ExampleReport, out effectproof.Evidence, held mcpeffect.Effect) {
 	er.Name = name
 	at := fmt.Sprintf("tool %q, example %q", tool, name)
 	held = e
-	failed := func(format string, args ...any) (ExampleReport, effectproof.Outcome, mcpeffect.Effect) {
+	failed := func(format string, args ...any) (ExampleReport, effectproof.Evidence, mcpeffect.Effect) {
 		er.Result = resultFailed
 		er.Error = fmt.Sprintf(format, args...)
-		return er, effectproof.Outcome{}, held
+		return er, effectproof.Evidence{}, held
 	}
 	inst, err := r.newInstance(ctx)
 	if err != nil {
@@ -358,7 +358,7 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 			return failed("%s", msg)
 		}
 		er.Result = resultRefused
-		return er, effectproof.Outcome{}, held
+		return er, effectproof.Evidence{}, held
 	}
 	if firstErr != "" {
 		return failed("%s: the example did not reach the tool's work: %s", at, firstErr)
