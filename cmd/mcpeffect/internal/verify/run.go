@@ -302,87 +302,60 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 	if err != nil {
 		return failed("%s: connecting as caller %q: %v", at, ex.Caller, err)
 	}
-	var snaps [3]effectproof.Snapshot
-	capture := func(i int) error {
-		st, err := capture(ctx, r.f.State, inst.vars, r.o.SQLiteReader)
-		if err == nil {
-			// Flags first: a flag may show the state of a field that
-			// leaveOut then leaves out, such as the time of a deletion.
-			r.mu.Lock()
-			err = flag(st, r.f.State.Flags, r.flagged)
-			leaveOut(st, r.f.State.LeaveOut, r.used)
-			r.mu.Unlock()
-		}
-		if err == nil {
-			snaps[i], err = effectproof.Canonical(st)
-		}
-		var be *BoundError
-		if errors.As(err, &be) {
-			r.stop(fmt.Errorf("%s: capturing the state: %w", at, be))
-		}
-		return err
+	res := effectproof.Prove(effectproof.Trial{
+		At: at, Tool: tool, Example: name, Effect: held, Hints: e, WantError: ex.WantError,
+		Capture: func() (effectproof.Snapshot, error) {
+			st, err := capture(ctx, r.f.State, inst.vars, r.o.SQLiteReader)
+			if err == nil {
+				// Flags first: a flag may show the state of a field that
+				// leaveOut then leaves out, such as the time of a deletion.
+				r.mu.Lock()
+				err = flag(st, r.f.State.Flags, r.flagged)
+				leaveOut(st, r.f.State.LeaveOut, r.used)
+				r.mu.Unlock()
+			}
+			if err != nil {
+				var be *BoundError
+				if errors.As(err, &be) {
+					r.stop(fmt.Errorf("%s: capturing the state: %w", at, be))
+				}
+				return nil, err
+			}
+			return effectproof.Canonical(st)
+		},
+		Call: func() string {
+			res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: raw})
+			switch {
+			case err != nil:
+				return effectproof.Printable(err.Error(), effectproof.MaxShownError)
+			case res.IsError:
+				return effectproof.Printable(resultText(res), effectproof.MaxShownError)
+			}
+			if text, failed := r.f.resultError(tool, res); failed {
+				return effectproof.Printable(text, effectproof.MaxShownError)
+			}
+			return ""
+		},
+	})
+	if res.Measured > 0 {
+		er.First = callReport(res.First)
 	}
-	call := func() string {
-		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: raw})
-		switch {
-		case err != nil:
-			return effectproof.Printable(err.Error(), effectproof.MaxShownError)
-		case res.IsError:
-			return effectproof.Printable(resultText(res), effectproof.MaxShownError)
-		}
-		if text, failed := r.f.resultError(tool, res); failed {
-			return effectproof.Printable(text, effectproof.MaxShownError)
-		}
-		return ""
+	if res.Measured > 1 {
+		er.Repeat = callReport(res.Repeat)
 	}
-	if err := capture(0); err != nil {
-		return failed("%s: capturing the state: %s", at, effectproof.Printable(err.Error(), effectproof.MaxShownError))
-	}
-	firstErr := call()
-	if err := capture(1); err != nil {
-		return failed("%s: capturing the state: %s", at, effectproof.Printable(err.Error(), effectproof.MaxShownError))
-	}
-	if ex.WantError != "" {
-		first := effectproof.Diff(snaps[0], snaps[1])
-		er.First = callReport(first)
-		if msg := effectproof.ExpectedError(at, ex.WantError, firstErr, "first call", first); msg != "" {
-			return failed("%s", msg)
-		}
-		secondErr := call()
-		if err := capture(2); err != nil {
-			return failed("%s: capturing the state: %s", at, effectproof.Printable(err.Error(), effectproof.MaxShownError))
-		}
-		second := effectproof.Diff(snaps[1], snaps[2])
-		er.Repeat = callReport(second)
-		if msg := effectproof.ExpectedError(at, ex.WantError, secondErr, "repeat", second); msg != "" {
-			return failed("%s", msg)
-		}
+	er.RepeatError = res.RepeatError
+	switch {
+	case res.CaptureErr != nil:
+		// The state's words may be a hostile server's.
+		return failed("%s: capturing the state: %s", at, effectproof.Printable(res.CaptureErr.Error(), effectproof.MaxShownError))
+	case res.Failure != "":
+		return failed("%s", res.Failure)
+	case res.Refused:
 		er.Result = resultRefused
 		return er, effectproof.Evidence{}, held
 	}
-	if firstErr != "" {
-		return failed("%s: the example did not reach the tool's work: %s", at, firstErr)
-	}
-	er.RepeatError = call()
-	if err := capture(2); err != nil {
-		return failed("%s: capturing the state: %s", at, effectproof.Printable(err.Error(), effectproof.MaxShownError))
-	}
-	first, second := effectproof.Diff(snaps[0], snaps[1]), effectproof.Diff(snaps[1], snaps[2])
-	er.First, er.Repeat = callReport(first), callReport(second)
-	out, lies := effectproof.Judge(tool, name, held, first, second)
-	if !effectproof.Allows(e, held) {
-		// The hints claim less than the outcome the server publishes
-		// for this call: a call the outcome allows may still make the
-		// hints, which hosts decide from, a lie.
-		_, more := effectproof.Judge(tool, name, e, first, second)
-		for _, l := range more {
-			if !slices.ContainsFunc(lies, func(o effectproof.Lie) bool { return o.Rule == l.Rule && o.When == l.When }) {
-				lies = append(lies, l)
-			}
-		}
-	}
 	er.Result = resultShown
-	for _, l := range lies {
+	for _, l := range res.Lies {
 		er.Result = resultLie
 		lr := LieReport{Rule: l.Rule, When: l.When, Message: l.Message}
 		for _, c := range l.Changes {
@@ -390,7 +363,7 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 		}
 		er.Lies = append(er.Lies, lr)
 	}
-	return er, out, held
+	return er, res.Evidence, held
 }
 
 func resultText(res *mcp.CallToolResult) string {
