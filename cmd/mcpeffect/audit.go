@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/progress"
 )
 
@@ -182,8 +183,8 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 
 // target returns the server that the flags and the command line args
 // name, or a message saying what is wrong with them.
-func (o *auditOptions) target(command []string) (audit.Target, string) {
-	t := audit.Target{Command: command, URL: o.url, Header: http.Header(o.header), Timeout: o.timeout}
+func (o *auditOptions) target(command []string) (connect.Target, string) {
+	t := connect.Target{Command: command, URL: o.url, Header: http.Header(o.header), Timeout: o.timeout}
 	switch {
 	case o.url != "" && len(command) > 0:
 		return t, "give either -url or a command to run, not both"

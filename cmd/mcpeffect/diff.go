@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 )
 
 const diffUsage = `usage: mcpeffect diff [-format text|json|sarif|markdown] [-header "Name: value"]... [-timeout d] OLD NEW
@@ -208,7 +209,7 @@ func isURL(s string) bool {
 // command, a server run over stdio.
 func (o *diffOptions) snapshot(ctx context.Context, side string, command []string) (audit.Snapshot, error) {
 	if command != nil || isURL(side) {
-		t := audit.Target{Command: command, Header: http.Header(o.header), Timeout: o.timeout}
+		t := connect.Target{Command: command, Header: http.Header(o.header), Timeout: o.timeout}
 		if command == nil {
 			if err := checkURL(side); err != nil {
 				return audit.Snapshot{}, err

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/mcpeffect/mcpeffect/manifest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -18,7 +19,7 @@ import (
 // given, and a description.
 func snapshot(t *testing.T, annotations, description string) Snapshot {
 	t.Helper()
-	r, err := Review(Server{Name: "s"}, []Listed{{Name: "t", Title: "T", Description: description, Annotations: json.RawMessage(annotations)}}, nil)
+	r, err := Review(connect.Server{Name: "s"}, []connect.Listed{{Name: "t", Title: "T", Description: description, Annotations: json.RawMessage(annotations)}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,11 +155,11 @@ func TestDiffTitleAndDescription(t *testing.T) {
 
 func TestDiffAddedRemoved(t *testing.T) {
 	mk := func(names ...string) Snapshot {
-		var tools []Listed
+		var tools []connect.Listed
 		for _, n := range names {
-			tools = append(tools, Listed{Name: n, Annotations: json.RawMessage(`{"readOnlyHint": true, "openWorldHint": false}`)})
+			tools = append(tools, connect.Listed{Name: n, Annotations: json.RawMessage(`{"readOnlyHint": true, "openWorldHint": false}`)})
 		}
-		r, err := Review(Server{}, tools, nil)
+		r, err := Review(connect.Server{}, tools, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +176,7 @@ func TestDiffAddedRemoved(t *testing.T) {
 
 func TestReadSnapshot(t *testing.T) {
 	// A report, as audit -json writes it.
-	r, err := Review(Server{Name: "s", Version: "1"}, []Listed{
+	r, err := Review(connect.Server{Name: "s", Version: "1"}, []connect.Listed{
 		{Name: "get_note", Title: "Get", Description: "Gets.", Annotations: json.RawMessage(`{"readOnlyHint": true}`)},
 		{Name: "bare"},
 	}, &Options{Hosts: HostProfiles()})
@@ -281,11 +282,11 @@ widened  t     now-non-idempotent  now not idempotent, was idempotent (idempoten
 // given, publishing the outcomes given (the value of the key, or "").
 func outcomesSnapshot(t *testing.T, annotations, outcomes string) Snapshot {
 	t.Helper()
-	l := Listed{Name: "t", Annotations: json.RawMessage(annotations)}
+	l := connect.Listed{Name: "t", Annotations: json.RawMessage(annotations)}
 	if outcomes != "" {
 		l.Meta = json.RawMessage(outcomesMeta(outcomes))
 	}
-	r, err := Review(Server{Name: "s"}, []Listed{l}, nil)
+	r, err := Review(connect.Server{Name: "s"}, []connect.Listed{l}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -464,7 +465,7 @@ func TestReadSnapshotOutcomes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ss.Close()
-	server, tools, err := List(t.Context(), ct)
+	server, tools, err := connect.List(t.Context(), ct)
 	if err != nil {
 		t.Fatal(err)
 	}

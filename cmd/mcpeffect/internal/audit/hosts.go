@@ -747,7 +747,7 @@ type HostTool struct {
 // would do with the outcome's hints, which it could only learn by asking
 // the server to resolve the call, and no host profile does.
 type HostToolOutcome struct {
-	// Value is the outcome's value, as in [PublishedOutcome].
+	// Value is the outcome's value, as in [connect.PublishedOutcome].
 	Value         string     `json:"value,omitempty"`
 	Action        HostAction `json:"outcome"`
 	ReviewsOutput bool       `json:"reviewsOutput,omitempty"`

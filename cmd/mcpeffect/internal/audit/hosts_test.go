@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/mcpeffect/mcpeffect/host"
 )
 
@@ -200,7 +201,7 @@ func TestHostProfiles(t *testing.T) {
 }
 
 func TestHostSummary(t *testing.T) {
-	tools := []Listed{
+	tools := []connect.Listed{
 		{Name: "get_note", Annotations: json.RawMessage(`{"readOnlyHint": true, "openWorldHint": false}`)},
 		{Name: "search_web", Annotations: json.RawMessage(`{"readOnlyHint": true, "openWorldHint": true}`)},
 		{Name: "fetch_page", Annotations: json.RawMessage(`{"readOnlyHint": false, "destructiveHint": false, "openWorldHint": true}`)},
@@ -218,7 +219,7 @@ func TestHostSummary(t *testing.T) {
 		Decide: always(Settings), IgnoresHints: true, Instead: "its auto-approve settings, by tool name",
 		Source: "a test", Read: "2026-12-01", Confidence: "medium",
 	})
-	r, err := Review(Server{}, tools, &Options{Hosts: profiles})
+	r, err := Review(connect.Server{}, tools, &Options{Hosts: profiles})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/mcpeffect/mcpeffect/host"
 	"github.com/mcpeffect/mcpeffect/resolution"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -156,11 +157,11 @@ func TestReviewPublishedOutcomes(t *testing.T) {
 			rules: []Rule{RuleOutcomesMalformed}, message: `value is "[\n1]", not a string`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := Listed{Name: "tool", Annotations: json.RawMessage(tc.annotations)}
+			l := connect.Listed{Name: "tool", Annotations: json.RawMessage(tc.annotations)}
 			if tc.meta != "" {
 				l.Meta = json.RawMessage(tc.meta)
 			}
-			r, err := Review(Server{}, []Listed{l}, nil)
+			r, err := Review(connect.Server{}, []connect.Listed{l}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -246,7 +247,7 @@ func TestAuditOurOwnServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ss.Close()
-	server, tools, err := List(ctx, ct)
+	server, tools, err := connect.List(ctx, ct)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +304,7 @@ func TestAuditOurOwnServer(t *testing.T) {
 // of every outcome get the tool's outcome; what the outcome's own hints
 // would get is there beside it.
 func TestHostOutcomes(t *testing.T) {
-	r, err := Review(Server{}, []Listed{{Name: "pods", Annotations: json.RawMessage(hintsDestructive),
+	r, err := Review(connect.Server{}, []connect.Listed{{Name: "pods", Annotations: json.RawMessage(hintsDestructive),
 		Meta: json.RawMessage(outcomesMeta(`{"argument": "action", "outcomes": [{"value": "delete", ` + outDestructive + `}, {"value": "get", ` + outRead + `}, {"value": "fetch", ` + outOpen + `}]}`))}},
 		&Options{Hosts: []HostProfile{profile(t, "vscode", "manual"), profile(t, "claude-code", "plan"), profile(t, "cline", "default")}})
 	if err != nil {
@@ -337,7 +338,7 @@ func TestHostOutcomes(t *testing.T) {
 // TestWriteTextOutcomes writes a report with published outcomes, in both
 // forms, for one host.
 func TestWriteTextOutcomes(t *testing.T) {
-	r, err := Review(Server{Name: "pods", Version: "1", ProtocolVersion: "2025-11-25"}, []Listed{
+	r, err := Review(connect.Server{Name: "pods", Version: "1", ProtocolVersion: "2025-11-25"}, []connect.Listed{
 		{Name: "pods", Annotations: json.RawMessage(hintsDestructive), Meta: json.RawMessage(`{"io.modelcontextprotocol/tool-resolution": {"resolvable": true}, ` +
 			`"` + mcpeffect.OutcomesMetaKey + `": {"argument": "action", "outcomes": [{"value": "delete", ` + outDestructive + `}, {"value": "get", ` + outRead + `}, {"value": "\u001b[2J", ` + outRead + `}]}}`)},
 		{Name: "update_issue", Annotations: json.RawMessage(hintsDestructive), Meta: json.RawMessage(outcomesMeta(`{"outcomes": [{` + outWrite + `}, {` + outDestructive + `}]}`))},

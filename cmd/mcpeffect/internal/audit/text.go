@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 )
 
 // WriteText writes r for people: a line about the server, a table of the
@@ -193,7 +194,7 @@ func writeOutcomesLegend(w io.Writer, r *Report, st palette) {
 // outcomeLabel names an outcome of t in a table: `action="get"` in the
 // common form, "some calls" in the general form, where the server
 // computes each call's outcome from its arguments.
-func (t Tool) outcomeLabel(o PublishedOutcome) string {
+func (t Tool) outcomeLabel(o connect.PublishedOutcome) string {
 	if t.Argument == "" {
 		return "some calls"
 	}
@@ -228,7 +229,7 @@ func writeDirectories(w io.Writer, r *Report, st palette) {
 	}
 }
 
-func describeServer(s Server) string {
+func describeServer(s connect.Server) string {
 	name := s.Name
 	if name == "" {
 		name = "unnamed server"

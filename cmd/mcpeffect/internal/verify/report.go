@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/mcpeffect/mcpeffect/host"
 	"github.com/mcpeffect/mcpeffect/internal/effectproof"
 )
@@ -41,7 +41,7 @@ const (
 
 // A Report is what verify found.
 type Report struct {
-	Server audit.Server `json:"server"`
+	Server connect.Server `json:"server"`
 	// State names the sources of the state, as the examples file gives
 	// them: "sqlite {dir}/db".
 	State []string     `json:"state,omitempty"`

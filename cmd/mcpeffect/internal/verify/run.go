@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpeffect/mcpeffect"
-	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/progress"
 	"github.com/mcpeffect/mcpeffect/host"
 	"github.com/mcpeffect/mcpeffect/internal/effectproof"
@@ -26,7 +26,7 @@ import (
 type Options struct {
 	// Target is the server: a command, whose arguments may hold {dir},
 	// or a URL with headers. Its Timeout is not used: ctx bounds Run.
-	Target audit.Target
+	Target connect.Target
 	// SQLiteReader is the command that prints a SQLite database's rows
 	// as records, given the file after its arguments: mcpeffect-sqlite.
 	SQLiteReader []string
@@ -89,7 +89,7 @@ func Run(ctx context.Context, f *File, o Options) (*Report, error) {
 	r.used = make([]bool, len(f.State.LeaveOut))
 	r.flagged = make([]bool, len(f.State.Flags))
 
-	listed := map[string]audit.Listed{}
+	listed := map[string]connect.Listed{}
 	for _, t := range tools {
 		listed[t.Name] = t
 	}
@@ -164,7 +164,7 @@ type runner struct {
 
 // tool runs the examples of one tool and gives its verdict, as
 // mcpeffecttest.Verify does.
-func (r *runner) tool(ctx context.Context, t audit.Listed, examples []int) ToolReport {
+func (r *runner) tool(ctx context.Context, t connect.Listed, examples []int) ToolReport {
 	hints, err := host.ParseHints(t.Annotations)
 	tr := ToolReport{Name: t.Name, Hints: hints}
 	if err != nil {
@@ -189,7 +189,7 @@ func (r *runner) tool(ctx context.Context, t audit.Listed, examples []int) ToolR
 			schema = s
 		}
 	}
-	rule, err := audit.PublishedRule(t.Meta)
+	rule, err := t.Rule()
 	if err != nil {
 		tr.Verdict, tr.Reason = Failed, fmt.Sprintf("the outcomes it publishes in its _meta cannot be read: %v", err)
 		return tr
@@ -386,7 +386,7 @@ type instance struct {
 	r        *runner
 	dir      string
 	vars     vars
-	sessions map[string]*audit.Session
+	sessions map[string]*connect.Session
 }
 
 func (r *runner) newInstance(ctx context.Context) (*instance, error) {
@@ -394,7 +394,7 @@ func (r *runner) newInstance(ctx context.Context) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	inst := &instance{r: r, dir: dir, vars: vars{"dir": dir}, sessions: map[string]*audit.Session{}}
+	inst := &instance{r: r, dir: dir, vars: vars{"dir": dir}, sessions: map[string]*connect.Session{}}
 	if len(r.f.Reset) > 0 {
 		args, err := inst.vars.texts(r.f.Reset)
 		if err == nil {
@@ -412,7 +412,7 @@ func (r *runner) newInstance(ctx context.Context) (*instance, error) {
 }
 
 // session returns the session of the caller called name, opening it.
-func (inst *instance) session(ctx context.Context, name string) (*audit.Session, error) {
+func (inst *instance) session(ctx context.Context, name string) (*connect.Session, error) {
 	if name == "default" {
 		name = ""
 	}

@@ -1,4 +1,4 @@
-package audit
+package connect
 
 import (
 	"bytes"
@@ -12,6 +12,26 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// Server describes a server as it introduced itself.
+type Server struct {
+	Name            string `json:"name"`
+	Title           string `json:"title,omitempty"`
+	Version         string `json:"version"`
+	ProtocolVersion string `json:"protocolVersion"`
+}
+
+// A Listed is a tool as a server listed it: its name, title and
+// description, and its input schema, annotations object and _meta object
+// exactly as received (nil if it had none).
+type Listed struct {
+	Name        string          `json:"name"`
+	Title       string          `json:"title,omitempty"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	Annotations json.RawMessage `json:"annotations,omitempty"`
+	Meta        json.RawMessage `json:"_meta,omitempty"`
+}
 
 // List connects to the server over t and returns how it introduced
 // itself and every tool it lists, following pagination, with each tool's
