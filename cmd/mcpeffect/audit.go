@@ -16,6 +16,7 @@ import (
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/progress"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/write"
 )
 
 const auditUsage = `usage: mcpeffect audit [-format text|json|sarif|markdown] [-host NAME,...|all] [-profile NAME,...|all] [-fail-on warning|error] [-timeout d] -- command [args...]
@@ -162,14 +163,14 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 
 	switch o.output.format {
-	case audit.FormatJSON:
-		err = writeJSON(stdout, report)
-	case audit.FormatSARIF:
-		err = audit.WriteSARIF(stdout, report, o.output.locationOr(target.String()), version())
-	case audit.FormatMarkdown:
-		err = audit.WriteMarkdown(stdout, report)
+	case write.FormatJSON:
+		err = write.JSON(stdout, report)
+	case write.FormatSARIF:
+		err = write.AuditSARIF(stdout, report, o.output.locationOr(target.String()), version())
+	case write.FormatMarkdown:
+		err = write.AuditMarkdown(stdout, report)
 	default:
-		err = audit.WriteText(stdout, report, useColor(stdout))
+		err = write.AuditText(stdout, report, useColor(stdout))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpeffect audit: writing the report: %v\n", err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/write"
 )
 
 const diffUsage = `usage: mcpeffect diff [-format text|json|sarif|markdown] [-header "Name: value"]... [-timeout d] OLD NEW
@@ -183,14 +184,14 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	d := audit.Diff(snaps[0], snaps[1])
 	var err error
 	switch o.output.format {
-	case audit.FormatJSON:
-		err = writeJSON(stdout, d)
-	case audit.FormatSARIF:
-		err = audit.WriteDiffSARIF(stdout, d, o.output.locationOr(d.New.Source), version())
-	case audit.FormatMarkdown:
-		err = audit.WriteDiffMarkdown(stdout, d)
+	case write.FormatJSON:
+		err = write.JSON(stdout, d)
+	case write.FormatSARIF:
+		err = write.DiffSARIF(stdout, d, o.output.locationOr(d.New.Source), version())
+	case write.FormatMarkdown:
+		err = write.DiffMarkdown(stdout, d)
 	default:
-		err = audit.WriteDiffText(stdout, d, useColor(stdout))
+		err = write.DiffText(stdout, d, useColor(stdout))
 	}
 	if err != nil {
 		return fail("writing the diff: %v", err)

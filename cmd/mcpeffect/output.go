@@ -1,31 +1,30 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"io"
 	"runtime/debug"
 	"strconv"
 	"strings"
 
-	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/progress"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/write"
 )
 
 // outputFlags are the flags that say how a command writes its result, the
 // same for every command: -format, its alias -json, and -location for
 // SARIF.
 type outputFlags struct {
-	format   audit.Format
+	format   write.Format
 	location string
 }
 
 // register defines the flags on fs; what names what the command writes,
 // and where what the SARIF results point at when -location is not given;
 // extra are the command's formats besides those of every command.
-func (o *outputFlags) register(fs *flag.FlagSet, what, where string, extra ...audit.Format) {
-	o.format = audit.FormatText
-	formats := append(audit.Formats(), extra...)
+func (o *outputFlags) register(fs *flag.FlagSet, what, where string, extra ...write.Format) {
+	o.format = write.FormatText
+	formats := append(write.Formats(), extra...)
 	names := make([]string, len(formats))
 	for i, f := range formats {
 		names[i] = string(f)
@@ -33,7 +32,7 @@ func (o *outputFlags) register(fs *flag.FlagSet, what, where string, extra ...au
 	names[0] = "`" + names[0] + "`"
 	list := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 	fs.Func("format", "write the "+what+" as "+list+" (default text)", func(s string) error {
-		f, err := audit.ParseFormatOf(s, formats)
+		f, err := write.ParseFormatOf(s, formats)
 		if err == nil {
 			o.format = f
 		}
@@ -45,9 +44,9 @@ func (o *outputFlags) register(fs *flag.FlagSet, what, where string, extra ...au
 			return err
 		}
 		if on {
-			o.format = audit.FormatJSON
-		} else if o.format == audit.FormatJSON {
-			o.format = audit.FormatText
+			o.format = write.FormatJSON
+		} else if o.format == write.FormatJSON {
+			o.format = write.FormatText
 		}
 		return nil
 	})
@@ -60,13 +59,6 @@ func (o *outputFlags) locationOr(def string) string {
 		return o.location
 	}
 	return def
-}
-
-// writeJSON writes v as indented JSON.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 // version returns the version of mcpeffect, as the Go toolchain stamped

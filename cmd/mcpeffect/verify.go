@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/verify"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/write"
 )
 
 const verifyUsage = `usage: mcpeffect verify -examples FILE [-format text|json|sarif|markdown|justification] [-timeout d] [-parallel n] [-sqlite-reader PATH] -- command [args...]
@@ -179,7 +179,7 @@ func verifyFlags() (*flag.FlagSet, *verifyOptions) {
 	o := &verifyOptions{header: headerFlag{}}
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.StringVar(&o.examples, "examples", "", "the examples `FILE`")
-	o.output.register(fs, "report", "the examples file, each result at its tool's first example", audit.FormatJustification)
+	o.output.register(fs, "report", "the examples file, each result at its tool's first example", write.FormatJustification)
 	fs.StringVar(&o.url, "url", "", "verify the Streamable HTTP endpoint at `URL`")
 	fs.Var(o.header, "header", "add the header `\"Name: value\"` to every HTTP request (repeatable)")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "give up after this `duration`; 0 waits for ever")
@@ -250,22 +250,22 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitError
 	}
 	switch o.output.format {
-	case audit.FormatJSON:
-		err = writeJSON(stdout, report)
-	case audit.FormatSARIF:
+	case write.FormatJSON:
+		err = write.JSON(stdout, report)
+	case write.FormatSARIF:
 		// The results point at the examples file, each at its tool's
 		// first example, unless -location names another file.
-		loc := verify.SARIFLocation{URI: o.output.location}
+		loc := write.SARIFLocation{URI: o.output.location}
 		if loc.URI == "" {
-			loc = verify.SARIFLocation{URI: repositoryPath(o.examples), Line: f.ExampleLine}
+			loc = write.SARIFLocation{URI: repositoryPath(o.examples), Line: f.ExampleLine}
 		}
-		err = verify.WriteSARIF(stdout, report, loc, version())
-	case audit.FormatMarkdown:
-		err = verify.WriteMarkdown(stdout, report)
-	case audit.FormatJustification:
-		err = verify.WriteJustification(stdout, report)
+		err = write.VerifySARIF(stdout, report, loc, version())
+	case write.FormatMarkdown:
+		err = write.VerifyMarkdown(stdout, report)
+	case write.FormatJustification:
+		err = write.Justification(stdout, report)
 	default:
-		err = verify.WriteText(stdout, report)
+		err = write.VerifyText(stdout, report)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpeffect verify: writing the report: %v\n", err)

@@ -255,29 +255,6 @@ func TestReadSnapshot(t *testing.T) {
 	}
 }
 
-func TestWriteDiffText(t *testing.T) {
-	old := snapshot(t, `{"readOnlyHint": true, "openWorldHint": false}`, "Reads.")
-	old.Source, old.Kind = "old.json", "report"
-	new := snapshot(t, `{"readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}`, "Reads.")
-	new.Source = "./server"
-	var b bytes.Buffer
-	if err := WriteDiffText(&b, Diff(old, new), false); err != nil {
-		t.Fatal(err)
-	}
-	const want = `old: old.json (report, server s): 1 tool
-new: ./server (live, server s): 1 tool
-
-         TOOL  CHANGE              DETAIL
-widened  t     read-to-write       now a write, was a read (readOnlyHint true → false)
-widened  t     now-non-idempotent  now not idempotent, was idempotent (idempotentHint missing → false)
-
-1 tool widened, 0 narrowed, 0 otherwise changed; 0 added, 0 removed. A widening fails the diff.
-`
-	if b.String() != want {
-		t.Errorf("text:\n%s\nwant:\n%s", b.String(), want)
-	}
-}
-
 // outcomesSnapshot returns a live snapshot of one tool "t" with the hints
 // given, publishing the outcomes given (the value of the key, or "").
 func outcomesSnapshot(t *testing.T, annotations, outcomes string) Snapshot {

@@ -8,8 +8,9 @@ import (
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 )
 
-// outcomeName names an outcome o of t for people: see [outcomeName].
-func (t Tool) outcomeName(o connect.PublishedOutcome) string {
+// OutcomeName names an outcome o of t for people: action="get", or,
+// in the general form, calls of effect write.
+func (t Tool) OutcomeName(o connect.PublishedOutcome) string {
 	return outcomeName(t.Argument, mcpeffect.Outcome{Value: o.Value, Effect: o.Effect})
 }
 
@@ -39,7 +40,7 @@ func checkOutcomes(t Tool, err error) []Finding {
 		if w := widerAxes(o.Effect, t.Effect); len(w) > 0 {
 			what := "some calls are"
 			if t.Argument != "" {
-				what = t.outcomeName(o) + " is"
+				what = t.OutcomeName(o) + " is"
 			}
 			wider = append(wider, fmt.Sprintf("%s %s (beyond %s)", what, o.Effect, strings.Join(w, ", ")))
 		}

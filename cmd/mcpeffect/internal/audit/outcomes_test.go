@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
@@ -332,59 +331,5 @@ func TestHostOutcomes(t *testing.T) {
 		if h.Counts.Asks+h.Counts.AsksAlways != 1 {
 			t.Errorf("%s/%s counts %+v: outcomes are not tools", h.Host, h.Mode, h.Counts)
 		}
-	}
-}
-
-// TestWriteTextOutcomes writes a report with published outcomes, in both
-// forms, for one host.
-func TestWriteTextOutcomes(t *testing.T) {
-	r, err := Review(connect.Server{Name: "pods", Version: "1", ProtocolVersion: "2025-11-25"}, []connect.Listed{
-		{Name: "pods", Annotations: json.RawMessage(hintsDestructive), Meta: json.RawMessage(`{"io.modelcontextprotocol/tool-resolution": {"resolvable": true}, ` +
-			`"` + mcpeffect.OutcomesMetaKey + `": {"argument": "action", "outcomes": [{"value": "delete", ` + outDestructive + `}, {"value": "get", ` + outRead + `}, {"value": "\u001b[2J", ` + outRead + `}]}}`)},
-		{Name: "update_issue", Annotations: json.RawMessage(hintsDestructive), Meta: json.RawMessage(outcomesMeta(`{"outcomes": [{` + outWrite + `}, {` + outDestructive + `}]}`))},
-		{Name: "get_note", Annotations: json.RawMessage(hintsRead)},
-	}, &Options{Hosts: []HostProfile{profile(t, "vscode", "manual")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const want = `pods 1 (MCP 2025-11-25): 3 tools
-
-TOOL                READ-ONLY  DESTRUCTIVE  IDEMPOTENT  OPEN-WORLD  EFFECT
-pods                false      true         false       false       write|destructive
-  action="delete"   false      true         true        false       write|destructive|idempotent
-  action="get"      true       false        true        false       read
-  action="\x1b[2J"  true       false        true        false       read
-update_issue        false      true         false       false       write|destructive
-  some calls        false      false        false       false       write
-  some calls        false      true         true        false       write|destructive|idempotent
-get_note            true       false        true        false       read
-indented: an outcome of the tool's calls, as the server claims it (_meta "io.github.mcpeffect/outcomes"); hosts decide from the tool's hints
-resolvable (tool-resolution extension, experimental): pods
-
-No findings.
-
-3 tools: 1 read, 2 writes (2 destructive, 0 idempotent), 0 open-world. 0 errors, 0 warnings.
-
-Hosts: what each does before a call, from the hints. Profiles go stale: each says when its source was read.
-
-TOOL                MANUAL
-pods                asks
-  action="delete"   asks
-  action="get"      asks (own hints: runs)
-  action="\x1b[2J"  asks (own hints: runs)
-update_issue        asks
-  some calls        asks
-  some calls        asks
-get_note            runs
-indented: the calls of each outcome get what the tool gets: hosts decide from its hints
-(own hints: x): what the host would do with the outcome's hints, which it does not learn before a call
-`
-	var b bytes.Buffer
-	if err := WriteText(&b, r, false); err != nil {
-		t.Fatal(err)
-	}
-	got, _, _ := strings.Cut(b.String(), "\nVS Code")
-	if got != want {
-		t.Errorf("text:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -2,7 +2,6 @@ package verify
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -31,12 +30,12 @@ const (
 	NotExamined Verdict = "not examined"
 )
 
-// What one example came to.
+// What one example came to, its Result.
 const (
-	resultShown   = "shown"   // its calls did what the hints allow
-	resultLie     = "lie"     // they did not
-	resultRefused = "refused" // it failed, as expected, and changed nothing
-	resultFailed  = "failed"  // it could not be run as written
+	ResultShown   = "shown"   // its calls did what the hints allow
+	ResultLie     = "lie"     // they did not
+	ResultRefused = "refused" // it failed, as expected, and changed nothing
+	ResultFailed  = "failed"  // it could not be run as written
 )
 
 // A Report is what verify found.
@@ -214,91 +213,3 @@ func (r *Report) Failing() bool {
 	}
 	return false
 }
-
-// WriteText writes the report for people. Every text that came from the
-// server or the state is made printable.
-func WriteText(w io.Writer, r *Report) error {
-	var b strings.Builder
-	name := r.Server.Name
-	if name == "" {
-		name = "(unnamed)"
-	}
-	fmt.Fprintf(&b, "server %s %s: %d tools\n\n", effectproof.Printable(name, 100), effectproof.Printable(r.Server.Version, 50), len(r.Tools))
-	for _, t := range r.Tools {
-		fmt.Fprintf(&b, "  %-14s %-30s %s\n", t.Verdict, effectproof.Printable(t.Name, 100), t.Effect)
-		if t.Rule != "" {
-			// The server's own words: its outcomes' values.
-			fmt.Fprintf(&b, "      outcomes %s\n", effectproof.Printable(t.Rule, effectproof.MaxShownError))
-		}
-		if t.Reason != "" && t.Verdict != Proven {
-			fmt.Fprintf(&b, "      %s\n", t.Reason)
-		}
-		for _, ex := range t.Examples {
-			if ex.Error != "" {
-				fmt.Fprintf(&b, "      example %q failed: %s\n", ex.Name, indent(ex.Error))
-			}
-			for _, l := range ex.Lies {
-				fmt.Fprintf(&b, "      %s\n", indent(l.Message))
-			}
-			writeCalls(&b, ex)
-		}
-		for _, c := range t.Claims {
-			if t.Waived != "" {
-				fmt.Fprintf(&b, "      %s; waived: %s\n", c, t.Waived)
-			} else {
-				fmt.Fprintf(&b, "      %s\n", c)
-			}
-		}
-	}
-	if len(r.Problems) > 0 {
-		b.WriteString("\nProblems:\n")
-		for _, p := range r.Problems {
-			fmt.Fprintf(&b, "  %s\n", p)
-		}
-	}
-	if len(r.LeftOut) > 0 {
-		b.WriteString("\nLeft out of the state, as bookkeeping:\n")
-		for _, l := range r.LeftOut {
-			what := "records " + l.Record
-			if l.Field != "" {
-				what = fmt.Sprintf("%s of records %s", l.Field, l.Record)
-			}
-			fmt.Fprintf(&b, "  %s: %s\n", what, l.Reason)
-		}
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "note: %s\n", n)
-	}
-	fmt.Fprintf(&b, "\n%d proven, %d lie, %d over-cautious, %d failed, %d not examined\n",
-		r.Summary[Proven], r.Summary[Lie], r.Summary[Overcautious], r.Summary[Failed], r.Summary[NotExamined])
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// shownInText is how many changes of one call the text shows; JSON
-// shows effectproof.MaxShownChanges.
-const shownInText = 5
-
-// writeCalls writes what each call of ex changed, one line a change.
-func writeCalls(b *strings.Builder, ex ExampleReport) {
-	for _, c := range []struct {
-		when string
-		r    *CallReport
-	}{{"first call", ex.First}, {"repeat", ex.Repeat}} {
-		switch {
-		case c.r == nil:
-		case c.r.Count == 0:
-			fmt.Fprintf(b, "      example %q, %s: changed nothing\n", ex.Name, c.when)
-		default:
-			fmt.Fprintf(b, "      example %q, %s: changed %d\n", ex.Name, c.when, c.r.Count)
-			for _, ch := range c.r.Changes[:min(len(c.r.Changes), shownInText)] {
-				fmt.Fprintf(b, "          %s\n", ch)
-			}
-			if more := c.r.Count - min(len(c.r.Changes), shownInText); more > 0 {
-				fmt.Fprintf(b, "          … and %d more (-format json shows %d)\n", more, effectproof.MaxShownChanges)
-			}
-		}
-	}
-}
-
-func indent(s string) string { return strings.ReplaceAll(s, "\n\t", "\n\t    ") }

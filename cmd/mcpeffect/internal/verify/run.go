@@ -212,7 +212,7 @@ func (r *runner) tool(ctx context.Context, t connect.Listed, examples []int) Too
 		}
 		byEffect[held].Merge(out)
 		lied = lied || len(er.Lies) > 0
-		complete = complete && er.Result != resultFailed && !lied
+		complete = complete && er.Result != ResultFailed && !lied
 	}
 	switch {
 	case lied:
@@ -265,7 +265,7 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 	at := fmt.Sprintf("tool %q, example %q", tool, name)
 	held = e
 	failed := func(format string, args ...any) (ExampleReport, effectproof.Evidence, mcpeffect.Effect) {
-		er.Result = resultFailed
+		er.Result = ResultFailed
 		er.Error = fmt.Sprintf(format, args...)
 		return er, effectproof.Evidence{}, held
 	}
@@ -351,12 +351,12 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 	case res.Failure != "":
 		return failed("%s", res.Failure)
 	case res.Refused:
-		er.Result = resultRefused
+		er.Result = ResultRefused
 		return er, effectproof.Evidence{}, held
 	}
-	er.Result = resultShown
+	er.Result = ResultShown
 	for _, l := range res.Lies {
-		er.Result = resultLie
+		er.Result = ResultLie
 		lr := LieReport{Rule: l.Rule, When: l.When, Message: l.Message}
 		for _, c := range l.Changes {
 			lr.Changes = append(lr.Changes, changeReport(c))

@@ -1,8 +1,10 @@
 // Package verify is mcpeffect verify: the proof, from outside, that the
 // hints each tool of an MCP server advertises are true, by calling it on
-// a known state and comparing the state before and after. It judges
-// through internal/effectproof, the engine mcpeffecttest.Verify uses, so
-// that the command and the Go helper cannot disagree.
+// a known state and comparing the state before and after. Each example
+// runs through effectproof.Prove, the procedure mcpeffecttest.Verify runs
+// too, so that the command and the Go helper cannot disagree; the
+// servers are reached through package connect, and the report is
+// written by package write.
 package verify
 
 import (

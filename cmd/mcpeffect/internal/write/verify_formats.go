@@ -1,4 +1,4 @@
-package verify
+package write
 
 import (
 	"fmt"
@@ -6,26 +6,26 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/sarif"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/verify"
 	"github.com/mcpeffect/mcpeffect/internal/effectproof"
 )
 
 // The rules of verify's SARIF results: one for each verdict that is not
 // a proof.
 var sarifRules = []struct {
-	verdict Verdict
+	verdict verify.Verdict
 	level   string
 	summary string
 	help    string
 }{
-	{Lie, sarif.LevelError, "a tool did what its hints say it does not",
+	{verify.Lie, sarif.LevelError, "a tool did what its hints say it does not",
 		"A call of the tool changed the state where its hints say it does not: a read that wrote, a non-destructive write that changed or removed a value, an idempotent write whose repeat changed more. Hosts that run it without asking are misled: fix the tool or its hints."},
-	{Failed, sarif.LevelError, "an example of the tool could not be run as written",
+	{verify.Failed, sarif.LevelError, "an example of the tool could not be run as written",
 		"A fixture failed, the call failed, or an expected error did not come: the proof of this tool did not run. Fix the example, or the server."},
-	{Overcautious, sarif.LevelWarning, "the hints claim more than the tool did",
+	{verify.Overcautious, sarif.LevelWarning, "the hints claim more than the tool did",
 		"The hints claim an effect that no example showed, such as destructiveHint on a tool that destroyed nothing: hosts ask where they need not. Give an example that shows it, narrow the hints, or waive the claim with a reason."},
-	{NotExamined, sarif.LevelNote, "the tool has no example",
+	{verify.NotExamined, sarif.LevelNote, "the tool has no example",
 		"Nothing proved or disproved the tool's hints: give it an example, or skip it with a reason."},
 }
 
@@ -41,11 +41,11 @@ type SARIFLocation struct {
 	Line func(tool string) int
 }
 
-// WriteSARIF writes r as a SARIF 2.1.0 log: a result for each tool whose
+// VerifySARIF writes r as a SARIF 2.1.0 log: a result for each tool whose
 // verdict is not a proof, at the level of its verdict, located at loc and
 // named by the server and the tool.
-func WriteSARIF(w io.Writer, r *Report, loc SARIFLocation, version string) error {
-	d := sarif.Driver{Name: "mcpeffect verify", Version: version, InformationURI: audit.InformationURI}
+func VerifySARIF(w io.Writer, r *verify.Report, loc SARIFLocation, version string) error {
+	d := sarif.Driver{Name: "mcpeffect verify", Version: version, InformationURI: informationURI}
 	for _, rule := range sarifRules {
 		d.Rules = append(d.Rules, sarif.Rule{
 			ID:                   sarifRuleID(rule.verdict),
@@ -57,7 +57,7 @@ func WriteSARIF(w io.Writer, r *Report, loc SARIFLocation, version string) error
 	log := sarif.New(d)
 	server := effectproof.Printable(r.Server.Name, 100)
 	for _, t := range r.Tools {
-		if t.Verdict == Proven {
+		if t.Verdict == verify.Proven {
 			continue
 		}
 		level := sarif.LevelNote
@@ -77,11 +77,11 @@ func WriteSARIF(w io.Writer, r *Report, loc SARIFLocation, version string) error
 	return log.Write(w)
 }
 
-func sarifRuleID(v Verdict) string { return "verify-" + strings.ReplaceAll(string(v), " ", "-") }
+func sarifRuleID(v verify.Verdict) string { return "verify-" + strings.ReplaceAll(string(v), " ", "-") }
 
 // oneLine says in one line why a tool got its verdict: its reason, and
 // the first lie with its record and field.
-func oneLine(t ToolReport) string {
+func oneLine(t verify.ToolReport) string {
 	parts := []string{}
 	if t.Reason != "" {
 		parts = append(parts, t.Reason)
@@ -103,13 +103,13 @@ func oneLine(t ToolReport) string {
 		parts = append(parts, s)
 		break
 	}
-	if !slices.ContainsFunc(t.Examples, func(e ExampleReport) bool { return len(e.Lies) > 0 }) {
+	if !slices.ContainsFunc(t.Examples, func(e verify.ExampleReport) bool { return len(e.Lies) > 0 }) {
 		// What the calls did, where no lie shows it: a write that
 		// changed nothing, the state an expected error left changed.
 		for _, e := range t.Examples {
 			for _, c := range []struct {
 				when string
-				r    *CallReport
+				r    *verify.CallReport
 			}{{"first call", e.First}, {"repeat", e.Repeat}} {
 				if c.r != nil {
 					parts = append(parts, fmt.Sprintf("example %s, %s changed %s", e.Name, c.when, c.r.String(1)))
@@ -120,14 +120,14 @@ func oneLine(t ToolReport) string {
 	return effectproof.Printable(strings.Join(parts, "; "), 2000)
 }
 
-// WriteMarkdown writes r as Markdown for a pull-request comment: the
+// VerifyMarkdown writes r as Markdown for a pull-request comment: the
 // summary, then a table of the tools whose verdict is not a proof, one
 // line each, escaped so that nothing a server wrote adds markup.
-func WriteMarkdown(w io.Writer, r *Report) error {
+func VerifyMarkdown(w io.Writer, r *verify.Report) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**mcpeffect verify** of %s: ", audit.MarkdownText(r.Server.Name))
+	fmt.Fprintf(&b, "**mcpeffect verify** of %s: ", MarkdownText(r.Server.Name))
 	var counts []string
-	for _, v := range []Verdict{Proven, Lie, Overcautious, Failed, NotExamined} {
+	for _, v := range []verify.Verdict{verify.Proven, verify.Lie, verify.Overcautious, verify.Failed, verify.NotExamined} {
 		if n := r.Summary[v]; n > 0 {
 			counts = append(counts, fmt.Sprintf("%d %s", n, v))
 		}
@@ -138,17 +138,17 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	b.WriteString(strings.Join(counts, ", ") + ".\n")
 	rows := 0
 	for _, t := range r.Tools {
-		if t.Verdict == Proven {
+		if t.Verdict == verify.Proven {
 			continue
 		}
 		if rows == 0 {
 			b.WriteString("\n| tool | verdict | why |\n| --- | --- | --- |\n")
 		}
 		rows++
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", markdownCode(t.Name), t.Verdict, audit.MarkdownText(oneLine(t)))
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", markdownCode(t.Name), t.Verdict, MarkdownText(oneLine(t)))
 	}
 	for _, p := range r.Problems {
-		fmt.Fprintf(&b, "\n- %s", audit.MarkdownText(p))
+		fmt.Fprintf(&b, "\n- %s", MarkdownText(p))
 	}
 	if len(r.Problems) > 0 {
 		b.WriteString("\n")
@@ -160,7 +160,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 
 // writeMarkdownCalls writes, folded, what each call of each example
 // changed: a list item for each example, every text escaped.
-func writeMarkdownCalls(b *strings.Builder, r *Report) {
+func writeMarkdownCalls(b *strings.Builder, r *verify.Report) {
 	first := true
 	for _, t := range r.Tools {
 		for _, e := range t.Examples {
@@ -171,13 +171,13 @@ func writeMarkdownCalls(b *strings.Builder, r *Report) {
 				b.WriteString("\n<details><summary>What each call changed</summary>\n\n")
 				first = false
 			}
-			fmt.Fprintf(b, "- %s, example %s:", markdownCode(t.Name), audit.MarkdownText(e.Name))
+			fmt.Fprintf(b, "- %s, example %s:", markdownCode(t.Name), MarkdownText(e.Name))
 			for _, c := range []struct {
 				when string
-				r    *CallReport
+				r    *verify.CallReport
 			}{{"first call", e.First}, {"repeat", e.Repeat}} {
 				if c.r != nil {
-					fmt.Fprintf(b, " %s changed %s.", c.when, audit.MarkdownText(c.r.String(shownInText)))
+					fmt.Fprintf(b, " %s changed %s.", c.when, MarkdownText(c.r.String(shownInText)))
 				}
 			}
 			b.WriteString("\n")

@@ -1,4 +1,4 @@
-package audit
+package write
 
 import (
 	"bufio"
@@ -11,10 +11,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 )
 
-// WriteText writes r for people: a line about the server, a table of the
+// AuditText writes r for people: a line about the server, a table of the
 // tools with their hints and effect, the findings, and a summary. A hint
 // the server left out is shown in parentheses, with the value hosts
 // assume, or as n/a where it does not apply (a read's destructiveHint and
@@ -25,7 +26,7 @@ import (
 // Text that the server sent is written as a Go quoted string when it holds
 // characters that are not printable, so a server cannot send escapes to
 // the terminal.
-func WriteText(w io.Writer, r *Report, color bool) error {
+func AuditText(w io.Writer, r *audit.Report, color bool) error {
 	bw := bufio.NewWriter(w)
 	st := styles(color)
 
@@ -59,7 +60,7 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 			row = append(row, cell{text: t.Effect.String()})
 			tools = append(tools, row)
 			for _, o := range t.Outcomes {
-				row := []cell{{text: "  " + t.outcomeLabel(o)}}
+				row := []cell{{text: "  " + outcomeLabel(t, o)}}
 				for _, h := range [...]*bool{o.ReadOnly, o.Destructive, o.Idempotent, o.OpenWorld} {
 					row = append(row, cell{text: strconv.FormatBool(*h)})
 				}
@@ -107,7 +108,7 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 // host, a table of each tool's outcome in each of its modes, then a
 // summary of each mode with its notes and source; for several, the
 // summaries alone.
-func writeHosts(w io.Writer, r *Report, st palette) {
+func writeHosts(w io.Writer, r *audit.Report, st palette) {
 	if len(r.Hosts) == 0 {
 		return
 	}
@@ -130,11 +131,11 @@ func writeHosts(w io.Writer, r *Report, st palette) {
 			rows = append(rows, row)
 			for j, o := range t.Outcomes {
 				published = true
-				row := []cell{{text: "  " + t.outcomeLabel(o)}}
+				row := []cell{{text: "  " + outcomeLabel(t, o)}}
 				for _, h := range r.Hosts {
 					ho := h.Tools[i].Outcomes[j]
-					text := describeAction(HostTool{Action: ho.Action, ReviewsOutput: ho.ReviewsOutput})
-					if own := describeAction(HostTool{Action: ho.WithOwnHints, ReviewsOutput: ho.OwnReviewsOutput}); own != text {
+					text := describeAction(audit.HostTool{Action: ho.Action, ReviewsOutput: ho.ReviewsOutput})
+					if own := describeAction(audit.HostTool{Action: ho.WithOwnHints, ReviewsOutput: ho.OwnReviewsOutput}); own != text {
 						text += " (own hints: " + own + ")"
 					}
 					row = append(row, cell{text: text})
@@ -163,7 +164,7 @@ func writeHosts(w io.Writer, r *Report, st palette) {
 	}
 	if !one {
 		fmt.Fprintln(w, "Each tool's outcome: -host NAME for one host, or -json.")
-		if slices.ContainsFunc(r.Tools, func(t Tool) bool { return len(t.Outcomes) > 0 }) {
+		if slices.ContainsFunc(r.Tools, func(t audit.Tool) bool { return len(t.Outcomes) > 0 }) {
 			fmt.Fprintln(w, "The calls of each outcome a tool publishes get what the tool gets: hosts decide from its hints, the worst case.")
 		}
 	}
@@ -171,7 +172,7 @@ func writeHosts(w io.Writer, r *Report, st palette) {
 
 // writeOutcomesLegend says what the indented rows of published outcomes
 // are, and which tools the server marks resolvable, if any.
-func writeOutcomesLegend(w io.Writer, r *Report, st palette) {
+func writeOutcomesLegend(w io.Writer, r *audit.Report, st palette) {
 	var published bool
 	var resolvable []string
 	for _, t := range r.Tools {
@@ -194,22 +195,22 @@ func writeOutcomesLegend(w io.Writer, r *Report, st palette) {
 // outcomeLabel names an outcome of t in a table: `action="get"` in the
 // common form, "some calls" in the general form, where the server
 // computes each call's outcome from its arguments.
-func (t Tool) outcomeLabel(o connect.PublishedOutcome) string {
+func outcomeLabel(t audit.Tool, o connect.PublishedOutcome) string {
 	if t.Argument == "" {
 		return "some calls"
 	}
-	return t.outcomeName(o)
+	return t.OutcomeName(o)
 }
 
 // describeAction says what a host does with a tool, in a table cell.
-func describeAction(t HostTool) string {
-	s := map[HostAction]string{
-		Refused:    "refused",
-		AsksAlways: "always asks",
-		Asks:       "asks",
-		Judged:     "a model judges",
-		Runs:       "runs",
-		Settings:   "by its settings",
+func describeAction(t audit.HostTool) string {
+	s := map[audit.HostAction]string{
+		audit.Refused:    "refused",
+		audit.AsksAlways: "always asks",
+		audit.Asks:       "asks",
+		audit.Judged:     "a model judges",
+		audit.Runs:       "runs",
+		audit.Settings:   "by its settings",
 	}[t.Action]
 	if t.ReviewsOutput {
 		s += ", output reviewed"
@@ -219,7 +220,7 @@ func describeAction(t HostTool) string {
 
 // writeDirectories writes the summary of each directory profile; their
 // findings are in the table of findings.
-func writeDirectories(w io.Writer, r *Report, st palette) {
+func writeDirectories(w io.Writer, r *audit.Report, st palette) {
 	if len(r.Directories) == 0 {
 		return
 	}
@@ -281,8 +282,8 @@ func styles(color bool) palette {
 	return palette{head: "\x1b[1m", missing: "\x1b[2m", error: "\x1b[1;31m", warning: "\x1b[33m", narrowed: "\x1b[32m"}
 }
 
-func (p palette) level(l Level) style {
-	if l == Error {
+func (p palette) level(l audit.Level) style {
+	if l == audit.Error {
 		return p.error
 	}
 	return p.warning
@@ -328,15 +329,15 @@ func writeTable(w io.Writer, rows [][]cell) {
 	}
 }
 
-// WriteDiffText writes d for people: the two sides, a table of the
+// DiffText writes d for people: the two sides, a table of the
 // changes, widenings first, then the tools added and removed, and a
 // summary. With color, widenings are in red and narrowings in green.
-func WriteDiffText(w io.Writer, d *DiffReport, color bool) error {
+func DiffText(w io.Writer, d *audit.DiffReport, color bool) error {
 	bw := bufio.NewWriter(w)
 	st := styles(color)
 	for _, side := range []struct {
 		name string
-		s    Snapshot
+		s    audit.Snapshot
 	}{{"old", d.Old}, {"new", d.New}} {
 		fmt.Fprintf(bw, "%s: %s (%s", side.name, printable(side.s.Source), side.s.Kind)
 		if side.s.Server.Name != "" {
@@ -347,16 +348,16 @@ func WriteDiffText(w io.Writer, d *DiffReport, color bool) error {
 	fmt.Fprintln(bw)
 
 	rows := [][]cell{{{"", st.head}, {"TOOL", st.head}, {"CHANGE", st.head}, {"DETAIL", st.head}}}
-	for _, dir := range []Direction{Widened, Narrowed, Changed} {
+	for _, dir := range []audit.Direction{audit.Widened, audit.Narrowed, audit.Changed} {
 		for _, c := range d.Changes {
 			if c.Direction != dir {
 				continue
 			}
 			s := style("")
 			switch dir {
-			case Widened:
+			case audit.Widened:
 				s = st.error
-			case Narrowed:
+			case audit.Narrowed:
 				s = st.narrowed
 			}
 			rows = append(rows, []cell{{string(dir), s}, {text: printable(c.Tool)}, {text: string(c.Kind)}, {text: printable(c.Message)}})

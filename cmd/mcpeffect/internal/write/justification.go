@@ -1,4 +1,4 @@
-package verify
+package write
 
 import (
 	"fmt"
@@ -6,11 +6,11 @@ import (
 	"strings"
 
 	"github.com/mcpeffect/mcpeffect"
-	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/verify"
 	"github.com/mcpeffect/mcpeffect/internal/effectproof"
 )
 
-// WriteJustification writes r as the justifications that app directories
+// Justification writes r as the justifications that app directories
 // ask for, one for each hint of each tool (the ChatGPT app directory's
 // form asks for readOnlyHint, destructiveHint and openWorldHint), in
 // Markdown: each drawn from what verify saw its examples do, the records
@@ -19,13 +19,13 @@ import (
 // the world outside), says so rather than claim a proof. A tool that is
 // not proven has its verdict and reason in place of a proof, and every
 // text that came from the server or the state is escaped.
-func WriteJustification(w io.Writer, r *Report) error {
+func Justification(w io.Writer, r *verify.Report) error {
 	var b strings.Builder
 	name := r.Server.Name
 	if name == "" {
 		name = "(unnamed)"
 	}
-	fmt.Fprintf(&b, "# Tool hint justifications: %s %s\n\n", audit.MarkdownText(name), audit.MarkdownText(r.Server.Version))
+	fmt.Fprintf(&b, "# Tool hint justifications: %s %s\n\n", MarkdownText(name), MarkdownText(r.Server.Version))
 	b.WriteString("Each justification is drawn from `mcpeffect verify`, which called each tool on a known state, " +
 		"each example on a fresh instance of the server, and compared the state before and after the call, " +
 		"and after a repeat of it with the same arguments")
@@ -48,7 +48,7 @@ func WriteJustification(w io.Writer, r *Report) error {
 			if l.Field != "" {
 				what = l.Field + " of records " + l.Record
 			}
-			b.WriteString(audit.MarkdownText(what + " (" + l.Reason + ")"))
+			b.WriteString(MarkdownText(what + " (" + l.Reason + ")"))
 		}
 		b.WriteString(".")
 	}
@@ -63,7 +63,7 @@ func WriteJustification(w io.Writer, r *Report) error {
 // A seen change is a change one call of an example made.
 type seen struct {
 	example, when string // the example's name; "call" or "repeat"
-	change        ChangeReport
+	change        verify.ChangeReport
 }
 
 func (s seen) String() string {
@@ -72,7 +72,7 @@ func (s seen) String() string {
 
 // changeWords says what a change did, for a sentence: "added record
 // …", "changed field … of record … from … to …".
-func changeWords(c ChangeReport) string {
+func changeWords(c verify.ChangeReport) string {
 	record, field := codeSpan(c.Record), codeSpan(c.Field)
 	switch c.Kind {
 	case "record added":
@@ -87,7 +87,7 @@ func changeWords(c ChangeReport) string {
 	return fmt.Sprintf("changed field %s of record %s from %s to %s", field, record, codeSpan(c.Before), codeSpan(c.After))
 }
 
-func quoteName(name string) string { return "“" + audit.MarkdownText(name) + "”" }
+func quoteName(name string) string { return "“" + MarkdownText(name) + "”" }
 
 // codeSpan writes text, made printable, as inline code, which Markdown
 // shows as it is: fenced by one backquote more than the longest run of
@@ -112,7 +112,7 @@ func codeSpan(text string) string {
 
 // destroys reports whether a change, as the report names its kind,
 // changed or removed a value that existed.
-func destroys(c ChangeReport) bool {
+func destroys(c verify.ChangeReport) bool {
 	return c.Kind == "field changed" || c.Kind == "field cleared" || c.Kind == "record removed"
 }
 
@@ -127,21 +127,21 @@ type observations struct {
 	onlyAdded        *seen    // the first change of a call that only added
 }
 
-func observe(t ToolReport) observations {
+func observe(t verify.ToolReport) observations {
 	var o observations
 	for _, e := range t.Examples {
 		switch e.Result {
-		case resultRefused:
+		case verify.ResultRefused:
 			o.refused = append(o.refused, e.Name)
 			continue
-		case resultShown, resultLie:
+		case verify.ResultShown, verify.ResultLie:
 			o.reached = append(o.reached, e.Name)
 		default:
 			continue
 		}
 		for _, c := range []struct {
 			when string
-			r    *CallReport
+			r    *verify.CallReport
 		}{{"call", e.First}, {"repeat", e.Repeat}} {
 			if c.r == nil || c.r.Count == 0 {
 				continue
@@ -185,7 +185,7 @@ func examplesText(names []string) string {
 	return fmt.Sprintf("%d %s (%s)", len(names), what, strings.Join(quoted, ", "))
 }
 
-func writeToolJustification(b *strings.Builder, t ToolReport) {
+func writeToolJustification(b *strings.Builder, t verify.ToolReport) {
 	fmt.Fprintf(b, "\n## %s\n\n", markdownCode(t.Name))
 	declared := func(h *bool, assumed bool) string {
 		switch {
@@ -196,8 +196,8 @@ func writeToolJustification(b *strings.Builder, t ToolReport) {
 		}
 	}
 	e, err := mcpeffect.ParseEffect(t.Effect)
-	if t.Verdict != Proven && t.Verdict != Overcautious || err != nil {
-		why := audit.MarkdownText(t.Reason)
+	if t.Verdict != verify.Proven && t.Verdict != verify.Overcautious || err != nil {
+		why := MarkdownText(t.Reason)
 		if l, ex, ok := firstLie(t); ok && len(l.Changes) > 0 {
 			when := strings.TrimPrefix(l.When, "its ")
 			if when == "first call" {
@@ -222,7 +222,7 @@ func writeToolJustification(b *strings.Builder, t ToolReport) {
 		fmt.Fprintf(b, " Its effect depends on its arguments, %s: each call was held to the outcome its arguments select, and to the hints.", codeSpan(t.Rule))
 	}
 	if t.Waived != "" {
-		fmt.Fprintf(b, " What its hints claim beyond its examples is waived: %s.", audit.MarkdownText(t.Waived))
+		fmt.Fprintf(b, " What its hints claim beyond its examples is waived: %s.", MarkdownText(t.Waived))
 	}
 	b.WriteString("\n\n")
 	h := t.Hints
@@ -276,19 +276,19 @@ func writeToolJustification(b *strings.Builder, t ToolReport) {
 
 // waived says why claims the examples do not show are waived, if they
 // are.
-func waived(t ToolReport) string {
+func waived(t verify.ToolReport) string {
 	if t.Waived != "" {
-		return " (waived: " + audit.MarkdownText(t.Waived) + ")"
+		return " (waived: " + MarkdownText(t.Waived) + ")"
 	}
 	return ""
 }
 
 // firstLie returns the first rule a call of t broke, and its example.
-func firstLie(t ToolReport) (LieReport, string, bool) {
+func firstLie(t verify.ToolReport) (verify.LieReport, string, bool) {
 	for _, ex := range t.Examples {
 		for _, l := range ex.Lies {
 			return l, ex.Name, true
 		}
 	}
-	return LieReport{}, "", false
+	return verify.LieReport{}, "", false
 }
