@@ -6,15 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
-	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/progress"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/write"
 )
@@ -111,26 +107,22 @@ Flags:
 
 // auditOptions holds the flags of the audit command.
 type auditOptions struct {
-	output  outputFlags
-	hosts   profileFlag[audit.HostProfile]
-	dirs    profileFlag[audit.DirectoryProfile]
-	failOn  audit.Level
-	url     string
-	header  headerFlag
-	timeout time.Duration
+	output outputFlags
+	hosts  profileFlag[audit.HostProfile]
+	dirs   profileFlag[audit.DirectoryProfile]
+	failOn audit.Level
+	server targetFlags
 }
 
 func auditFlags() (*flag.FlagSet, *auditOptions) {
-	o := &auditOptions{header: headerFlag{}}
+	o := &auditOptions{}
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
 	o.output.register(fs, "report", "the server's command or URL")
 	o.hosts.parse, o.dirs.parse = audit.SelectHosts, audit.SelectDirectories
 	fs.Var(&o.hosts, "host", "say what the hosts `NAME,...` (or all) do with each tool")
 	fs.Var(&o.dirs, "profile", "check the tools against the directory rules of `NAME,...` (or all): claude-directory, chatgpt-directory")
 	fs.TextVar(&o.failOn, "fail-on", audit.Error, "exit 1 on findings of this `level` or worse: warning or error")
-	fs.StringVar(&o.url, "url", "", "audit the Streamable HTTP endpoint at `URL`")
-	fs.Var(o.header, "header", "add the header `\"Name: value\"` to every HTTP request (repeatable)")
-	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "give up after this `duration`; 0 waits for ever")
+	o.server.register(fs, "audit", 30*time.Second)
 	return fs, o
 }
 
@@ -144,7 +136,7 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		return badUsage(stderr, err.Error())
 	}
-	target, msg := o.target(fs.Args())
+	target, msg := o.server.target(fs.Args())
 	if msg != "" {
 		return badUsage(stderr, msg)
 	}
@@ -182,44 +174,9 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return exitOK
 }
 
-// target returns the server that the flags and the command line args
-// name, or a message saying what is wrong with them.
-func (o *auditOptions) target(command []string) (connect.Target, string) {
-	t := connect.Target{Command: command, URL: o.url, Header: http.Header(o.header), Timeout: o.timeout}
-	switch {
-	case o.url != "" && len(command) > 0:
-		return t, "give either -url or a command to run, not both"
-	case o.url != "":
-		if err := checkURL(o.url); err != nil {
-			return t, err.Error()
-		}
-	case len(command) > 0:
-		if len(o.header) > 0 {
-			return t, "-header needs -url: a server run over stdio gets no HTTP headers"
-		}
-	default:
-		return t, "no server: give a command to run after --, or -url"
-	}
-	if o.timeout < 0 {
-		return t, fmt.Sprintf("-timeout %v is negative", o.timeout)
-	}
-	return t, ""
-}
-
 func badUsage(stderr io.Writer, msg string) int {
 	fmt.Fprintf(stderr, "mcpeffect audit: %s\n%s\nRun 'mcpeffect help audit' for details.\n", msg, auditUsage)
 	return exitError
-}
-
-func checkURL(s string) error {
-	u, err := url.Parse(s)
-	if err != nil {
-		return fmt.Errorf("-url %q: want an http:// or https:// URL: %v", s, err)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("-url %q: want an http:// or https:// URL", s)
-	}
-	return nil
 }
 
 // A profileFlag is a flag that names profiles, separated by commas; it
@@ -245,35 +202,6 @@ func (f *profileFlag[P]) Set(s string) error {
 	}
 	f.profiles = p
 	return nil
-}
-
-// A headerFlag collects the -header flags: "Name: value", repeatable.
-type headerFlag http.Header
-
-func (h headerFlag) String() string { return "" }
-
-func (h headerFlag) Set(s string) error {
-	name, value, ok := strings.Cut(s, ":")
-	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-	if !ok || name == "" {
-		return fmt.Errorf("%q is not a header: want \"Name: value\"", s)
-	}
-	if i := strings.IndexFunc(name, func(r rune) bool { return !isTokenRune(r) }); i >= 0 {
-		r, _ := utf8.DecodeRuneInString(name[i:])
-		return fmt.Errorf("header name %q: character %q is not allowed", name, r)
-	}
-	if strings.ContainsAny(value, "\r\n\x00") {
-		return fmt.Errorf("header %q: the value holds a line break or NUL", name)
-	}
-	http.Header(h).Add(name, value)
-	return nil
-}
-
-// isTokenRune reports whether r may appear in an HTTP header name (a
-// token of RFC 9110, section 5.6.2).
-func isTokenRune(r rune) bool {
-	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' ||
-		strings.ContainsRune("!#$%&'*+-.^_`|~", r)
 }
 
 // useColor reports whether output to w may be coloured: w is a terminal,

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -168,21 +167,17 @@ Flags:
 type verifyOptions struct {
 	examples string
 	output   outputFlags
-	url      string
-	header   headerFlag
-	timeout  time.Duration
+	server   targetFlags
 	sqlite   string
 	parallel int
 }
 
 func verifyFlags() (*flag.FlagSet, *verifyOptions) {
-	o := &verifyOptions{header: headerFlag{}}
+	o := &verifyOptions{}
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.StringVar(&o.examples, "examples", "", "the examples `FILE`")
 	o.output.register(fs, "report", "the examples file, each result at its tool's first example", write.FormatJustification)
-	fs.StringVar(&o.url, "url", "", "verify the Streamable HTTP endpoint at `URL`")
-	fs.Var(o.header, "header", "add the header `\"Name: value\"` to every HTTP request (repeatable)")
-	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "give up after this `duration`; 0 waits for ever")
+	o.server.register(fs, "verify", 5*time.Minute)
 	fs.IntVar(&o.parallel, "parallel", 1, "verify `n` tools at once, each example on an instance of its own (a command only)")
 	fs.StringVar(&o.sqlite, "sqlite-reader", "", "the `PATH` of mcpeffect-sqlite, which reads a SQLite state (default: beside mcpeffect, or on $PATH)")
 	return fs, o
@@ -205,23 +200,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if o.examples == "" {
 		return bad("no examples: give -examples FILE")
 	}
-	command := fs.Args()
-	switch {
-	case o.url != "" && len(command) > 0:
-		return bad("give either -url or a command to run, not both")
-	case o.url != "":
-		if err := checkURL(o.url); err != nil {
-			return bad(err.Error())
-		}
-	case len(command) > 0:
-		if len(o.header) > 0 {
-			return bad("-header needs -url: a server run over stdio gets no HTTP headers")
-		}
-	default:
-		return bad("no server: give a command to run after --, or -url")
-	}
-	if o.timeout < 0 {
-		return bad(fmt.Sprintf("-timeout %v is negative", o.timeout))
+	target, msg := o.server.target(fs.Args())
+	if msg != "" {
+		return bad(msg)
 	}
 	f, err := verify.ReadFile(o.examples)
 	if err != nil {
@@ -231,11 +212,11 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if o.parallel < 1 {
 		return bad(fmt.Sprintf("-parallel %d: want 1 or more", o.parallel))
 	}
-	opts := verify.Options{SQLiteReader: sqliteReader(o.sqlite), Parallel: o.parallel}
-	opts.Target.Command, opts.Target.URL, opts.Target.Header = command, o.url, http.Header(o.header)
-	if o.timeout > 0 {
+	opts := verify.Options{Target: target, SQLiteReader: sqliteReader(o.sqlite), Parallel: o.parallel}
+	if target.Timeout > 0 {
+		// The run's deadline, which bounds the sessions too.
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.timeout)
+		ctx, cancel = context.WithTimeout(ctx, target.Timeout)
 		defer cancel()
 	}
 	opts.Progress = startProgress(stderr, "mcpeffect verify")
@@ -243,7 +224,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	opts.Progress.Stop()
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			fmt.Fprintf(stderr, "mcpeffect verify: no end within %v (-timeout): %v\n", o.timeout, err)
+			fmt.Fprintf(stderr, "mcpeffect verify: no end within %v (-timeout): %v\n", target.Timeout, err)
 		} else {
 			fmt.Fprintf(stderr, "mcpeffect verify: %v\n", err)
 		}

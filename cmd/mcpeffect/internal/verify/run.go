@@ -25,7 +25,8 @@ import (
 // Options say which server to verify and how.
 type Options struct {
 	// Target is the server: a command, whose arguments may hold {dir},
-	// or a URL with headers. Its Timeout is not used: ctx bounds Run.
+	// or a URL with headers. Its Timeout is not used: ctx bounds Run,
+	// and each session holds to ctx's deadline.
 	Target connect.Target
 	// SQLiteReader is the command that prints a SQLite database's rows
 	// as records, given the file after its arguments: mcpeffect-sqlite.
@@ -422,6 +423,7 @@ func (inst *instance) session(ctx context.Context, name string) (*connect.Sessio
 	caller := inst.r.f.caller(name)
 	t := inst.r.o.Target
 	t.Confirm = inst.r.f.Confirm
+	t.Timeout = 0
 	if dl, ok := ctx.Deadline(); ok {
 		// The session's own deadline is the run's, so that closing it
 		// kills a server that does not stop rather than wait past it.
