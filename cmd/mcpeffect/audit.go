@@ -81,8 +81,8 @@ audit fails; or the Streamable HTTP endpoint given with -url. -timeout
 bounds everything, the server's shutdown included: when the time is up, a
 server run as a command is killed, with the processes it started. What is
 read is bounded too: one message of at most 16 MiB (a line over stdio, an
-HTTP answer whole), 10000 tools, 1000 pages; past a limit, the audit fails
-and names it.
+HTTP answer whole) and 2000000 JSON values, 10000 tools, 1000 pages; past a
+limit, the audit fails and names it.
 
 -format says how the report is written: text for people; json, one object
 (-json is the same); sarif, a SARIF 2.1.0 log of the findings for GitHub

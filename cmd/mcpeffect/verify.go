@@ -138,7 +138,8 @@ data (times, owners, inodes of files; SQLite's own sqlite_* tables); the
 report lists all that was left out, with the reasons.
 
 -timeout bounds the whole run, each capture of the state included. What
-verify reads is bounded too: one message of the server of at most 16 MiB;
+verify reads is bounded too: one message of the server of at most 16 MiB
+and 2000000 JSON values;
 one capture of the state of at most 16 MiB held (a JSON file, a command's
 output, a tree's contents), 1000000 values once decoded (each member's name
 counted as one) and 200000 records; a tree's files read up to 256 MiB. Past

@@ -46,10 +46,10 @@ func (t Target) Connect(ctx context.Context) (*Session, error) {
 			return nil, describeStart(t.Command[0], err)
 		}
 		s.proc = p
-		tr = &lineTransport{r: p.stdout, w: p.stdin, max: s.limits.Message, breach: s.breach}
+		tr = &lineTransport{r: p.stdout, w: p.stdin, max: s.limits.Message, values: s.limits.Values, breach: s.breach}
 	case t.URL != "":
 		h := newHTTPTransport(t.URL, t.Header)
-		h.rt.limit, h.rt.breach = s.limits.Message, s.breach
+		h.rt.limit, h.rt.values, h.rt.breach = s.limits.Message, s.limits.Values, s.breach
 		h.maxEvent = s.limits.Message
 		s.rt, tr = h.rt, h
 	default:

@@ -22,6 +22,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/mcpeffect/mcpeffect/internal/effectproof"
 )
 
@@ -438,15 +439,12 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// A valueCounter counts the values of the JSON text written to it, the
-// name of each member of an object counted as one, and fails the write
-// that passes max: a bound on what the text holds once decoded, where
-// its bytes bound what it holds as text. It does not check that the text
-// is JSON, which the decoder does; what is not JSON counts as values too.
+// A valueCounter counts the values of the JSON text written to it (see
+// connect.ValueCounter), and fails the write that passes max.
 type valueCounter struct {
-	n, max                      int
-	inString, escaped, inScalar bool
-	what                        string // where the text is, for the error
+	connect.ValueCounter
+	max  int
+	what string // where the text is, for the error
 }
 
 func newValueCounter(b *budget, what string) *valueCounter {
@@ -454,38 +452,14 @@ func newValueCounter(b *budget, what string) *valueCounter {
 }
 
 func (c *valueCounter) Write(p []byte) (int, error) {
-	for _, ch := range p {
-		switch {
-		case c.inString:
-			switch {
-			case c.escaped:
-				c.escaped = false
-			case ch == '\\':
-				c.escaped = true
-			case ch == '"':
-				c.inString = false
-			}
-		case ch == '"':
-			c.inString, c.inScalar = true, false
-			c.n++
-		case ch == '{' || ch == '[':
-			c.inScalar = false
-			c.n++
-		case ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == ',' || ch == ':' || ch == ']' || ch == '}':
-			c.inScalar = false
-		case !c.inScalar:
-			// A number, true, false or null begins.
-			c.inScalar = true
-			c.n++
-		}
-	}
-	if c.n > c.max {
+	c.ValueCounter.Write(p)
+	if c.over() {
 		return 0, c.err()
 	}
 	return len(p), nil
 }
 
-func (c *valueCounter) over() bool { return c.n > c.max }
+func (c *valueCounter) over() bool { return c.Count() > c.max }
 
 func (c *valueCounter) err() error {
 	return &BoundError{What: fmt.Sprintf("%s: more than %d values once decoded (the bound of one capture)", c.what, maxStateValues)}
@@ -503,7 +477,7 @@ func readBounded(ctx context.Context, r io.Reader, b *budget, what string) ([]by
 	if err := b.hold(int64(data.Len()), what); err != nil {
 		return nil, err
 	}
-	b.values -= count.n
+	b.values -= count.Count()
 	return data.Bytes(), nil
 }
 
@@ -686,7 +660,7 @@ func commandState(ctx context.Context, args []string, dir string, b *budget) (st
 		return nil, &commandError{args[0], err, stderr.String()}
 	}
 	b.bytes -= int64(stdout.Len())
-	b.values -= count.n
+	b.values -= count.Count()
 	var s state
 	dec := json.NewDecoder(&stdout)
 	dec.UseNumber()
