@@ -70,15 +70,11 @@ func version() string {
 	return "devel"
 }
 
-// terminal reports whether progress may be drawn on w: whether it is a
-// terminal. A variable, so that a test can draw on a buffer.
-var terminal = progress.IsTerminal
-
 // startProgress returns a meter of the progress of the command called
-// name, drawn on stderr if it is a terminal; nil, which draws nothing,
-// otherwise: a log or a pipe gets no progress.
+// name, drawn on stderr if it is a terminal (see progress.IsTerminal);
+// nil, which draws nothing, otherwise: a log or a pipe gets no progress.
 func startProgress(stderr io.Writer, name string) *progress.Meter {
-	if !terminal(stderr) {
+	if !progress.IsTerminal(stderr) {
 		return nil
 	}
 	return progress.New(stderr, name)

@@ -144,4 +144,13 @@ func TestIsTerminal(t *testing.T) {
 			t.Errorf("%s is taken for a terminal", name)
 		}
 	}
+	if !IsTerminal(saysTerminal{}) {
+		t.Error("a writer that says it is a terminal is not taken for one")
+	}
 }
+
+// saysTerminal is a writer that says it is a terminal.
+type saysTerminal struct{}
+
+func (saysTerminal) Write(p []byte) (int, error) { return len(p), nil }
+func (saysTerminal) IsTerminal() bool            { return true }
