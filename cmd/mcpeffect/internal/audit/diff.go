@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/mcpeffect/mcpeffect/host"
 )
 
@@ -22,7 +24,7 @@ type Snapshot struct {
 	// Kind is "report" (an audit -json report), "manifest" (a Registry's
 	// Manifest) or "live" (a server listed now).
 	Kind   string
-	Server Server
+	Server connect.Server
 	Tools  []SnapshotTool
 }
 
@@ -69,7 +71,7 @@ func SnapshotOf(r *Report, source, kind string) Snapshot {
 // ignored, so that a newer report or manifest can be read.
 func ReadSnapshot(data []byte, source string) (Snapshot, error) {
 	var doc struct {
-		Server *Server            `json:"server"`
+		Server *connect.Server    `json:"server"`
 		Tools  *[]json.RawMessage `json:"tools"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
@@ -567,6 +569,12 @@ func widerThanAll(e mcpeffect.Effect, others []mcpeffect.Effect) []string {
 	return out
 }
 
+// isNull reports whether raw is JSON null, or nothing.
+func isNull(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || bytes.Equal(raw, []byte("null"))
+}
+
 // quoteShort quotes s for a message, cut to 60 characters.
 func quoteShort(s string) string {
 	r := []rune(s)
@@ -580,9 +588,9 @@ func quoteShort(s string) string {
 // tools; the tools themselves are in the changes.
 func (s Snapshot) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
-		Source string `json:"source"`
-		Kind   string `json:"kind"`
-		Server Server `json:"server"`
-		Tools  int    `json:"tools"`
+		Source string         `json:"source"`
+		Kind   string         `json:"kind"`
+		Server connect.Server `json:"server"`
+		Tools  int            `json:"tools"`
 	}{s.Source, s.Kind, s.Server, len(s.Tools)})
 }

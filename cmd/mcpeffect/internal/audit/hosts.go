@@ -8,15 +8,16 @@ import (
 	"github.com/mcpeffect/mcpeffect/host"
 )
 
-// An Outcome is what a host does with a call to a tool before it sends
-// it, as far as the tool's hints decide.
-type Outcome uint8
+// A HostAction is what a host does with a call to a tool before it sends
+// it, as far as the tool's hints decide: refuse it, ask, run it. It is
+// not an outcome of a tool's rule (mcpeffect.Outcome), what a call does.
+type HostAction uint8
 
-// The outcomes, from the most to the least careful.
+// The actions, from the most to the least careful.
 const (
 	// Refused: the tool cannot be called in this mode (excluded, disabled
 	// or denied).
-	Refused Outcome = iota + 1
+	Refused HostAction = iota + 1
 	// AsksAlways: the host asks a person, and no approval saved before (an
 	// allow rule, "always allow") spares the question.
 	AsksAlways
@@ -32,34 +33,34 @@ const (
 	Settings
 )
 
-var outcomeNames = [...]string{Refused: "refused", AsksAlways: "asks-always", Asks: "asks", Judged: "judged", Runs: "runs", Settings: "settings"}
+var actionNames = [...]string{Refused: "refused", AsksAlways: "asks-always", Asks: "asks", Judged: "judged", Runs: "runs", Settings: "settings"}
 
-// String returns the outcome's name in -json: "refused", "asks-always",
+// String returns the action's name in -json: "refused", "asks-always",
 // "asks", "judged", "runs" or "settings".
-func (o Outcome) String() string {
-	if int(o) < len(outcomeNames) && outcomeNames[o] != "" {
-		return outcomeNames[o]
+func (o HostAction) String() string {
+	if int(o) < len(actionNames) && actionNames[o] != "" {
+		return actionNames[o]
 	}
-	return fmt.Sprintf("Outcome(%d)", uint8(o))
+	return fmt.Sprintf("HostAction(%d)", uint8(o))
 }
 
 // MarshalText implements [encoding.TextMarshaler].
-func (o Outcome) MarshalText() ([]byte, error) {
+func (o HostAction) MarshalText() ([]byte, error) {
 	if o < Refused || o > Settings {
-		return nil, fmt.Errorf("cannot marshal invalid outcome %d", uint8(o))
+		return nil, fmt.Errorf("cannot marshal invalid host action %d", uint8(o))
 	}
 	return []byte(o.String()), nil
 }
 
 // UnmarshalText implements [encoding.TextUnmarshaler].
-func (o *Outcome) UnmarshalText(text []byte) error {
-	for i, name := range outcomeNames {
+func (o *HostAction) UnmarshalText(text []byte) error {
+	for i, name := range actionNames {
 		if name != "" && name == string(text) {
-			*o = Outcome(i)
+			*o = HostAction(i)
 			return nil
 		}
 	}
-	return fmt.Errorf("unknown outcome %q", text)
+	return fmt.Errorf("unknown host action %q", text)
 }
 
 // A HostProfile is what one host, in one of its modes, does with a tool
@@ -80,9 +81,9 @@ type HostProfile struct {
 	// server declared hints h (a hint left out is nil, and the function
 	// reads it as that host does), and whether the host has a person
 	// review the tool's result before the model reads it.
-	Decide func(h host.Hints) (o Outcome, reviewsOutput bool)
+	Decide func(h host.Hints) (o HostAction, reviewsOutput bool)
 	// IgnoresHints says that the hints change nothing in this mode:
-	// Decide gives every tool the same outcome, and Instead says what
+	// Decide gives every tool the same action, and Instead says what
 	// decides.
 	IgnoresHints bool
 	Instead      string
@@ -112,9 +113,9 @@ func valueOr(b *bool, def bool) bool {
 	return *b
 }
 
-// always returns a Decide function that gives every tool outcome o.
-func always(o Outcome) func(host.Hints) (Outcome, bool) {
-	return func(host.Hints) (Outcome, bool) { return o, false }
+// always returns a Decide function that gives every tool the action o.
+func always(o HostAction) func(host.Hints) (HostAction, bool) {
+	return func(host.Hints) (HostAction, bool) { return o, false }
 }
 
 // hostProfiles is every profile: one row a host and mode, with its rule,
@@ -132,7 +133,7 @@ var hostProfiles = []HostProfile{
 	{
 		Host: "vscode", HostName: "VS Code", Mode: "manual", ModeName: "manual approvals", Default: true,
 		Rule: "readOnlyHint true runs; any other tool asks; openWorldHint true has the result reviewed",
-		Decide: func(h host.Hints) (Outcome, bool) {
+		Decide: func(h host.Hints) (HostAction, bool) {
 			// JavaScript truthiness: a missing readOnlyHint asks, a missing
 			// openWorldHint asks for no review.
 			if isTrue(h.ReadOnly) {
@@ -216,7 +217,7 @@ var hostProfiles = []HostProfile{
 	{
 		Host: "claude-code", HostName: "Claude Code", Mode: "plan", ModeName: "plan mode",
 		Rule: "readOnlyHint true asks; any other tool always asks, whatever rule allows it",
-		Decide: func(h host.Hints) (Outcome, bool) {
+		Decide: func(h host.Hints) (HostAction, bool) {
 			if isTrue(h.ReadOnly) {
 				return Asks, false
 			}
@@ -253,7 +254,7 @@ var hostProfiles = []HostProfile{
 	{
 		Host: "codex", HostName: "Codex", Mode: "auto", ModeName: "approval_mode auto", Default: true,
 		Rule: "destructiveHint true asks; else readOnlyHint true runs; else destructiveHint or openWorldHint true or missing asks, and the rest runs",
-		Decide: func(h host.Hints) (Outcome, bool) {
+		Decide: func(h host.Hints) (HostAction, bool) {
 			if codexAutoAsks(h) {
 				return Asks, false
 			}
@@ -281,7 +282,7 @@ var hostProfiles = []HostProfile{
 	{
 		Host: "codex", HostName: "Codex", Mode: "writes", ModeName: "approval_mode writes",
 		Rule: "readOnlyHint true runs; any other tool asks, every time",
-		Decide: func(h host.Hints) (Outcome, bool) {
+		Decide: func(h host.Hints) (HostAction, bool) {
 			if isTrue(h.ReadOnly) {
 				return Runs, false
 			}
@@ -306,7 +307,7 @@ var hostProfiles = []HostProfile{
 	{
 		Host: "codex", HostName: "Codex", Mode: "never", ModeName: "approval_policy never",
 		Rule: "what approval_mode auto asks about is refused; the rest runs",
-		Decide: func(h host.Hints) (Outcome, bool) {
+		Decide: func(h host.Hints) (HostAction, bool) {
 			if codexAutoAsks(h) {
 				return Refused, false
 			}
@@ -331,7 +332,7 @@ var hostProfiles = []HostProfile{
 	{
 		Host: "copilot", HostName: "GitHub Copilot", Mode: "code-review", ModeName: "code review",
 		Rule: "readOnlyHint true runs; any other tool is left out",
-		Decide: func(h host.Hints) (Outcome, bool) {
+		Decide: func(h host.Hints) (HostAction, bool) {
 			if isTrue(h.ReadOnly) {
 				return Runs, false
 			}
@@ -381,7 +382,7 @@ var hostProfiles = []HostProfile{
 	{
 		Host: "gemini-cli", HostName: "Gemini CLI", Mode: "plan", ModeName: "plan mode",
 		Rule: "readOnlyHint true asks; any other tool is denied",
-		Decide: func(h host.Hints) (Outcome, bool) {
+		Decide: func(h host.Hints) (HostAction, bool) {
 			if isTrue(h.ReadOnly) {
 				return Asks, false
 			}
@@ -445,7 +446,7 @@ var hostProfiles = []HostProfile{
 	{
 		Host: "goose", HostName: "goose", Mode: "smart", ModeName: "Smart Approve mode",
 		Rule: "readOnlyHint true runs; false asks; missing, a language model judges",
-		Decide: func(h host.Hints) (Outcome, bool) {
+		Decide: func(h host.Hints) (HostAction, bool) {
 			switch {
 			case h.ReadOnly == nil:
 				return Judged, false
@@ -478,7 +479,7 @@ var hostProfiles = []HostProfile{
 	{
 		Host: "cursor", HostName: "Cursor", Mode: "ask", ModeName: "Ask mode",
 		Rule: "readOnlyHint true asks; any other tool is refused",
-		Decide: func(h host.Hints) (Outcome, bool) {
+		Decide: func(h host.Hints) (HostAction, bool) {
 			if isTrue(h.ReadOnly) {
 				return Asks, false
 			}
@@ -500,7 +501,7 @@ var hostProfiles = []HostProfile{
 	{
 		Host: "cursor", HostName: "Cursor", Mode: "admin-reads", ModeName: "admin allowlist of reads",
 		Rule: "readOnlyHint true and destructiveHint not true runs; any other tool is disabled",
-		Decide: func(h host.Hints) (Outcome, bool) {
+		Decide: func(h host.Hints) (HostAction, bool) {
 			if isTrue(h.ReadOnly) && !isTrue(h.Destructive) {
 				return Runs, false
 			}
@@ -523,7 +524,7 @@ var hostProfiles = []HostProfile{
 	{
 		Host: "chatgpt", HostName: "ChatGPT", Mode: "developer", ModeName: "developer mode", Default: true,
 		Rule: "readOnlyHint true is left to a model; any other tool asks",
-		Decide: func(h host.Hints) (Outcome, bool) {
+		Decide: func(h host.Hints) (HostAction, bool) {
 			if isTrue(h.ReadOnly) {
 				return Judged, false
 			}
@@ -548,7 +549,7 @@ var hostProfiles = []HostProfile{
 	{
 		Host: "claude-cowork", HostName: "Claude Cowork", Mode: "team", ModeName: "Team and Enterprise defaults", Default: true,
 		Rule: "readOnlyHint true asks; any other tool asks again in every task",
-		Decide: func(h host.Hints) (Outcome, bool) {
+		Decide: func(h host.Hints) (HostAction, bool) {
 			if isTrue(h.ReadOnly) {
 				return Asks, false
 			}
@@ -728,8 +729,8 @@ type HostReport struct {
 
 // A HostTool is what a host does with one tool.
 type HostTool struct {
-	Name    string  `json:"name"`
-	Outcome Outcome `json:"outcome"`
+	Name   string     `json:"name"`
+	Action HostAction `json:"outcome"`
 	// ReviewsOutput says that a person reviews the tool's result before
 	// the model reads it.
 	ReviewsOutput bool `json:"reviewsOutput,omitempty"`
@@ -742,20 +743,20 @@ type HostTool struct {
 // A HostToolOutcome is what a host does with the calls of one published
 // outcome of a tool. The host decides from the tool's hints, the worst
 // case of its outcomes, since it cannot know the outcome of a call before
-// it is made: Outcome is always the tool's own. WithOwnHints is what it
+// it is made: HostAction is always the tool's own. WithOwnHints is what it
 // would do with the outcome's hints, which it could only learn by asking
 // the server to resolve the call, and no host profile does.
 type HostToolOutcome struct {
-	// Value is the outcome's value, as in [PublishedOutcome].
-	Value         string  `json:"value,omitempty"`
-	Outcome       Outcome `json:"outcome"`
-	ReviewsOutput bool    `json:"reviewsOutput,omitempty"`
-	WithOwnHints  Outcome `json:"withOwnHints"`
+	// Value is the outcome's value, as in [connect.PublishedOutcome].
+	Value         string     `json:"value,omitempty"`
+	Action        HostAction `json:"outcome"`
+	ReviewsOutput bool       `json:"reviewsOutput,omitempty"`
+	WithOwnHints  HostAction `json:"withOwnHints"`
 	// OwnReviewsOutput is ReviewsOutput with the outcome's own hints.
 	OwnReviewsOutput bool `json:"ownReviewsOutput,omitempty"`
 }
 
-// HostCounts counts the tools of each outcome, and those whose output is
+// HostCounts counts the tools of each action, and those whose output is
 // reviewed.
 type HostCounts struct {
 	Refused       int `json:"refused"`
@@ -767,7 +768,7 @@ type HostCounts struct {
 	ReviewsOutput int `json:"reviewsOutput"`
 }
 
-func (c *HostCounts) of(o Outcome) *int {
+func (c *HostCounts) of(o HostAction) *int {
 	switch o {
 	case Refused:
 		return &c.Refused
@@ -795,10 +796,10 @@ func (r *Report) AddHosts(profiles []HostProfile) {
 		}
 		for _, t := range r.Tools {
 			o, review := p.Decide(t.Declared)
-			ht := HostTool{Name: t.Name, Outcome: o, ReviewsOutput: review}
+			ht := HostTool{Name: t.Name, Action: o, ReviewsOutput: review}
 			for _, po := range t.Outcomes {
 				own, ownReview := p.Decide(po.Hints)
-				ht.Outcomes = append(ht.Outcomes, HostToolOutcome{Value: po.Value, Outcome: o, ReviewsOutput: review, WithOwnHints: own, OwnReviewsOutput: ownReview})
+				ht.Outcomes = append(ht.Outcomes, HostToolOutcome{Value: po.Value, Action: o, ReviewsOutput: review, WithOwnHints: own, OwnReviewsOutput: ownReview})
 			}
 			hr.Tools = append(hr.Tools, ht)
 			*hr.Counts.of(o)++
@@ -829,12 +830,12 @@ func (h *HostReport) summary(n int) string {
 	if n == 0 {
 		return h.label() + ": no tools."
 	}
-	if h.IgnoresHints && h.Tools[0].Outcome == Settings {
+	if h.IgnoresHints && h.Tools[0].Action == Settings {
 		return fmt.Sprintf("%s: ignores the hints; what it does is set by %s.", h.label(), h.Instead)
 	}
 	if h.IgnoresHints {
 		var what string
-		switch o := h.Tools[0].Outcome; o {
+		switch o := h.Tools[0].Action; o {
 		case Runs:
 			what = "runs every tool without asking"
 		case Asks:

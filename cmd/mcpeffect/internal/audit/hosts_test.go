@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/mcpeffect/mcpeffect/host"
 )
 
@@ -37,7 +38,7 @@ func TestHostRules(t *testing.T) {
 	for _, tc := range []struct {
 		host, mode  string
 		annotations string
-		want        Outcome
+		want        HostAction
 		review      bool
 	}{
 		// VS Code: !readOnlyHint asks; !!openWorldHint reviews the result.
@@ -174,7 +175,7 @@ func TestHostProfiles(t *testing.T) {
 		if p.Host != strings.ToLower(p.Host) || strings.ContainsAny(p.Host, ", ") {
 			t.Errorf("%s: the name -host takes must be lower case, without commas or spaces", id)
 		}
-		outcomes := map[Outcome]bool{}
+		outcomes := map[HostAction]bool{}
 		for _, h := range everyHints() {
 			o, _ := p.Decide(h)
 			if o < Refused || o > Settings {
@@ -200,7 +201,7 @@ func TestHostProfiles(t *testing.T) {
 }
 
 func TestHostSummary(t *testing.T) {
-	tools := []Listed{
+	tools := []connect.Listed{
 		{Name: "get_note", Annotations: json.RawMessage(`{"readOnlyHint": true, "openWorldHint": false}`)},
 		{Name: "search_web", Annotations: json.RawMessage(`{"readOnlyHint": true, "openWorldHint": true}`)},
 		{Name: "fetch_page", Annotations: json.RawMessage(`{"readOnlyHint": false, "destructiveHint": false, "openWorldHint": true}`)},
@@ -218,7 +219,7 @@ func TestHostSummary(t *testing.T) {
 		Decide: always(Settings), IgnoresHints: true, Instead: "its auto-approve settings, by tool name",
 		Source: "a test", Read: "2026-12-01", Confidence: "medium",
 	})
-	r, err := Review(Server{}, tools, &Options{Hosts: profiles})
+	r, err := Review(connect.Server{}, tools, &Options{Hosts: profiles})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +255,7 @@ func TestHostSummary(t *testing.T) {
 	if vs.Counts != (HostCounts{Asks: 3, Runs: 2, ReviewsOutput: 2}) {
 		t.Errorf("VS Code counts %+v", vs.Counts)
 	}
-	if o := vs.Tools[4]; o.Name != "legacy" || o.Outcome != Asks || o.ReviewsOutput {
+	if o := vs.Tools[4]; o.Name != "legacy" || o.Action != Asks || o.ReviewsOutput {
 		// A tool without annotations: VS Code asks, and reviews nothing,
 		// as a missing openWorldHint is falsy.
 		t.Errorf("VS Code, legacy: %+v", o)
@@ -282,15 +283,15 @@ func TestOutcomeText(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var back Outcome
+		var back HostAction
 		if err := back.UnmarshalText(text); err != nil || back != o {
 			t.Errorf("%s: read back %s, %v", text, back, err)
 		}
 	}
-	if _, err := Outcome(0).MarshalText(); err == nil {
-		t.Error("Outcome(0) marshals")
+	if _, err := HostAction(0).MarshalText(); err == nil {
+		t.Error("HostAction(0) marshals")
 	}
-	var o Outcome
+	var o HostAction
 	if err := o.UnmarshalText([]byte("maybe")); err == nil {
 		t.Error("unknown outcome read")
 	}

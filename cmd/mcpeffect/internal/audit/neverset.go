@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/mcpeffect/mcpeffect/host"
 )
 
@@ -28,7 +29,7 @@ func isWorstCase(h host.Hints) bool {
 // hintsNeverSet reports whether tools, two or more, all declare the worst
 // case on every hint. A tool whose annotations cannot be read counts as
 // not declaring it: [Review] fails on it anyway.
-func hintsNeverSet(tools []Listed) bool {
+func hintsNeverSet(tools []connect.Listed) bool {
 	if len(tools) < 2 {
 		return false
 	}

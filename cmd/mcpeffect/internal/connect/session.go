@@ -1,4 +1,4 @@
-package audit
+package connect
 
 import (
 	"context"
@@ -40,21 +40,23 @@ func (t Target) Connect(ctx context.Context) (*Session, error) {
 	var tr mcp.Transport
 	switch {
 	case len(t.Command) > 0:
+		t.tell("starting the server")
 		p, err := startProcess(t.Command, t.Env)
 		if err != nil {
 			return nil, describeStart(t.Command[0], err)
 		}
 		s.proc = p
-		tr = &lineTransport{r: p.stdout, w: p.stdin, max: s.limits.Message, breach: s.breach}
+		tr = &lineTransport{r: p.stdout, w: p.stdin, max: s.limits.Message, values: s.limits.Values, breach: s.breach}
 	case t.URL != "":
 		h := newHTTPTransport(t.URL, t.Header)
-		h.rt.limit, h.rt.breach = s.limits.Message, s.breach
+		h.rt.limit, h.rt.values, h.rt.breach = s.limits.Message, s.limits.Values, s.breach
 		h.maxEvent = s.limits.Message
 		s.rt, tr = h.rt, h
 	default:
 		return nil, &ConnectError{What: "no server: give a command or a URL"}
 	}
 	s.rec = &recordingTransport{Transport: tr}
+	t.tell("initializing the session")
 	cs, server, err := connect(ctx, s.rec, t.Confirm)
 	if err != nil {
 		s.stop(ctx)
@@ -108,7 +110,7 @@ func (s *Session) ListTools(ctx context.Context) ([]Listed, error) {
 func (s *Session) listTools(ctx context.Context) ([]Listed, error) {
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	return listTools(ctx, s.cs, s.rec, s.limits)
+	return listTools(ctx, s.cs, s.rec, s.limits, s.target.tell)
 }
 
 // CallTool calls a tool, as [mcp.ClientSession.CallTool] does, within the

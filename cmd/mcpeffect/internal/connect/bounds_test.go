@@ -1,4 +1,4 @@
-package audit
+package connect
 
 import (
 	"bufio"
@@ -67,7 +67,7 @@ func TestLimitedBody(t *testing.T) {
 	}{{0, false}, {max - 1, false}, {max, false}, {max + 1, true}, {10 * max, true}} {
 		for _, chunk := range []int{1, 7, max, 4 * max} {
 			b := &breach{}
-			body := newLimitedBody(io.NopCloser(strings.NewReader(strings.Repeat("x", tc.size))), max, b)
+			body := newLimitedBody(io.NopCloser(strings.NewReader(strings.Repeat("x", tc.size))), max, 0, b)
 			var n int
 			var err error
 			buf := make([]byte, chunk)

@@ -1,4 +1,4 @@
-package audit
+package connect
 
 import (
 	"context"
@@ -42,6 +42,17 @@ type Target struct {
 	// another mode is declined. The audit leaves it false: a host that
 	// cannot ask.
 	Confirm bool
+	// Progress, if not nil, is told what the session is doing, for people
+	// who wait: "starting the server", "listing tools: 250 so far, page
+	// 3".
+	Progress func(doing string)
+}
+
+// tell tells t's Progress what the session is doing.
+func (t Target) tell(doing string) {
+	if t.Progress != nil {
+		t.Progress(doing)
+	}
 }
 
 // String names the target for people: its command or its URL.

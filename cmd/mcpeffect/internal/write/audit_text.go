@@ -1,4 +1,4 @@
-package audit
+package write
 
 import (
 	"bufio"
@@ -11,9 +11,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 )
 
-// WriteText writes r for people: a line about the server, a table of the
+// AuditText writes r for people: a line about the server, a table of the
 // tools with their hints and effect, the findings, and a summary. A hint
 // the server left out is shown in parentheses, with the value hosts
 // assume, or as n/a where it does not apply (a read's destructiveHint and
@@ -24,7 +26,7 @@ import (
 // Text that the server sent is written as a Go quoted string when it holds
 // characters that are not printable, so a server cannot send escapes to
 // the terminal.
-func WriteText(w io.Writer, r *Report, color bool) error {
+func AuditText(w io.Writer, r *audit.Report, color bool) error {
 	bw := bufio.NewWriter(w)
 	st := styles(color)
 
@@ -58,7 +60,7 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 			row = append(row, cell{text: t.Effect.String()})
 			tools = append(tools, row)
 			for _, o := range t.Outcomes {
-				row := []cell{{text: "  " + t.outcomeLabel(o)}}
+				row := []cell{{text: "  " + outcomeLabel(t, o)}}
 				for _, h := range [...]*bool{o.ReadOnly, o.Destructive, o.Idempotent, o.OpenWorld} {
 					row = append(row, cell{text: strconv.FormatBool(*h)})
 				}
@@ -106,7 +108,7 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 // host, a table of each tool's outcome in each of its modes, then a
 // summary of each mode with its notes and source; for several, the
 // summaries alone.
-func writeHosts(w io.Writer, r *Report, st palette) {
+func writeHosts(w io.Writer, r *audit.Report, st palette) {
 	if len(r.Hosts) == 0 {
 		return
 	}
@@ -124,16 +126,16 @@ func writeHosts(w io.Writer, r *Report, st palette) {
 		for i, t := range r.Tools {
 			row := []cell{{text: printable(t.Name)}}
 			for _, h := range r.Hosts {
-				row = append(row, cell{text: describeOutcome(h.Tools[i])})
+				row = append(row, cell{text: describeAction(h.Tools[i])})
 			}
 			rows = append(rows, row)
 			for j, o := range t.Outcomes {
 				published = true
-				row := []cell{{text: "  " + t.outcomeLabel(o)}}
+				row := []cell{{text: "  " + outcomeLabel(t, o)}}
 				for _, h := range r.Hosts {
 					ho := h.Tools[i].Outcomes[j]
-					text := describeOutcome(HostTool{Outcome: ho.Outcome, ReviewsOutput: ho.ReviewsOutput})
-					if own := describeOutcome(HostTool{Outcome: ho.WithOwnHints, ReviewsOutput: ho.OwnReviewsOutput}); own != text {
+					text := describeAction(audit.HostTool{Action: ho.Action, ReviewsOutput: ho.ReviewsOutput})
+					if own := describeAction(audit.HostTool{Action: ho.WithOwnHints, ReviewsOutput: ho.OwnReviewsOutput}); own != text {
 						text += " (own hints: " + own + ")"
 					}
 					row = append(row, cell{text: text})
@@ -162,7 +164,7 @@ func writeHosts(w io.Writer, r *Report, st palette) {
 	}
 	if !one {
 		fmt.Fprintln(w, "Each tool's outcome: -host NAME for one host, or -json.")
-		if slices.ContainsFunc(r.Tools, func(t Tool) bool { return len(t.Outcomes) > 0 }) {
+		if slices.ContainsFunc(r.Tools, func(t audit.Tool) bool { return len(t.Outcomes) > 0 }) {
 			fmt.Fprintln(w, "The calls of each outcome a tool publishes get what the tool gets: hosts decide from its hints, the worst case.")
 		}
 	}
@@ -170,7 +172,7 @@ func writeHosts(w io.Writer, r *Report, st palette) {
 
 // writeOutcomesLegend says what the indented rows of published outcomes
 // are, and which tools the server marks resolvable, if any.
-func writeOutcomesLegend(w io.Writer, r *Report, st palette) {
+func writeOutcomesLegend(w io.Writer, r *audit.Report, st palette) {
 	var published bool
 	var resolvable []string
 	for _, t := range r.Tools {
@@ -193,23 +195,23 @@ func writeOutcomesLegend(w io.Writer, r *Report, st palette) {
 // outcomeLabel names an outcome of t in a table: `action="get"` in the
 // common form, "some calls" in the general form, where the server
 // computes each call's outcome from its arguments.
-func (t Tool) outcomeLabel(o PublishedOutcome) string {
+func outcomeLabel(t audit.Tool, o connect.PublishedOutcome) string {
 	if t.Argument == "" {
 		return "some calls"
 	}
-	return t.outcomeName(o)
+	return t.OutcomeName(o)
 }
 
-// describeOutcome says what a host does with a tool, in a table cell.
-func describeOutcome(t HostTool) string {
-	s := map[Outcome]string{
-		Refused:    "refused",
-		AsksAlways: "always asks",
-		Asks:       "asks",
-		Judged:     "a model judges",
-		Runs:       "runs",
-		Settings:   "by its settings",
-	}[t.Outcome]
+// describeAction says what a host does with a tool, in a table cell.
+func describeAction(t audit.HostTool) string {
+	s := map[audit.HostAction]string{
+		audit.Refused:    "refused",
+		audit.AsksAlways: "always asks",
+		audit.Asks:       "asks",
+		audit.Judged:     "a model judges",
+		audit.Runs:       "runs",
+		audit.Settings:   "by its settings",
+	}[t.Action]
 	if t.ReviewsOutput {
 		s += ", output reviewed"
 	}
@@ -218,7 +220,7 @@ func describeOutcome(t HostTool) string {
 
 // writeDirectories writes the summary of each directory profile; their
 // findings are in the table of findings.
-func writeDirectories(w io.Writer, r *Report, st palette) {
+func writeDirectories(w io.Writer, r *audit.Report, st palette) {
 	if len(r.Directories) == 0 {
 		return
 	}
@@ -228,7 +230,7 @@ func writeDirectories(w io.Writer, r *Report, st palette) {
 	}
 }
 
-func describeServer(s Server) string {
+func describeServer(s connect.Server) string {
 	name := s.Name
 	if name == "" {
 		name = "unnamed server"
@@ -280,8 +282,8 @@ func styles(color bool) palette {
 	return palette{head: "\x1b[1m", missing: "\x1b[2m", error: "\x1b[1;31m", warning: "\x1b[33m", narrowed: "\x1b[32m"}
 }
 
-func (p palette) level(l Level) style {
-	if l == Error {
+func (p palette) level(l audit.Level) style {
+	if l == audit.Error {
 		return p.error
 	}
 	return p.warning
@@ -327,15 +329,15 @@ func writeTable(w io.Writer, rows [][]cell) {
 	}
 }
 
-// WriteDiffText writes d for people: the two sides, a table of the
+// DiffText writes d for people: the two sides, a table of the
 // changes, widenings first, then the tools added and removed, and a
 // summary. With color, widenings are in red and narrowings in green.
-func WriteDiffText(w io.Writer, d *DiffReport, color bool) error {
+func DiffText(w io.Writer, d *audit.DiffReport, color bool) error {
 	bw := bufio.NewWriter(w)
 	st := styles(color)
 	for _, side := range []struct {
 		name string
-		s    Snapshot
+		s    audit.Snapshot
 	}{{"old", d.Old}, {"new", d.New}} {
 		fmt.Fprintf(bw, "%s: %s (%s", side.name, printable(side.s.Source), side.s.Kind)
 		if side.s.Server.Name != "" {
@@ -346,16 +348,16 @@ func WriteDiffText(w io.Writer, d *DiffReport, color bool) error {
 	fmt.Fprintln(bw)
 
 	rows := [][]cell{{{"", st.head}, {"TOOL", st.head}, {"CHANGE", st.head}, {"DETAIL", st.head}}}
-	for _, dir := range []Direction{Widened, Narrowed, Changed} {
+	for _, dir := range []audit.Direction{audit.Widened, audit.Narrowed, audit.Changed} {
 		for _, c := range d.Changes {
 			if c.Direction != dir {
 				continue
 			}
 			s := style("")
 			switch dir {
-			case Widened:
+			case audit.Widened:
 				s = st.error
-			case Narrowed:
+			case audit.Narrowed:
 				s = st.narrowed
 			}
 			rows = append(rows, []cell{{string(dir), s}, {text: printable(c.Tool)}, {text: string(c.Kind)}, {text: printable(c.Message)}})

@@ -1,4 +1,4 @@
-package audit
+package connect
 
 import (
 	"bufio"
@@ -31,13 +31,17 @@ type Limits struct {
 	Tools int
 	// Pages is the most pages of tools/list.
 	Pages int
+	// Values is the most JSON values of one message, as Message counts
+	// its bytes, the name of each member of an object counted as one:
+	// bytes alone do not bound what a message holds once decoded.
+	Values int
 }
 
 // DefaultLimits are the limits of a [Target] whose Limits are zero: far
 // above what a server of thousands of tools sends (a tools/list of a
 // hundred tools is some hundreds of kilobytes), and far below what would
 // strain the machine.
-var DefaultLimits = Limits{Message: 16 << 20, Tools: 10_000, Pages: 1_000}
+var DefaultLimits = Limits{Message: 16 << 20, Tools: 10_000, Pages: 1_000, Values: 2_000_000}
 
 // withDefaults returns l with each zero field set to its default.
 func (l Limits) withDefaults() Limits {
@@ -49,6 +53,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.Pages <= 0 {
 		l.Pages = DefaultLimits.Pages
+	}
+	if l.Values <= 0 {
+		l.Values = DefaultLimits.Values
 	}
 	return l
 }
@@ -62,6 +69,7 @@ const (
 	LimitLine       Limit = "line"
 	LimitTools      Limit = "tools"
 	LimitPages      Limit = "pages"
+	LimitValues     Limit = "values"
 )
 
 // A LimitError is what a server sent past one of its [Limits]: nothing
@@ -80,6 +88,8 @@ func (e *LimitError) Error() string {
 		return fmt.Sprintf("the server sent a line of more than %s (the limit of one message over stdio)", bytesText(e.Max))
 	case LimitTools:
 		return fmt.Sprintf("the server listed more than %d tools (the limit of tools)", e.Max)
+	case LimitValues:
+		return fmt.Sprintf("the server sent a message of more than %d JSON values (the limit of one message, once decoded)", e.Max)
 	case LimitPages:
 		return fmt.Sprintf("the server listed more than %d pages of tools (the limit of pages)", e.Max)
 	}
@@ -124,16 +134,18 @@ func (b *breach) get() *LimitError {
 }
 
 // A limitedBody is the body of an HTTP answer that fails once it has
-// given max bytes and holds more.
+// given max bytes and holds more, or holds more than values JSON values.
 type limitedBody struct {
 	body   io.ReadCloser
 	left   int64 // bytes still allowed, plus one to see that there are more
 	max    int64
+	values int // 0: not counted
+	count  ValueCounter
 	breach *breach
 }
 
-func newLimitedBody(body io.ReadCloser, max int64, b *breach) *limitedBody {
-	return &limitedBody{body: body, left: max + 1, max: max, breach: b}
+func newLimitedBody(body io.ReadCloser, max int64, values int, b *breach) *limitedBody {
+	return &limitedBody{body: body, left: max + 1, max: max, values: values, breach: b}
 }
 
 func (l *limitedBody) Read(p []byte) (int, error) {
@@ -150,15 +162,21 @@ func (l *limitedBody) Read(p []byte) (int, error) {
 		// whole.
 		return n - 1, l.breach.set(&LimitError{LimitHTTPAnswer, l.max})
 	}
+	if l.values > 0 {
+		l.count.Write(p[:n])
+		if l.count.Count() > l.values {
+			return 0, l.breach.set(&LimitError{LimitValues, int64(l.values)})
+		}
+	}
 	return n, err
 }
 
 func (l *limitedBody) Close() error { return l.body.Close() }
 
 // limitAnswer bounds the body of resp, if it has one.
-func limitAnswer(resp *http.Response, max int64, b *breach) {
+func limitAnswer(resp *http.Response, max int64, values int, b *breach) {
 	if resp.Body != nil && resp.Body != http.NoBody {
-		resp.Body = newLimitedBody(resp.Body, max, b)
+		resp.Body = newLimitedBody(resp.Body, max, values, b)
 	}
 }
 
@@ -170,12 +188,13 @@ type lineTransport struct {
 	r      io.ReadCloser
 	w      io.WriteCloser
 	max    int64
+	values int // the most JSON values of a line; 0: not counted
 	breach *breach
 }
 
 func (t *lineTransport) Connect(context.Context) (mcp.Connection, error) {
 	c := &lineConn{w: t.w, r: t.r, incoming: make(chan lineMsg), closed: make(chan struct{})}
-	go c.read(bufio.NewReaderSize(t.r, 64<<10), t.max, t.breach)
+	go c.read(bufio.NewReaderSize(t.r, 64<<10), t.max, t.values, t.breach)
 	return c, nil
 }
 
@@ -197,15 +216,21 @@ type lineConn struct {
 
 // read reads the lines of r, each decoded, until r fails or the
 // connection is closed.
-func (c *lineConn) read(r *bufio.Reader, max int64, b *breach) {
+func (c *lineConn) read(r *bufio.Reader, max int64, values int, b *breach) {
 	for {
 		line, err := readLine(r, max)
 		var m lineMsg
+		var count ValueCounter
+		count.Write(line)
 		switch {
 		case errors.As(err, new(*LimitError)):
 			m.err = b.set(err.(*LimitError))
 		case err != nil && len(line) == 0:
 			m.err = err
+		case values > 0 && count.Count() > values:
+			// Refused before it is decoded: what it would hold decoded
+			// is what the limit is for.
+			m.err = b.set(&LimitError{LimitValues, int64(values)})
 		default:
 			m.msg, m.err = jsonrpc.DecodeMessage(line)
 			if m.err != nil {

@@ -1,4 +1,4 @@
-package audit
+package write
 
 import (
 	"bufio"
@@ -6,13 +6,15 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
 )
 
-// WriteMarkdown writes r as Markdown, for a pull-request comment or a job
+// AuditMarkdown writes r as Markdown, for a pull-request comment or a job
 // summary: the server, a table of the findings, and the summary. Text the
 // server sent is escaped: it cannot add links, images, HTML or lines to
 // the comment.
-func WriteMarkdown(w io.Writer, r *Report) error {
+func AuditMarkdown(w io.Writer, r *audit.Report) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "### mcpeffect audit: %s\n\n", mdEscape(describeServer(r.Server)))
 	s := r.Summary
@@ -27,7 +29,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	fmt.Fprintln(bw, "| --- | --- | --- | --- |")
 	for _, f := range r.Findings {
 		level := f.Level.String()
-		if f.Level == Error {
+		if f.Level == audit.Error {
 			level = "**error**"
 		}
 		fmt.Fprintf(bw, "| %s | %s | %s | %s |\n", level, mdEscape(f.Tool), mdEscape(string(f.Rule)), mdEscape(f.Message))
@@ -35,11 +37,11 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	return bw.Flush()
 }
 
-// WriteDiffMarkdown writes d as Markdown, for a pull-request comment: one
+// DiffMarkdown writes d as Markdown, for a pull-request comment: one
 // line for each tool that changed, added or removed, widened tools first,
 // with the effect before and after and every kind of change, then the
 // summary. Text the server sent is escaped.
-func WriteDiffMarkdown(w io.Writer, d *DiffReport) error {
+func DiffMarkdown(w io.Writer, d *audit.DiffReport) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "### mcpeffect diff: %s → %s\n\n", mdEscape(d.Old.Source), mdEscape(d.New.Source))
 	s := d.Summary
@@ -50,12 +52,12 @@ func WriteDiffMarkdown(w io.Writer, d *DiffReport) error {
 	fmt.Fprintf(bw, "%s %d narrowed, %d otherwise changed; %d added, %d removed.\n\n", verdict, s.Narrowed, s.Changed, s.Added, s.Removed)
 
 	type line struct {
-		dir     Direction // the widest of the tool's changes
+		dir     audit.Direction // the widest of the tool's changes
 		tool    string
 		effect  string
 		changes []string
 	}
-	effects := func(snap Snapshot) map[string]string {
+	effects := func(snap audit.Snapshot) map[string]string {
 		m := map[string]string{}
 		for _, t := range snap.Tools {
 			m[t.Name] = t.Hints.Effect().String()
@@ -82,14 +84,14 @@ func WriteDiffMarkdown(w io.Writer, d *DiffReport) error {
 		if c.Outcome != "" {
 			text += " (" + c.Outcome + ")"
 		}
-		if c.Kind == TitleChanged || c.Kind == DescriptionChanged {
+		if c.Kind == audit.TitleChanged || c.Kind == audit.DescriptionChanged {
 			text = c.Message
 		}
 		if !slices.Contains(l.changes, text) {
 			l.changes = append(l.changes, text)
 		}
 	}
-	// Widened first, then changed, then narrowed; in the order of the
+	// audit.Widened first, then changed, then narrowed; in the order of the
 	// new snapshot within each.
 	slices.SortStableFunc(lines, func(a, b *line) int { return rank(b.dir) - rank(a.dir) })
 	if len(lines)+len(d.Added)+len(d.Removed) == 0 {
@@ -100,7 +102,7 @@ func WriteDiffMarkdown(w io.Writer, d *DiffReport) error {
 	fmt.Fprintln(bw, "| --- | --- | --- | --- |")
 	for _, l := range lines {
 		dir := string(l.dir)
-		if l.dir == Widened {
+		if l.dir == audit.Widened {
 			dir = "**widened**"
 		}
 		fmt.Fprintf(bw, "| %s | %s | %s | %s |\n", dir, mdEscape(l.tool), mdEscape(l.effect), mdEscape(strings.Join(l.changes, "; ")))
@@ -115,11 +117,11 @@ func WriteDiffMarkdown(w io.Writer, d *DiffReport) error {
 }
 
 // rank orders directions from the least to the most a reviewer must see.
-func rank(d Direction) int {
+func rank(d audit.Direction) int {
 	switch d {
-	case Widened:
+	case audit.Widened:
 		return 2
-	case Changed:
+	case audit.Changed:
 		return 1
 	}
 	return 0

@@ -1,4 +1,4 @@
-package audit
+package write
 
 import (
 	"fmt"
@@ -16,23 +16,32 @@ const (
 	FormatJSON     Format = "json"
 	FormatSARIF    Format = "sarif"
 	FormatMarkdown Format = "markdown"
+	// FormatJustification is verify's alone: the justification of each
+	// hint of each tool that app directories ask for, in Markdown.
+	FormatJustification Format = "justification"
 )
 
-// Formats returns every format, in the order help lists them.
+// Formats returns the formats of every command, in the order help lists
+// them.
 func Formats() []Format { return []Format{FormatText, FormatJSON, FormatSARIF, FormatMarkdown} }
 
-// ParseFormat parses the name of a format, in any case; "md" is Markdown.
-func ParseFormat(s string) (Format, error) {
+// ParseFormat parses the name of a format of every command, in any case;
+// "md" is Markdown.
+func ParseFormat(s string) (Format, error) { return ParseFormatOf(s, Formats()) }
+
+// ParseFormatOf parses the name of one of the formats among, in any
+// case; "md" is Markdown.
+func ParseFormatOf(s string, among []Format) (Format, error) {
 	if strings.EqualFold(s, "md") {
-		return FormatMarkdown, nil
+		s = string(FormatMarkdown)
 	}
-	for _, f := range Formats() {
+	for _, f := range among {
 		if strings.EqualFold(s, string(f)) {
 			return f, nil
 		}
 	}
-	names := make([]string, len(Formats()))
-	for i, f := range Formats() {
+	names := make([]string, len(among))
+	for i, f := range among {
 		names[i] = string(f)
 	}
 	return "", fmt.Errorf("unknown format %q (want %s)", s, strings.Join(names, ", "))

@@ -1,4 +1,4 @@
-package audit
+package connect
 
 import (
 	"bytes"
@@ -12,6 +12,26 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// Server describes a server as it introduced itself.
+type Server struct {
+	Name            string `json:"name"`
+	Title           string `json:"title,omitempty"`
+	Version         string `json:"version"`
+	ProtocolVersion string `json:"protocolVersion"`
+}
+
+// A Listed is a tool as a server listed it: its name, title and
+// description, and its input schema, annotations object and _meta object
+// exactly as received (nil if it had none).
+type Listed struct {
+	Name        string          `json:"name"`
+	Title       string          `json:"title,omitempty"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	Annotations json.RawMessage `json:"annotations,omitempty"`
+	Meta        json.RawMessage `json:"_meta,omitempty"`
+}
 
 // List connects to the server over t and returns how it introduced
 // itself and every tool it lists, following pagination, with each tool's
@@ -34,7 +54,7 @@ func List(ctx context.Context, t mcp.Transport) (Server, []Listed, error) {
 		return Server{}, nil, err
 	}
 	defer closeSession(ctx, cs)
-	tools, err := listTools(ctx, cs, rec, DefaultLimits)
+	tools, err := listTools(ctx, cs, rec, DefaultLimits, func(string) {})
 	if err != nil {
 		return server, nil, err
 	}
@@ -79,11 +99,12 @@ func connect(ctx context.Context, rec *recordingTransport, confirm bool) (*mcp.C
 
 // listTools lists every tool of cs, page after page, within the tools and
 // pages of limits.
-func listTools(ctx context.Context, cs *mcp.ClientSession, rec *recordingTransport, limits Limits) ([]Listed, error) {
+func listTools(ctx context.Context, cs *mcp.ClientSession, rec *recordingTransport, limits Limits, tell func(string)) ([]Listed, error) {
 	limits = limits.withDefaults()
 	var tools []Listed
 	cursors := make(map[string]bool)
 	for page, cursor := 1, ""; ; page++ {
+		tell(fmt.Sprintf("listing tools: %d so far, page %d", len(tools), page))
 		if page > limits.Pages {
 			return nil, &stageError{stageList, &LimitError{LimitPages, int64(limits.Pages)}}
 		}

@@ -1,4 +1,4 @@
-package audit
+package connect
 
 import (
 	"context"
@@ -24,7 +24,7 @@ func HTTPTransport(url string, header http.Header) mcp.Transport {
 }
 
 func newHTTPTransport(url string, header http.Header) *httpTransport {
-	rt := &headerRoundTripper{base: http.DefaultTransport, header: header.Clone(), limit: DefaultLimits.Message, breach: &breach{}}
+	rt := &headerRoundTripper{base: http.DefaultTransport, header: header.Clone(), limit: DefaultLimits.Message, values: DefaultLimits.Values, breach: &breach{}}
 	return &httpTransport{url: url, rt: rt, maxEvent: DefaultLimits.Message}
 }
 
@@ -63,9 +63,11 @@ type headerRoundTripper struct {
 	base   http.RoundTripper
 	header http.Header
 
-	// limit bounds the body of every answer, which then fails with a
-	// *LimitError kept in breach; 0 leaves it unbounded.
+	// limit bounds the body of every answer, and values the JSON values
+	// it holds, which then fails with a *LimitError kept in breach; 0
+	// leaves it unbounded.
 	limit  int64
+	values int
 	breach *breach
 
 	mu      sync.Mutex
@@ -113,7 +115,7 @@ func (rt *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, erro
 	if err == nil && rt.limit > 0 {
 		// go-sdk reads a JSON answer whole before it decodes it, and the
 		// body of a refusal too.
-		limitAnswer(resp, rt.limit, rt.breach)
+		limitAnswer(resp, rt.limit, rt.values, rt.breach)
 	}
 	switch {
 	case err == nil && resp.StatusCode >= 200 && resp.StatusCode <= 299:

@@ -1,4 +1,4 @@
-package audit
+package connect
 
 import (
 	"bytes"
