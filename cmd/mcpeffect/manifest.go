@@ -65,25 +65,21 @@ Flags:
 }
 
 type manifestOptions struct {
-	key     string
-	check   string
-	newKey  string
-	names   mcpeffect.ScopeNames
-	url     string
-	header  headerFlag
-	timeout time.Duration
+	key    string
+	check  string
+	newKey string
+	names  mcpeffect.ScopeNames
+	server targetFlags
 }
 
 func manifestFlags() (*flag.FlagSet, *manifestOptions) {
-	o := &manifestOptions{header: headerFlag{}}
+	o := &manifestOptions{}
 	fs := flag.NewFlagSet("manifest", flag.ContinueOnError)
 	fs.StringVar(&o.key, "key", "", "sign with the Ed25519 private key in `FILE` (PEM); with -check, the public key to check with")
 	fs.StringVar(&o.check, "check", "", "hold the server to the signed manifest in `FILE`")
 	fs.StringVar(&o.newKey, "new-key", "", "write a new Ed25519 private key in `FILE`, and its public key on standard output")
 	registerScopeNames(fs, &o.names)
-	fs.StringVar(&o.url, "url", "", "list the tools of the Streamable HTTP endpoint at `URL`")
-	fs.Var(o.header, "header", "add the header `\"Name: value\"` to every HTTP request (repeatable)")
-	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "give up listing the server after this `duration`; 0 waits for ever")
+	o.server.register(fs, "list the tools of", 30*time.Second)
 	return fs, o
 }
 
@@ -106,7 +102,7 @@ func runManifest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return bad(err.Error())
 	}
 	if o.newKey != "" {
-		if o.check != "" || o.key != "" || o.url != "" || len(fs.Args()) > 0 {
+		if o.check != "" || o.key != "" || o.server.url != "" || len(fs.Args()) > 0 {
 			return bad("-new-key writes a key, and takes no other flag nor server")
 		}
 		return newKey(o.newKey, stdout, stderr)
@@ -135,7 +131,7 @@ func runManifest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 		key = k
 	}
-	m, _, code := loadTools(ctx, "manifest", "", "", fs.Args(), o.url, o.header, o.timeout, o.names, stderr)
+	m, _, code := loadTools(ctx, "manifest", "", "", fs.Args(), o.server, o.names, stderr)
 	if code != exitOK {
 		return code
 	}
@@ -162,17 +158,17 @@ func checkManifest(ctx context.Context, o *manifestOptions, command []string, st
 		fmt.Fprintf(stderr, "mcpeffect manifest: "+format+"\n", a...)
 		return exitError
 	}
-	signed, source, code := loadTools(ctx, "manifest", o.check, o.key, nil, "", nil, 0, o.names, stderr)
+	signed, source, code := loadTools(ctx, "manifest", o.check, o.key, nil, targetFlags{}, o.names, stderr)
 	if code != exitOK {
 		return code
 	}
 	if signed.Signature == "" {
 		return fail("%s is not signed: check it with -key only once it is, or compare with mcpeffect diff", source)
 	}
-	if signed.Resource != "" && (o.url != signed.Resource || len(command) > 0) {
-		return fail("%s was written for %s, not for %s: check that server", source, signed.Resource, targetName(o.url, command))
+	if signed.Resource != "" && (o.server.url != signed.Resource || len(command) > 0) {
+		return fail("%s was written for %s, not for %s: check that server", source, signed.Resource, targetName(o.server.url, command))
 	}
-	now, target, code := loadTools(ctx, "manifest", "", "", command, o.url, o.header, o.timeout, o.names, stderr)
+	now, target, code := loadTools(ctx, "manifest", "", "", command, o.server, o.names, stderr)
 	if code != exitOK {
 		return code
 	}

@@ -85,22 +85,18 @@ type policyOptions struct {
 	key      string
 	claim    string
 	names    mcpeffect.ScopeNames
-	url      string
-	header   headerFlag
-	timeout  time.Duration
+	server   targetFlags
 }
 
 func policyFlags() (*flag.FlagSet, *policyOptions) {
-	o := &policyOptions{header: headerFlag{}}
+	o := &policyOptions{}
 	fs := flag.NewFlagSet("policy", flag.ContinueOnError)
 	fs.StringVar(&o.format, "format", "", "write the policy in `cedar` (ToolHive), rego (OPA) or cel (agentgateway)")
 	fs.StringVar(&o.manifest, "manifest", "", "read the tools from the manifest `FILE` rather than from a server")
 	fs.StringVar(&o.key, "key", "", "check the signature of -manifest with the public key in `FILE` (PEM)")
 	fs.StringVar(&o.claim, "claim", "scope", "the `name` of the token's claim that holds its scopes")
 	registerScopeNames(fs, &o.names)
-	fs.StringVar(&o.url, "url", "", "list the tools of the Streamable HTTP endpoint at `URL`")
-	fs.Var(o.header, "header", "add the header `\"Name: value\"` to every HTTP request (repeatable)")
-	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "give up listing the server after this `duration`; 0 waits for ever")
+	o.server.register(fs, "list the tools of", 30*time.Second)
 	return fs, o
 }
 
@@ -142,7 +138,7 @@ func runPolicy(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if o.claim == "" || strings.ContainsAny(o.claim, "\x00\r\n") {
 		return bad(fmt.Sprintf("-claim %q is not the name of a claim", o.claim))
 	}
-	m, source, code := loadTools(ctx, "policy", o.manifest, o.key, fs.Args(), o.url, o.header, o.timeout, o.names, stderr)
+	m, source, code := loadTools(ctx, "policy", o.manifest, o.key, fs.Args(), o.server, o.names, stderr)
 	if code != exitOK {
 		return code
 	}
@@ -180,7 +176,7 @@ func runPolicy(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // name: a manifest file, checked with the public key in key if given, or
 // a server listed now. It returns the exit code and writes the error if
 // it could not.
-func loadTools(ctx context.Context, cmd, file, key string, command []string, url string, header headerFlag, timeout time.Duration, names mcpeffect.ScopeNames, stderr io.Writer) (*manifest.Manifest, string, int) {
+func loadTools(ctx context.Context, cmd, file, key string, command []string, server targetFlags, names mcpeffect.ScopeNames, stderr io.Writer) (*manifest.Manifest, string, int) {
 	bad := func(msg string) (*manifest.Manifest, string, int) {
 		fmt.Fprintf(stderr, "mcpeffect %s: %s\nRun 'mcpeffect help %s' for details.\n", cmd, msg, cmd)
 		return nil, "", exitError
@@ -190,7 +186,7 @@ func loadTools(ctx context.Context, cmd, file, key string, command []string, url
 		return nil, "", exitError
 	}
 	if file != "" {
-		if len(command) > 0 || url != "" || len(header) > 0 {
+		if len(command) > 0 || server.url != "" || len(server.header) > 0 {
 			return bad("give either -manifest or a server (a command, or -url), not both")
 		}
 		data, err := readFile(file)
@@ -222,8 +218,7 @@ func loadTools(ctx context.Context, cmd, file, key string, command []string, url
 	if key != "" {
 		return bad("-key checks the signature of -manifest: give -manifest")
 	}
-	o := auditOptions{url: url, header: header, timeout: timeout}
-	target, msg := o.target(command)
+	target, msg := server.target(command)
 	if msg != "" {
 		return bad(msg)
 	}

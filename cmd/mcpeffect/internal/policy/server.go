@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
-	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/mcpeffect/mcpeffect/host"
 	"github.com/mcpeffect/mcpeffect/manifest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,7 +29,7 @@ import (
 // A server that lists a tool twice, or publishes outcomes that cannot be
 // read or do not agree with its hints, is refused with an error that
 // names the tool: no policy can be written for it that is sure.
-func FromServer(ctx context.Context, target audit.Target, names mcpeffect.ScopeNames, now time.Time) (*manifest.Manifest, error) {
+func FromServer(ctx context.Context, target connect.Target, names mcpeffect.ScopeNames, now time.Time) (*manifest.Manifest, error) {
 	s, err := target.Connect(ctx)
 	if err != nil {
 		return nil, err
@@ -60,7 +60,7 @@ func FromServer(ctx context.Context, target audit.Target, names mcpeffect.ScopeN
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %w", strconv.Quote(l.Name), err)
 		}
-		rule, err := audit.PublishedRule(l.Meta)
+		rule, err := l.Rule()
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: the outcomes it publishes cannot be read: %w", strconv.Quote(l.Name), err)
 		}
@@ -80,7 +80,7 @@ func FromServer(ctx context.Context, target audit.Target, names mcpeffect.ScopeN
 // definitions lists the tools of s again, as go-sdk's client decodes
 // them, by name, bounded by the session's deadline and by want, the
 // number of tools the audit's listing found.
-func definitions(ctx context.Context, s *audit.Session, want int) (map[string]*mcp.Tool, error) {
+func definitions(ctx context.Context, s *connect.Session, want int) (map[string]*mcp.Tool, error) {
 	ctx, cancel := s.Bound(ctx)
 	defer cancel()
 	out := make(map[string]*mcp.Tool, want)

@@ -19,7 +19,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mcpeffect/mcpeffect"
-	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/policy"
 	"github.com/mcpeffect/mcpeffect/internal/conformance/catalog"
 	"github.com/mcpeffect/mcpeffect/manifest"
@@ -344,7 +344,7 @@ func TestDone(t *testing.T) {
 	bin := buildDone(t)
 	data := t.TempDir()
 	names := mcpeffect.ScopeNames{}
-	m, err := policy.FromServer(context.Background(), audit.Target{Command: []string{bin, "-data", data}, Timeout: time.Minute}, names, time.Now())
+	m, err := policy.FromServer(context.Background(), connect.Target{Command: []string{bin, "-data", data}, Timeout: time.Minute}, names, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
-	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/policy"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -35,7 +35,7 @@ func TestPinned(t *testing.T) {
 	defer srv.Close()
 
 	names := mcpeffect.ScopeNames{}
-	target := audit.Target{URL: srv.URL, Timeout: 30 * time.Second}
+	target := connect.Target{URL: srv.URL, Timeout: 30 * time.Second}
 	m, err := policy.FromServer(context.Background(), target, names, time.Now())
 	must(t, err)
 	set, err := policy.FromManifest(m, names, srv.URL)
