@@ -10,6 +10,7 @@ replace (
 require (
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/mcpeffect/mcpeffect v0.0.0
+	github.com/mcpeffect/mcpeffect/mcpgo v0.0.0-00010101000000-000000000000
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0

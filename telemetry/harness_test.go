@@ -310,3 +310,13 @@ func wantDurations(tb testing.TB, o *observed, method string, want map[string]ui
 		tb.Errorf("mcp.server.operation.duration of %s\n\t%v\nwant\n\t%v", method, got, want)
 	}
 }
+
+// attr returns the value of the attribute key of s, or "".
+func attr(s tracetest.SpanStub, key attribute.Key) string {
+	for _, kv := range s.Attributes {
+		if kv.Key == key {
+			return kv.Value.String()
+		}
+	}
+	return ""
+}

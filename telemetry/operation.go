@@ -200,15 +200,6 @@ func (o *Operation) ToolFailed() {
 	o.toolError = true
 }
 
-// RecordError records err, an error that o's handler met, as an event
-// on o's span, without ending it.
-func (o *Operation) RecordError(err error) {
-	if o == nil || err == nil {
-		return
-	}
-	o.span.RecordError(err)
-}
-
 // End ends o: its answer was sent, the error err (nil for a result). It
 // ends the span and records the duration. The error.type of an error is
 // its JSON-RPC code: that of the first error in err's chain that is a

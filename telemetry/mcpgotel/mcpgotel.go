@@ -20,8 +20,8 @@
 // version mcp-go refuses) has no span and no duration; its decision is
 // counted all the same. mcp-go names its spans "mcp.{method}" and opens
 // one more around each tool handler; this package names them as the
-// conventions do, and puts what mcp-go would record on the handler's span
-// (its error) on the operation's.
+// conventions do, and opens the one span of each operation that they
+// have.
 package mcpgotel
 
 import (
@@ -74,12 +74,13 @@ type tracer struct {
 }
 
 // Start opens the span of an operation, for the span of kind server that
-// mcp-go opens around each request; and for the span mcp-go opens around
-// a tool's handler, none: the operation's span is that of the call, and
-// the handler's error goes on it.
-func (tr *tracer) Start(ctx context.Context, _ string, kind tracing.SpanKind, attrs ...tracing.Attribute) (context.Context, tracing.Span) {
+// mcp-go opens around each request. For the span mcp-go opens around a
+// tool's handler it opens none: the conventions have one span an
+// operation, which covers the handler, and on which the handler's error
+// is the operation's.
+func (tr *tracer) Start(ctx context.Context, name string, kind tracing.SpanKind, attrs ...tracing.Attribute) (context.Context, tracing.Span) {
 	if kind != tracing.SpanKindServer {
-		return ctx, handlerSpan{telemetry.OperationFromContext(ctx)}
+		return tracing.NoopTracer().Start(ctx, name, kind, attrs...)
 	}
 	r := telemetry.Request{ProtocolVersion: server.RequestProtocolVersion(ctx)}
 	for _, a := range attrs {
@@ -105,9 +106,10 @@ func (tr *tracer) Start(ctx context.Context, _ string, kind tracing.SpanKind, at
 type span struct {
 	op *telemetry.Operation
 
-	mu     sync.Mutex
-	err    error  // the error the request was answered with, from the hook
-	status string // the message mcp-go ended it with
+	mu        sync.Mutex
+	err       error  // the error the request was answered with, from the hook
+	succeeded bool   // the request was answered with a result, as the hook saw
+	status    string // the message mcp-go ended it with
 }
 
 // SetAttributes takes the tool's name that mcp-go's tracing middleware
@@ -120,7 +122,16 @@ func (s *span) SetAttributes(attrs ...tracing.Attribute) {
 	}
 }
 
-func (s *span) RecordError(err error) { s.op.RecordError(err) }
+// RecordError keeps err as the error the operation ends with, unless a
+// hook saw the one it was answered with. (mcp-go calls it on the
+// handler's span only, and the error reaches the hook.)
+func (s *span) RecordError(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		s.err = wireError(err)
+	}
+}
 
 // SetStatus keeps the message of an error, for End.
 func (s *span) SetStatus(code tracing.StatusCode, description string) {
@@ -139,31 +150,27 @@ func (s *span) failed(err error) {
 	s.err = err
 }
 
+// succeed records that the request was answered with a result: a tool's
+// result that is an error is not a JSON-RPC error, whatever status
+// mcp-go gives the span.
+func (s *span) succeed() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.succeeded = true
+}
+
 // End ends the operation with the error it was answered with, whose code
-// the hook saw, or else with the message mcp-go ended the span with.
+// the hook saw, or else, for an answer the hooks did not see, with the
+// message mcp-go ended the span with.
 func (s *span) End() {
 	s.mu.Lock()
 	err, status := s.err, s.status
-	s.mu.Unlock()
-	if err == nil && status != "" {
+	if err == nil && !s.succeeded && status != "" {
 		err = errors.New(status)
 	}
+	s.mu.Unlock()
 	s.op.End(err)
 }
-
-// handlerSpan stands for the span mcp-go opens around a tool's handler:
-// the operation's span already covers the handler, and the conventions
-// have one span an operation. What mcp-go records on it, the handler's
-// error, goes on the operation's span; its status and its end are those
-// of the operation, which mcp-go also records there.
-type handlerSpan struct {
-	op *telemetry.Operation
-}
-
-func (h handlerSpan) RecordError(err error)              { h.op.RecordError(err) }
-func (handlerSpan) SetAttributes(...tracing.Attribute)   {}
-func (handlerSpan) SetStatus(tracing.StatusCode, string) {}
-func (handlerSpan) End()                                 {}
 
 // installHooks adds tr's hooks to those of s.
 func (tr *tracer) installHooks(s *server.MCPServer) {
@@ -183,6 +190,9 @@ func (tr *tracer) installHooks(s *server.MCPServer) {
 		}
 	})
 	h.AddOnSuccess(func(ctx context.Context, _ any, _ mcp.MCPMethod, _ any, result any) {
+		if s, ok := tracing.SpanFromContext(ctx).(*span); ok {
+			s.succeed()
+		}
 		if res, ok := result.(*mcp.CallToolResult); ok && res != nil && res.IsError {
 			telemetry.OperationFromContext(ctx).ToolFailed()
 		}
