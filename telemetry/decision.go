@@ -36,21 +36,22 @@ func (t *Telemetry) OnDecision(ctx context.Context, d mcpeffect.Decision) {
 	}
 	verdict := verdictOf(d)
 	scope := AttrScope.String(d.Scope.String())
-	var attrs [4]attribute.KeyValue
-	n := 0
-	attrs[n], n = keyMethod.String(op.Method), n+1
-	if tool != "" {
-		attrs[n], n = keyTool.String(tool), n+1
-	}
+	k := setKey{instrument: instDecisions, method: op.Method, target: tool, outcome: verdict, scope: d.Scope.String()}
+	counter := t.decisions
 	if d.Answer != "" {
-		attrs[n], n = AttrAnswer.String(d.Answer), n+1
-		attrs[n], n = scope, n+1
-		record(ctx, t.answers, attrs[:n]...)
-	} else {
-		attrs[n], n = AttrDecision.String(verdict), n+1
-		attrs[n], n = scope, n+1
-		record(ctx, t.decisions, attrs[:n]...)
+		k.instrument, k.outcome, counter = instAnswers, d.Answer, t.answers
 	}
+	p := t.points.get(k, func() []attribute.KeyValue {
+		attrs := []attribute.KeyValue{keyMethod.String(op.Method), scope}
+		if tool != "" {
+			attrs = append(attrs, keyTool.String(tool))
+		}
+		if d.Answer != "" {
+			return append(attrs, AttrAnswer.String(d.Answer))
+		}
+		return append(attrs, AttrDecision.String(verdict))
+	})
+	counter.Add(ctx, 1, p.add...)
 
 	o := OperationFromContext(ctx)
 	if o == nil {

@@ -11,8 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/semconv/v1.39.0/mcpconv"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -248,33 +246,39 @@ func (o *Operation) End(err error) {
 	}
 	o.span.End()
 
-	attrs := make([]attribute.KeyValue, 0, 7)
+	k := setKey{instrument: instDuration, method: req.Method, errType: errType, code: code,
+		protocolVersion: req.ProtocolVersion, transport: req.Transport}
 	if known {
-		switch req.Method {
-		case methodCallTool:
-			attrs = append(attrs, keyTool.String(req.Tool))
-		case methodGetPrompt:
-			attrs = append(attrs, keyPrompt.String(req.Prompt))
+		k.target = req.target()
+	}
+	p := o.t.points.get(k, func() []attribute.KeyValue {
+		attrs := []attribute.KeyValue{keyMethod.String(req.Method)}
+		switch {
+		case k.target != "" && req.Method == methodCallTool:
+			attrs = append(attrs, keyTool.String(k.target))
+		case k.target != "" && req.Method == methodGetPrompt:
+			attrs = append(attrs, keyPrompt.String(k.target))
 		}
-	}
-	if req.Method == methodCallTool {
-		attrs = append(attrs, executeTool)
-	}
-	if errType != "" {
-		attrs = append(attrs, keyErrorType.String(errType))
-	}
-	if code != "" {
-		attrs = append(attrs, keyStatusCode.String(code))
-	}
-	if req.ProtocolVersion != "" {
-		attrs = append(attrs, keyProtocolVersion.String(req.ProtocolVersion))
-	}
-	if req.Transport != "" {
-		attrs = append(attrs, keyTransport.String(req.Transport))
-	}
+		if req.Method == methodCallTool {
+			attrs = append(attrs, executeTool)
+		}
+		if errType != "" {
+			attrs = append(attrs, keyErrorType.String(errType))
+		}
+		if code != "" {
+			attrs = append(attrs, keyStatusCode.String(code))
+		}
+		if req.ProtocolVersion != "" {
+			attrs = append(attrs, keyProtocolVersion.String(req.ProtocolVersion))
+		}
+		if req.Transport != "" {
+			attrs = append(attrs, keyTransport.String(req.Transport))
+		}
+		return attrs
+	})
 	// The span's context, so that an exemplar can point at the trace.
 	ctx := trace.ContextWithSpan(context.Background(), o.span)
-	o.t.duration.Record(ctx, elapsed.Seconds(), mcpconv.MethodNameAttr(req.Method), attrs...)
+	o.t.duration.RecordSet(ctx, elapsed.Seconds(), p.set)
 }
 
 // codeOf returns the JSON-RPC code and message of err, if it has one.
@@ -291,9 +295,4 @@ func codeOf(err error) (int64, string, bool) {
 		return c, msg, true
 	}
 	return 0, "", false
-}
-
-// record adds one to counter, with attrs.
-func record(ctx context.Context, counter metric.Int64Counter, attrs ...attribute.KeyValue) {
-	counter.Add(ctx, 1, metric.WithAttributes(attrs...))
 }

@@ -45,6 +45,7 @@ type Telemetry struct {
 	// effects holds the text of every Effect, so that a decision does
 	// not build it anew.
 	effects [256]string
+	points  sets
 }
 
 // New returns a Telemetry configured by opts, with its instruments made
