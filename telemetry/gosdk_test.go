@@ -2,6 +2,7 @@ package telemetry_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -164,6 +165,38 @@ func TestNamesTheServerKnows(t *testing.T) {
 		if strings.Contains(k, "audit") || strings.Contains(k, "payroll") {
 			t.Errorf("mcpeffect.decisions{%s}: the counts are by tool only", k)
 		}
+	}
+
+	// Names made up by the caller, hostile ones among them, add no
+	// series: each is refused, on a span named by the method alone.
+	o.take("")
+	hostile := strings.Repeat("x", 1<<16) + "\x00\u202e\u0130"
+	for i := range 50 {
+		name := fmt.Sprintf("made_up_%d", i)
+		if i == 0 {
+			name = hostile
+		}
+		if _, err := call(cs, name); err == nil {
+			t.Fatalf("%.20q was called", name)
+		}
+	}
+	for _, s := range o.spansOf("tools/call") {
+		if s.Name != "tools/call" {
+			t.Errorf("a span of a made-up tool is named %.40q", s.Name)
+		}
+	}
+	for k, n := range o.counts(t, "mcpeffect.decisions") {
+		if strings.Contains(k, "made_up") || strings.Contains(k, "xxx") {
+			t.Errorf("mcpeffect.decisions{%.60s}: %d: a made-up name is a series", k, n)
+		}
+	}
+	for k, n := range o.durations(t) {
+		if strings.Contains(k, "made_up") || strings.Contains(k, "xxx") {
+			t.Errorf("mcp.server.operation.duration{%.60s}: %d: a made-up name is a series", k, n)
+		}
+	}
+	if n := o.counts(t, "mcpeffect.decisions")["mcp.method.name=tools/call,mcpeffect.decision=deny,mcpeffect.scope=read-only"]; n != 50 {
+		t.Errorf("%d refusals of tools no one classified counted, want 50", n)
 	}
 }
 
