@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	done-server [serve] [-data DIR | -db URL] [-http ADDR] [-scope SCOPE] [-confirm WHAT] [-approvals WHERE] [-hide-denied]
+//	done-server [serve] [-data DIR | -db URL] [-http ADDR] [-scope SCOPE] [-confirm WHAT] [-approvals WHERE] [-hide-denied] [-metrics ADDR]
 //	done-server login [-data DIR | -db URL] [-name NAME] [-url URL]
 //	done-server token create [-data DIR | -db URL] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]
 //	done-server token list [-data DIR | -db URL]
@@ -116,7 +116,7 @@ func (c *cli) usage() {
 	fmt.Fprintf(c.stderr, `Done serves tasks for people and their agents over MCP.
 
 Usage:
-  %[1]s [serve] [-data DIR | -db URL] [-http ADDR] [-scope SCOPE] [-confirm WHAT] [-approvals WHERE] [-hide-denied]
+  %[1]s [serve] [-data DIR | -db URL] [-http ADDR] [-scope SCOPE] [-confirm WHAT] [-approvals WHERE] [-hide-denied] [-metrics ADDR]
       serve MCP: by default over stdin and stdout, to one MCP host that
       starts this program (it is not typed into); with -http, over
       Streamable HTTP at http://ADDR/mcp, each request with a bearer token,
@@ -185,6 +185,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	scopeCap := fs.String("scope", "full", "over stdio, the most the connection may do, whatever its token allows: read-only, non-destructive or full")
 	confirmMode := fs.String("confirm", "off", "ask the person before these calls run, whatever the host does: off, destructive or writes through the MCP client, url or url-writes on the web page (a client that cannot ask has them refused)")
 	approvals := fs.String("approvals", "mcp", "where a person approves close requests: mcp (approve_task) or page (the web page only; approve_task refuses)")
+	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics (operations' durations, decisions by tool and outcome) at /metrics on this `address`, on loopback unless it names a host (such as 9464); off unless given")
 	hideDenied := fs.Bool("hide-denied", false, "list to each caller only the tools, resources and prompts its token's scope allows (by default all are listed, so that a host can see what a wider scope would allow and ask for it)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -232,10 +233,15 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		return errors.New("serve: -confirm on a shared database (-db) needs DONE_CONFIRM_KEY, the same on every replica: " +
 			"a person's answer to a question one replica asked may reach another, which must verify it (such as the output of: openssl rand -base64 32)")
 	}
+	tel, stopTelemetry, err := startTelemetry(ctx, getenv, *metricsAddr, logger) // OTLP from OTEL_EXPORTER_OTLP_*; -metrics
+	if err != nil {
+		return err
+	}
+	defer stopTelemetry()
 	// Replicas of a shared store serve HTTP without sessions: the next
 	// request of a client may reach another replica.
 	d := newDone(st, logger, config{connectors: folders, confirm: confirm, stateless: st.Shared(), writeRate: serveWriteRate,
-		confirmURL: confirmURL, pageApprovals: *approvals == "page", confirmKey: key, hideDenied: *hideDenied})
+		confirmURL: confirmURL, pageApprovals: *approvals == "page", confirmKey: key, hideDenied: *hideDenied, telemetry: tel})
 
 	data := shellQuote(*dataDir)
 	if *httpAddr != "" {

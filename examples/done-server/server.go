@@ -19,6 +19,7 @@ import (
 	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/web"
+	"github.com/mcpeffect/mcpeffect/telemetry"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -108,6 +109,9 @@ type config struct {
 	// clients' too (see [done.streamableHandler]): for replicas on a
 	// shared store, where the next request may reach another replica.
 	stateless bool
+	// telemetry traces and counts the operations and the decisions (see
+	// observe.go); nil, nothing is.
+	telemetry *telemetry.Telemetry
 }
 
 // A done is one Done server: its store, its log, and what its tools and
@@ -142,6 +146,8 @@ type done struct {
 	// enforcers holds the one Enforcer of each registry of d's servers
 	// (see [done.enforcer]).
 	enforcers sync.Map // *mcpeffect.Registry -> *mcpeffect.Enforcer
+	// telemetry is config's.
+	telemetry *telemetry.Telemetry
 }
 
 // newDone returns the Done server of st, which logs to logger.
@@ -149,7 +155,7 @@ func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 	d := &done{
 		store: st, logger: logger, baseURL: cfg.baseURL, confirm: cfg.confirm,
 		confirmURL: cfg.confirmURL, pageApprovals: cfg.pageApprovals,
-		stateless: cfg.stateless, confirmKey: cfg.confirmKey, hideDenied: cfg.hideDenied,
+		stateless: cfg.stateless, confirmKey: cfg.confirmKey, hideDenied: cfg.hideDenied, telemetry: cfg.telemetry,
 		slots:   make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 		workers: newWorkers(),
 		writes:  newWriteLimiter(logger, cfg.writeRate, cfg.writeBurst),
@@ -190,6 +196,7 @@ func (d *done) enforcer(registry *mcpeffect.Registry) *mcpeffect.Enforcer {
 		OnDenied:   d.logDenial,
 		Confirm:    d.confirmOptions(d.confirm),
 		HideDenied: d.hideDenied,
+		OnDecision: d.onDecision(),
 	}))
 	return e.(*mcpeffect.Enforcer)
 }
@@ -204,7 +211,7 @@ func (d *done) middleware(registry *mcpeffect.Registry, check mcp.Middleware) []
 		// holds no turn.
 		mw = append(mw, d.urlConfirm(registry, d.confirmURL))
 	}
-	return append(mw, d.admit(registry))
+	return d.traced(append(mw, d.admit(registry)))
 }
 
 // admit returns receiving middleware that lets at most two tool calls a
