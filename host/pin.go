@@ -51,7 +51,7 @@ func (a *Approver) matchManifest(ctx context.Context, req mcp.Request, m *manife
 		return errors.New("mcpeffect: Approver: a tools/call without a client session or its params is not sent")
 	}
 	deny := func(reason string) error {
-		return &NotSentError{Tool: params.Name, Decision: Deny, Reason: reason}
+		return &NotSentError{Tool: params.Name, Action: Deny, Reason: reason}
 	}
 	pinned := m.Tool(params.Name)
 	if pinned == nil {

@@ -90,7 +90,7 @@ func TestPinnedTo(t *testing.T) {
 		t.Helper()
 		err := call(name)
 		var ns *host.NotSentError
-		if !errors.As(err, &ns) || ns.Decision != host.Deny || !strings.Contains(ns.Reason, want) {
+		if !errors.As(err, &ns) || ns.Action != host.Deny || !strings.Contains(ns.Reason, want) {
 			t.Errorf("call to %s: %v; want it not sent, because %q", name, err, want)
 		}
 	}

@@ -24,7 +24,7 @@ func profileTable() string {
 		}
 		rule := p.Rule
 		if p.IgnoresHints {
-			o, _ := p.Decide(host.Hints{})
+			o, _ := p.ActionFor(host.Declared{})
 			what := map[audit.HostAction]string{
 				audit.Refused: "refuses every tool", audit.AsksAlways: "always asks before every tool",
 				audit.Asks: "asks before every tool", audit.Judged: "leaves every tool to a model",

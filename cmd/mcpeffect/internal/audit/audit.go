@@ -215,12 +215,12 @@ type Tool struct {
 	Description string `json:"description"`
 	// Declared holds the hints the server sent; a missing hint is nil,
 	// and absent from the JSON.
-	Declared host.Hints `json:"declared"`
+	Declared host.Declared `json:"declared"`
 	// Assumed holds the hints as a host must take them: a missing hint
 	// takes its worst case, except that a read's destructiveHint and
 	// idempotentHint, which the specification reads only for writes, stay
 	// nil when missing: they do not apply.
-	Assumed host.Hints `json:"assumed"`
+	Assumed host.Declared `json:"assumed"`
 	// Effect is what the hints amount to for a host.
 	Effect mcpeffect.Effect `json:"effect"`
 	// Outcomes are the outcomes of the tool's calls as the server
@@ -294,7 +294,7 @@ func Review(server connect.Server, tools []connect.Listed, opts *Options) (*Repo
 	first := map[string]Tool{} // the first tool of each name
 	neverSet := hintsNeverSet(tools)
 	for _, l := range tools {
-		declared, err := host.ParseHints(l.Annotations)
+		declared, err := host.ParseDeclared(l.Annotations)
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: %w", l.Name, err)
 		}
@@ -350,7 +350,7 @@ func annotationsTitle(raw json.RawMessage) string {
 }
 
 // assumed returns the hints a host must take h for: see [Tool].
-func assumed(h host.Hints) host.Hints {
+func assumed(h host.Declared) host.Declared {
 	a := h.Assumed()
 	if h.Effect()&mcpeffect.Read != 0 {
 		if h.Destructive == nil {
@@ -388,7 +388,7 @@ func check(t Tool) []Finding {
 		out = append(out, Finding{Tool: t.Name, Level: rule.Level(), Rule: rule, Message: fmt.Sprintf(format, args...)})
 	}
 	h := t.Declared
-	if h == (host.Hints{}) {
+	if h == (host.Declared{}) {
 		add(RuleNoAnnotations, "declares none of the four hints: hosts must assume a destructive, non-idempotent write on an open world")
 		return out
 	}
@@ -421,7 +421,7 @@ func check(t Tool) []Finding {
 
 // describeDestructive says why a tool whose name deletes is not
 // destructive.
-func describeDestructive(h host.Hints) string {
+func describeDestructive(h host.Declared) string {
 	if h.ReadOnly != nil && *h.ReadOnly {
 		return "readOnlyHint is true"
 	}
@@ -429,7 +429,7 @@ func describeDestructive(h host.Hints) string {
 }
 
 // describeReadOnly says why a tool whose name reads is not read-only.
-func describeReadOnly(h host.Hints) string {
+func describeReadOnly(h host.Declared) string {
 	switch {
 	case h.ReadOnly == nil:
 		return "readOnlyHint is missing, so hosts treat it as a write"

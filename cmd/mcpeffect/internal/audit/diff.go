@@ -35,7 +35,7 @@ type SnapshotTool struct {
 	// Description is nil where the source does not keep descriptions (a
 	// manifest, or a report from before they were kept).
 	Description *string
-	Hints       host.Hints
+	Hints       host.Declared
 	// Outcomes are the outcomes of the tool's calls, where the source
 	// has them: as the server published them (a report, a live server),
 	// or as its registry declared them (a manifest); nil otherwise.
@@ -124,17 +124,17 @@ func readSnapshotTool(raw json.RawMessage) (SnapshotTool, error) {
 	switch declared, ok := obj["declared"]; {
 	case ok:
 		// An audit report: the hints as the server declared them.
-		t.Hints, err = host.ParseHints(declared)
+		t.Hints, err = host.ParseDeclared(declared)
 	default:
 		// A manifest: the hints at the top of the tool, or its effect.
-		t.Hints, err = host.ParseHints(raw)
-		if err == nil && t.Hints == (host.Hints{}) {
+		t.Hints, err = host.ParseDeclared(raw)
+		if err == nil && t.Hints == (host.Declared{}) {
 			if v, ok := obj["effect"]; ok {
 				var e mcpeffect.Effect
 				if err := json.Unmarshal(v, &e); err != nil {
 					return SnapshotTool{}, fmt.Errorf("%q: effect: %w", t.Name, err)
 				}
-				t.Hints = host.HintsOf(e.Annotations())
+				t.Hints = host.DeclaredOf(e.Annotations())
 			}
 		}
 	}
@@ -356,20 +356,20 @@ type axis struct {
 	wide             func(e mcpeffect.Effect) bool
 	widened, narrowd ChangeKind
 	wideName, narrow string // the ends of the axis, for messages
-	declared         func(h host.Hints) *bool
+	declared         func(h host.Declared) *bool
 }
 
 var axes = []axis{
 	{"readOnlyHint", func(e mcpeffect.Effect) bool { return e&mcpeffect.Write != 0 }, ReadToWrite, WriteToRead,
-		"a write", "a read", func(h host.Hints) *bool { return h.ReadOnly }},
+		"a write", "a read", func(h host.Declared) *bool { return h.ReadOnly }},
 	{"destructiveHint", func(e mcpeffect.Effect) bool { return e&mcpeffect.Destructive == mcpeffect.Destructive }, NowDestructive, NoLongerDestructive,
-		"destructive", "not destructive", func(h host.Hints) *bool { return h.Destructive }},
+		"destructive", "not destructive", func(h host.Declared) *bool { return h.Destructive }},
 	{"idempotentHint", func(e mcpeffect.Effect) bool {
 		return e&mcpeffect.Write != 0 && e&mcpeffect.Idempotent != mcpeffect.Idempotent
 	}, NowNonIdempotent, NowIdempotent,
-		"not idempotent", "idempotent", func(h host.Hints) *bool { return h.Idempotent }},
+		"not idempotent", "idempotent", func(h host.Declared) *bool { return h.Idempotent }},
 	{"openWorldHint", func(e mcpeffect.Effect) bool { return e&mcpeffect.OpenWorld != 0 }, NowOpenWorld, NowClosedWorld,
-		"open-world", "closed-world", func(h host.Hints) *bool { return h.OpenWorld }},
+		"open-world", "closed-world", func(h host.Declared) *bool { return h.OpenWorld }},
 }
 
 // hostsReadDifferently reports whether some host reads the hint named

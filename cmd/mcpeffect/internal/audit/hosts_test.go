@@ -12,9 +12,9 @@ import (
 	"github.com/mcpeffect/mcpeffect/host"
 )
 
-func hints(t *testing.T, annotations string) host.Hints {
+func hints(t *testing.T, annotations string) host.Declared {
 	t.Helper()
-	h, err := host.ParseHints([]byte(annotations))
+	h, err := host.ParseDeclared([]byte(annotations))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestHostRules(t *testing.T) {
 		{"claude-cowork", "team", `{"readOnlyHint": false}`, AsksAlways, false},
 	} {
 		t.Run(fmt.Sprintf("%s/%s %s", tc.host, tc.mode, tc.annotations), func(t *testing.T) {
-			o, review := profile(t, tc.host, tc.mode).Decide(hints(t, tc.annotations))
+			o, review := profile(t, tc.host, tc.mode).ActionFor(hints(t, tc.annotations))
 			if o != tc.want || review != tc.review {
 				t.Errorf("outcome %s, reviews output %t; want %s, %t", o, review, tc.want, tc.review)
 			}
@@ -136,14 +136,14 @@ func TestHostRules(t *testing.T) {
 
 // everyHints returns the 81 combinations of the four hints, each missing,
 // false or true.
-func everyHints() []host.Hints {
+func everyHints() []host.Declared {
 	values := []*bool{nil, new(bool), func() *bool { b := true; return &b }()}
-	var out []host.Hints
+	var out []host.Declared
 	for _, ro := range values {
 		for _, d := range values {
 			for _, i := range values {
 				for _, ow := range values {
-					out = append(out, host.Hints{ReadOnly: ro, Destructive: d, Idempotent: i, OpenWorld: ow})
+					out = append(out, host.Declared{ReadOnly: ro, Destructive: d, Idempotent: i, OpenWorld: ow})
 				}
 			}
 		}
@@ -169,7 +169,7 @@ func TestHostProfiles(t *testing.T) {
 			defaults[p.Host]++
 		}
 		if p.HostName == "" || p.ModeName == "" || p.Source == "" || !date.MatchString(p.Read) ||
-			!slices.Contains([]string{"high", "medium", "low"}, p.Confidence) || p.Decide == nil {
+			!slices.Contains([]string{"high", "medium", "low"}, p.Confidence) || p.ActionFor == nil {
 			t.Errorf("%s: incomplete profile %+v", id, p)
 		}
 		if p.Host != strings.ToLower(p.Host) || strings.ContainsAny(p.Host, ", ") {
@@ -177,7 +177,7 @@ func TestHostProfiles(t *testing.T) {
 		}
 		outcomes := map[HostAction]bool{}
 		for _, h := range everyHints() {
-			o, _ := p.Decide(h)
+			o, _ := p.ActionFor(h)
 			if o < Refused || o > Settings {
 				t.Errorf("%s: invalid outcome %d", id, o)
 			}
@@ -216,7 +216,7 @@ func TestHostSummary(t *testing.T) {
 	// the summary of one that does is held here.
 	profiles = append(profiles, HostProfile{
 		Host: "example", HostName: "Example", Mode: "default", ModeName: "default",
-		Decide: always(Settings), IgnoresHints: true, Instead: "its auto-approve settings, by tool name",
+		ActionFor: always(Settings), IgnoresHints: true, Instead: "its auto-approve settings, by tool name",
 		Source: "a test", Read: "2026-12-01", Confidence: "medium",
 	})
 	r, err := Review(connect.Server{}, tools, &Options{Hosts: profiles})

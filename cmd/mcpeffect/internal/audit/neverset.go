@@ -19,7 +19,7 @@ const RuleHintsNeverSet Rule = "hints-never-set"
 
 // isWorstCase reports whether h declares each of the four hints, at its
 // worst case.
-func isWorstCase(h host.Hints) bool {
+func isWorstCase(h host.Declared) bool {
 	return h.ReadOnly != nil && !*h.ReadOnly &&
 		isTrue(h.Destructive) &&
 		h.Idempotent != nil && !*h.Idempotent &&
@@ -34,7 +34,7 @@ func hintsNeverSet(tools []connect.Listed) bool {
 		return false
 	}
 	for _, l := range tools {
-		h, err := host.ParseHints(l.Annotations)
+		h, err := host.ParseDeclared(l.Annotations)
 		if err != nil || !isWorstCase(h) {
 			return false
 		}

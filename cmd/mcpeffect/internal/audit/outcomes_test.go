@@ -173,7 +173,7 @@ func TestReviewPublishedOutcomes(t *testing.T) {
 			for _, o := range tool.Outcomes {
 				values = append(values, o.Value)
 				effects = append(effects, o.Effect)
-				if got, want := mustJSON(t, o.Hints), mustJSON(t, host.HintsOf(o.Effect.Annotations())); got != want {
+				if got, want := mustJSON(t, o.Declared), mustJSON(t, host.DeclaredOf(o.Effect.Annotations())); got != want {
 					t.Errorf("outcome %q of effect %s: hints %s, want %s", o.Value, o.Effect, got, want)
 				}
 			}

@@ -29,7 +29,7 @@ type PublishedOutcome struct {
 	Effect mcpeffect.Effect `json:"effect"`
 	// Hints are the outcome's four hints, all explicit: those Effect
 	// derives, which the server must have published with it.
-	host.Hints
+	host.Declared
 }
 
 // toolResolutionMarker is where the tool-resolution extension marks a
@@ -125,7 +125,7 @@ func parseOutcome(raw json.RawMessage) (PublishedOutcome, bool, error) {
 		return o, false, errors.New(strings.TrimPrefix(err.Error(), "mcpeffect: "))
 	}
 	o.Effect = e
-	want := host.HintsOf(e.Annotations())
+	want := host.DeclaredOf(e.Annotations())
 	for _, c := range []struct {
 		name string
 		dst  **bool

@@ -56,7 +56,7 @@ func FromServer(ctx context.Context, target connect.Target, names mcpeffect.Scop
 			return nil, fmt.Errorf("tool %s is listed twice: audit it to see both", strconv.Quote(l.Name))
 		}
 		seen[l.Name] = true
-		hints, err := host.ParseHints(l.Annotations)
+		hints, err := host.ParseDeclared(l.Annotations)
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %w", strconv.Quote(l.Name), err)
 		}

@@ -63,7 +63,7 @@ type Report struct {
 type ToolReport struct {
 	Name string `json:"name"`
 	// Hints are the hints the tool advertises, missing ones absent.
-	Hints host.Hints `json:"hints"`
+	Hints host.Declared `json:"hints"`
 	// Effect is what the hints amount to, as mcpeffect writes effects.
 	Effect string `json:"effect,omitempty"`
 	// Rule is the rule of the outcomes it publishes, for a tool whose

@@ -166,7 +166,7 @@ type runner struct {
 // tool runs the examples of one tool and gives its verdict, as
 // mcpeffecttest.Verify does.
 func (r *runner) tool(ctx context.Context, t connect.Listed, examples []int) ToolReport {
-	hints, err := host.ParseHints(t.Annotations)
+	hints, err := host.ParseDeclared(t.Annotations)
 	tr := ToolReport{Name: t.Name, Hints: hints}
 	if err != nil {
 		tr.Verdict, tr.Reason = Failed, fmt.Sprintf("its annotations cannot be read: %v", err)
