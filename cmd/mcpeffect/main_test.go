@@ -24,8 +24,8 @@ import (
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/badserver"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/hostile"
-	"github.com/mcpeffect/mcpeffect/internal/e2e"
-	"github.com/mcpeffect/mcpeffect/internal/nodetest"
+	"github.com/mcpeffect/mcpeffect/internal/testing/e2e"
+	"github.com/mcpeffect/mcpeffect/internal/testing/nodetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")

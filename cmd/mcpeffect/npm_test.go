@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
-	"github.com/mcpeffect/mcpeffect/internal/nodetest"
+	"github.com/mcpeffect/mcpeffect/internal/testing/nodetest"
 )
 
 // npmServers is where the MCP reference servers the tests audit are

@@ -13,7 +13,7 @@ import (
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/verify"
-	"github.com/mcpeffect/mcpeffect/internal/e2e"
+	"github.com/mcpeffect/mcpeffect/internal/testing/e2e"
 	"github.com/mcpeffect/mcpeffect/mcpeffecttest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

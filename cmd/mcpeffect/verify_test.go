@@ -16,7 +16,7 @@ import (
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/verify"
-	"github.com/mcpeffect/mcpeffect/internal/nodetest"
+	"github.com/mcpeffect/mcpeffect/internal/testing/nodetest"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -21,7 +21,7 @@ import (
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/policy"
-	"github.com/mcpeffect/mcpeffect/internal/conformance/catalog"
+	"github.com/mcpeffect/mcpeffect/internal/testing/conformance/catalog"
 	"github.com/mcpeffect/mcpeffect/manifest"
 )
 

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
-	"github.com/mcpeffect/mcpeffect/internal/conformance/catalog"
+	"github.com/mcpeffect/mcpeffect/internal/testing/conformance/catalog"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -4,8 +4,8 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/mcpeffect/mcpeffect/internal/conformance/catalog"
-	"github.com/mcpeffect/mcpeffect/internal/conformance/suite"
+	"github.com/mcpeffect/mcpeffect/internal/testing/conformance/catalog"
+	"github.com/mcpeffect/mcpeffect/internal/testing/conformance/suite"
 )
 
 // runSuite runs the suite's server scenarios of spec against a new

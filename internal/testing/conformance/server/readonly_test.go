@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
-	"github.com/mcpeffect/mcpeffect/internal/conformance/suite"
+	"github.com/mcpeffect/mcpeffect/internal/testing/conformance/suite"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
-	"github.com/mcpeffect/mcpeffect/internal/conformance/catalog"
+	"github.com/mcpeffect/mcpeffect/internal/testing/conformance/catalog"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpeffect/mcpeffect"
-	"github.com/mcpeffect/mcpeffect/internal/conformance/catalog"
+	"github.com/mcpeffect/mcpeffect/internal/testing/conformance/catalog"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -29,7 +29,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/mcpeffect/mcpeffect/internal/conformance/catalog"
+	"github.com/mcpeffect/mcpeffect/internal/testing/conformance/catalog"
 )
 
 func main() {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpeffect/mcpeffect/internal/conformance/suite"
+	"github.com/mcpeffect/mcpeffect/internal/testing/conformance/suite"
 )
 
 // TestTokens checks that a request without a token the server knows is

@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpeffect/mcpeffect/internal/nodetest"
+	"github.com/mcpeffect/mcpeffect/internal/testing/nodetest"
 )
 
 // Specs are the protocol revisions the suite tests servers at: the dated
@@ -65,7 +65,7 @@ var ReadOnlyFailing = map[string][]string{
 // module of the repository finds it.
 func dir() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata", "conformance")
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "testdata", "conformance")
 }
 
 // Find returns the node binary and the suite's entry point, which npm
