@@ -76,7 +76,7 @@ func TestApprovalsOnPageOnly(t *testing.T) {
 	task := must[store.Task](t, alice, "create_task", args{"title": "t"})
 	must[store.Task](t, alice, "close_task", args{"task_id": task.ID})
 	approval := must[store.TaskDetail](t, alice, "get_task", args{"task_id": task.ID}).Approval
-	_, err := call[store.Decision](t, alice, "approve_task", args{"task_id": task.ID, "approval_id": approval.ID})
+	_, err := call[store.Verdict](t, alice, "approve_task", args{"task_id": task.ID, "approval_id": approval.ID})
 	if err == nil || !strings.Contains(err.Error(), e.httpURL+web.Prefix+"/approvals/"+approval.ID) {
 		t.Errorf("approve_task with -approvals page: %v, want a refusal naming the page", err)
 	}
@@ -84,7 +84,7 @@ func TestApprovalsOnPageOnly(t *testing.T) {
 		t.Errorf("the task is %s", got.Status)
 	}
 	// reject_task still works over MCP: a refusal finishes no work.
-	must[store.Decision](t, alice, "reject_task", args{"task_id": task.ID, "approval_id": approval.ID, "reason": "not yet"})
+	must[store.Verdict](t, alice, "reject_task", args{"task_id": task.ID, "approval_id": approval.ID, "reason": "not yet"})
 }
 
 // TestURLConfirmNeedsURLElicitation shows that with -confirm url a client
