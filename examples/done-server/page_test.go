@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -156,7 +157,7 @@ func testURLConfirmHostDeclines(t *testing.T, protocol string) {
 		t.Fatalf("delete_task, the host declining to open the page: %v", err)
 	}
 	id := strings.TrimPrefix(asked, base+web.ConfirmPath)
-	if pending, _ := e.store.PendingConfirmations(t.Context(), alice.Actor()); len(pending) != 0 {
+	if pending, _, _ := e.store.PendingConfirmations(t.Context(), alice.Actor()); len(pending) != 0 {
 		t.Errorf("the person is still asked about a refused call: %+v", pending)
 	}
 	if _, err := e.store.AnswerConfirmation(t.Context(), alice.Actor(), id, true); err == nil {
@@ -290,60 +291,13 @@ func TestURLConfirmRequestStateAttacks(t *testing.T) {
 	keep := must[store.Task](t, setup, "create_task", args{"title": "keep me"})
 	other := must[store.Task](t, setup, "create_task", args{"title": "keep me too"})
 
-	// callRaw sends one 2026-07-28 tools/call of delete_task, as a client
-	// that can send the person to a page, and returns the result's
-	// request state or the error's message.
 	callRaw := func(secret, taskID, state string) (gotState, errMsg string) {
 		t.Helper()
-		params := map[string]any{
-			"name": "delete_task", "arguments": args{"task_id": taskID},
-			"_meta": map[string]any{
-				mcp.MetaKeyProtocolVersion:    "2026-07-28",
-				mcp.MetaKeyClientInfo:         map[string]any{"name": "raw", "version": "1"},
-				mcp.MetaKeyClientCapabilities: map[string]any{"elicitation": map[string]any{"url": map[string]any{}}},
-			},
+		r := rawCall(t, base, secret, "delete_task", args{"task_id": taskID}, state)
+		if r.code != 0 && r.code != mcpeffect.CodeNotConfirmed {
+			t.Errorf("error %d %s, want a refusal unconfirmed", r.code, r.message)
 		}
-		if state != "" {
-			params["requestState"] = state
-			params["inputResponses"] = map[string]any{pageInput: map[string]any{"action": "accept"}}
-		}
-		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
-		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, base+mcpPath, bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", "tools/call")
-		req.Header.Set("Mcp-Name", "delete_task")
-		req.Header.Set("Authorization", "Bearer "+secret)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		raw, _ := io.ReadAll(resp.Body)
-		text := string(raw)
-		if i := strings.Index(text, "data: "); i >= 0 {
-			text = strings.TrimSpace(text[i+len("data: "):])
-		}
-		var msg struct {
-			Result struct {
-				RequestState string `json:"requestState"`
-			} `json:"result"`
-			Error *struct {
-				Code    int64  `json:"code"`
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if err := json.Unmarshal([]byte(text), &msg); err != nil {
-			t.Fatalf("%d %s: %v", resp.StatusCode, raw, err)
-		}
-		if msg.Error != nil {
-			if msg.Error.Code != mcpeffect.CodeNotConfirmed {
-				t.Errorf("error %d %s, want a refusal unconfirmed", msg.Error.Code, msg.Error.Message)
-			}
-			return "", msg.Error.Message
-		}
-		return msg.Result.RequestState, ""
+		return r.state, r.message
 	}
 
 	state, msg := callRaw(aliceSecret, keep.ID, "")
@@ -381,4 +335,95 @@ func TestURLConfirmRequestStateAttacks(t *testing.T) {
 	if _, msg := callRaw(aliceSecret, keep.ID, state); msg == "" {
 		t.Error("the state used again: the call ran twice on one confirmation")
 	}
+}
+
+// A rawResult is the answer to one tools/call that [rawCall] sent: the
+// result's request state, its text and whether it is a tool error, or
+// the JSON-RPC error's code and message.
+type rawResult struct {
+	state   string
+	text    string
+	isError bool
+	code    int64
+	message string
+	data    string // the error's data, as JSON
+}
+
+// rawCall sends one 2026-07-28 tools/call of tool with arguments to the
+// server at base, with the bearer token secret, as a client that can
+// send the person to a page; with state, it is the call made again with
+// that request state and the person's going to the page.
+func rawCall(t *testing.T, base, secret, tool string, arguments any, state string) rawResult {
+	t.Helper()
+	r, err := rawCallContext(t.Context(), base, secret, tool, arguments, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// rawCallContext is rawCall within ctx, for a call made on another
+// goroutine than the test's: it returns its failure.
+func rawCallContext(ctx context.Context, base, secret, tool string, arguments any, state string) (rawResult, error) {
+	params := map[string]any{
+		"name": tool, "arguments": arguments,
+		"_meta": map[string]any{
+			mcp.MetaKeyProtocolVersion:    "2026-07-28",
+			mcp.MetaKeyClientInfo:         map[string]any{"name": "raw", "version": "1"},
+			mcp.MetaKeyClientCapabilities: map[string]any{"elicitation": map[string]any{"url": map[string]any{}}},
+		},
+	}
+	if state != "" {
+		params["requestState"] = state
+		params["inputResponses"] = map[string]any{pageInput: map[string]any{"action": "accept"}}
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+mcpPath, bytes.NewReader(body))
+	if err != nil {
+		return rawResult{}, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", tool)
+	req.Header.Set("Authorization", "Bearer "+secret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return rawResult{}, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return rawResult{}, err
+	}
+	text := string(raw)
+	if i := strings.Index(text, "data: "); i >= 0 {
+		text = strings.TrimSpace(text[i+len("data: "):])
+	}
+	var msg struct {
+		Result struct {
+			RequestState string `json:"requestState"`
+			IsError      bool   `json:"isError"`
+			Content      []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+		Error *struct {
+			Code    int64           `json:"code"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(text), &msg); err != nil {
+		return rawResult{}, fmt.Errorf("%d %s: %v", resp.StatusCode, raw, err)
+	}
+	if msg.Error != nil {
+		return rawResult{code: msg.Error.Code, message: msg.Error.Message, data: string(msg.Error.Data)}, nil
+	}
+	r := rawResult{state: msg.Result.RequestState, isError: msg.Result.IsError}
+	for _, c := range msg.Result.Content {
+		r.text += c.Text
+	}
+	return r, nil
 }

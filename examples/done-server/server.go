@@ -142,6 +142,12 @@ type done struct {
 	// enforcers holds the one Enforcer of each registry of d's servers
 	// (see [done.enforcer]).
 	enforcers sync.Map // *mcpeffect.Registry -> *mcpeffect.Enforcer
+	// tools holds what d knows of the tools of each registry besides
+	// their effects (see [done.toolInfos]).
+	tools sync.Map // *mcpeffect.Registry -> *toolInfos
+	// waits bounds the calls waiting for a person's answer on the page
+	// (see [confirmWaits]).
+	waits *confirmWaits
 }
 
 // newDone returns the Done server of st, which logs to logger.
@@ -153,6 +159,7 @@ func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 		slots:   make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 		workers: newWorkers(),
 		writes:  newWriteLimiter(logger, cfg.writeRate, cfg.writeBurst),
+		waits:   newConfirmWaits(store.MaxOpenConfirmations, maxConfirmWaits),
 	}
 	for _, c := range cfg.connectors {
 		d.sources = append(d.sources, &source{Connector: c})
@@ -482,6 +489,10 @@ func (d *done) streamableHandler(server *mcp.Server, lim httpLimits) http.Handle
 	stateless := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Logger:    d.logger,
 		Stateless: true,
+		// A 2026-07-28 call is its POST: once the client has gone, no
+		// one can read its answer, and a call that waits (for a person's
+		// answer on the page) must stop waiting, and give back its place.
+		PropagateRequestCancellation: true,
 	})
 	if d.stateless {
 		return stateless

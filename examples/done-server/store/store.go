@@ -50,6 +50,9 @@ type Store struct {
 	reader *sql.DB
 	now    func() time.Time
 	auth   authCache
+	// confirmWaits are the calls waiting for the answers to their
+	// confirmations (see [Store.AwaitConfirmation]).
+	confirmWaits waiters
 
 	// pg is the PostgreSQL side of a Store that OpenPostgres opened (its
 	// writer and reader are then one pool), nil on SQLite.

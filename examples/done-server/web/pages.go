@@ -118,13 +118,13 @@ func (h *Handler) home(w http.ResponseWriter, r *http.Request, s *session) {
 		}
 		rows = append(rows, row{a, t.Title})
 	}
-	confirmations, err := h.store.PendingConfirmations(ctx, s.Token.Actor())
+	confirmations, more, err := h.store.PendingConfirmations(ctx, s.Token.Actor())
 	if err != nil {
 		h.refuse(w, r, err)
 		return
 	}
 	h.page(w, r, s, "home.html", map[string]any{"Title": "Waiting for you", "Approvals": rows,
-		"Next": approvals.NextCursor, "Confirmations": confirmations})
+		"Next": approvals.NextCursor, "Confirmations": confirmations, "MoreConfirmations": more})
 }
 
 // A review is what the page of a request shows the person who decides:
@@ -303,8 +303,14 @@ func (h *Handler) confirmation(w http.ResponseWriter, r *http.Request, s *sessio
 			c.Arguments = string(js)
 		}
 	}
+	open := c.Answer == "" && c.UsedAt == "" && !c.Expired(h.now())
+	var cannot string
+	if err := store.MayAnswer(c, s.Token); open && err != nil {
+		// The person sees the call, and that another must answer it.
+		cannot, open = err.Error(), false
+	}
 	h.page(w, r, s, "confirm.html", map[string]any{"Title": "Confirm a call", "C": c,
-		"Open": c.Answer == "" && c.UsedAt == "" && !c.Expired(h.now()), "Deadline": deadline(c.ExpiresAt)})
+		"Open": open, "Cannot": cannot, "Deadline": deadline(c.ExpiresAt)})
 }
 
 func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session) {

@@ -1,0 +1,8 @@
+-- As SQLite's 0019_confirmations.sql: the effect of the call a
+-- confirmation waits for, and the root of its caller's tree of tokens,
+-- with the indexes that count a tree's open confirmations and find those
+-- long over.
+ALTER TABLE web_confirmations ADD COLUMN effect TEXT COLLATE "C" NOT NULL DEFAULT '';
+ALTER TABLE web_confirmations ADD COLUMN root TEXT COLLATE "C" NOT NULL DEFAULT '';
+CREATE INDEX web_confirmations_open ON web_confirmations (root, expires_at) WHERE used_at IS NULL;
+CREATE INDEX web_confirmations_expires ON web_confirmations (expires_at);
