@@ -125,15 +125,18 @@ type NewConfirmation struct {
 	TTL       time.Duration
 }
 
-const confirmationColumns = `c.id, c.token_id, k.name, k.kind, c.person, c.tool, c.effect, c.question, c.arguments, c.created_at, c.expires_at,
+const confirmationColumns = `c.id, c.token_id, k.name, k.kind, c.person, c.tool, c.effect, c.question, COALESCE(g.arguments, ''), c.created_at, c.expires_at,
 	COALESCE(c.answer, ''), COALESCE(a.name, ''), COALESCE(c.answered_at, ''), COALESCE(c.used_at, '')`
 
+const confirmationFrom = ` FROM web_confirmations c JOIN tokens k ON k.id = c.token_id LEFT JOIN tokens a ON a.id = c.answered_by
+	LEFT JOIN web_confirmation_arguments g ON g.id = c.id`
+
 // pendingColumns are confirmationColumns without the arguments, which a
-// list does not show.
+// list does not show: it reads pendingFrom, without their table.
 const pendingColumns = `c.id, c.token_id, k.name, k.kind, c.person, c.tool, c.effect, c.question, '', c.created_at, c.expires_at,
 	COALESCE(c.answer, ''), COALESCE(a.name, ''), COALESCE(c.answered_at, ''), COALESCE(c.used_at, '')`
 
-const confirmationFrom = ` FROM web_confirmations c JOIN tokens k ON k.id = c.token_id LEFT JOIN tokens a ON a.id = c.answered_by`
+const pendingFrom = ` FROM web_confirmations c JOIN tokens k ON k.id = c.token_id LEFT JOIN tokens a ON a.id = c.answered_by`
 
 func scanConfirmation(row scanner) (Confirmation, error) {
 	var c Confirmation
@@ -257,9 +260,12 @@ func (s *Store) RequestConfirmation(ctx context.Context, by Actor, n NewConfirma
 			return Confirmation{}, err
 		}
 		id := newID()
-		if _, err := t.exec(`INSERT INTO web_confirmations (id, token_id, root, person, tool, effect, binding, question, arguments, created_at, expires_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, by.TokenID, root, person, n.Tool, n.Effect.String(), n.Binding, n.Question, string(n.Arguments),
+		if _, err := t.exec(`INSERT INTO web_confirmations (id, token_id, root, person, tool, effect, binding, question, created_at, expires_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, by.TokenID, root, person, n.Tool, n.Effect.String(), n.Binding, n.Question,
 			t.nowText(), formatTime(t.now.Add(n.TTL))); err != nil {
+			return Confirmation{}, err
+		}
+		if _, err := t.exec(`INSERT INTO web_confirmation_arguments (id, arguments) VALUES (?, ?)`, id, string(n.Arguments)); err != nil {
 			return Confirmation{}, err
 		}
 		if err := t.record("request_confirmation", "confirmation", id, "", map[string]any{"tool": n.Tool, "question": n.Question}); err != nil {
@@ -461,7 +467,7 @@ func (s *Store) PendingConfirmations(ctx context.Context, by Actor) ([]Confirmat
 		if by.Kind != Human {
 			return page{items: []Confirmation{}}, nil
 		}
-		items, more, err := shown(t, scanConfirmation, `SELECT `+pendingColumns+confirmationFrom+`
+		items, more, err := shown(t, scanConfirmation, `SELECT `+pendingColumns+pendingFrom+`
 			WHERE c.person IN (?, '') AND c.answer IS NULL AND c.used_at IS NULL AND c.expires_at > ? ORDER BY c.id LIMIT +?`, by.Name, t.nowText())
 		return page{items, more}, err
 	})

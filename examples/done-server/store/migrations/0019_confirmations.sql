@@ -7,6 +7,15 @@
 -- answer, and as a tree of its own.
 ALTER TABLE web_confirmations ADD COLUMN effect TEXT NOT NULL DEFAULT '';
 ALTER TABLE web_confirmations ADD COLUMN root TEXT NOT NULL DEFAULT '';
+-- The arguments move to a table of their own: a call that waits reads
+-- its confirmation's answer every second or so, and SQLite reaches a
+-- column stored after a large one by walking that one's overflow pages.
+CREATE TABLE web_confirmation_arguments (
+    id        TEXT PRIMARY KEY REFERENCES web_confirmations (id) ON DELETE CASCADE,
+    arguments TEXT NOT NULL
+);
+INSERT INTO web_confirmation_arguments (id, arguments) SELECT id, arguments FROM web_confirmations;
+ALTER TABLE web_confirmations DROP COLUMN arguments;
 -- The confirmations still open (not used, withdrawn or refused) of a
 -- tree, counted at each new one; and every confirmation by its deadline,
 -- for those long over that a new one clears away.
