@@ -185,6 +185,8 @@ func (s *Store) RejectTask(ctx context.Context, by Actor, taskID, approvalID, re
 	return s.decide(ctx, by, taskID, approvalID, reason, "rejected")
 }
 
+// decide records the outcome of the request approvalID with note, which
+// a rejection calls its reason.
 func (s *Store) decide(ctx context.Context, by Actor, taskID, approvalID, note, outcome string) (Verdict, error) {
 	return write(ctx, s, by, func(t *tx) (Verdict, error) {
 		verb := map[string]string{"approved": "approve", "rejected": "reject"}[outcome]
@@ -201,7 +203,11 @@ func (s *Store) decide(ctx context.Context, by Actor, taskID, approvalID, note, 
 		if err := checkID("approval_id", approvalID); err != nil {
 			return Verdict{}, err
 		}
-		if err := checkText("note", note, MaxText); err != nil {
+		noteField := "note"
+		if outcome == "rejected" {
+			noteField = "reason"
+		}
+		if err := checkText(noteField, note, MaxText); err != nil {
 			return Verdict{}, err
 		}
 		a, err := t.approval(approvalID)
