@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
@@ -426,4 +427,48 @@ func rawCallContext(ctx context.Context, base, secret, tool string, arguments an
 		r.text += c.Text
 	}
 	return r, nil
+}
+
+// TestApprovalPageActivityPaged: the page of a request shows the activity
+// since the request, one page at a time, none of what came before; a
+// decision taken on a later page is taken on what that page showed.
+func TestApprovalPageActivityPaged(t *testing.T) {
+	e := newEnv(t)
+	base := e.serveHTTP()
+	aliceSecret := e.mint("alice", store.Human, mcpeffect.Full)
+	alice, _ := e.store.Authenticate(t.Context(), aliceSecret)
+	bot := e.connectHTTP(e.mint("bot", store.Agent, mcpeffect.Full))
+	task := must[store.Task](t, bot, "create_task", args{"title": "Ship it"})
+	for range 5 {
+		must[store.Comment](t, bot, "comment_on_task", args{"task_id": task.ID, "body": "before the request"})
+	}
+	e.clock.Advance(time.Minute)
+	must[store.Task](t, bot, "close_task", args{"task_id": task.ID})
+	req := must[store.TaskDetail](t, bot, "get_task", args{"task_id": task.ID}).Approval
+	e.clock.Advance(time.Minute)
+	for range store.DefaultLimit + 10 {
+		must[store.Comment](t, bot, "comment_on_task", args{"task_id": task.ID, "body": "since the request"})
+	}
+	hc, cookie := httpSession(t, e, alice.ID)
+	entries := func(body string) int {
+		list := between(body, `<ul class="activity">`, `</ul>`)
+		return strings.Count(list, "<li")
+	}
+	status, first := getPage(t, hc, cookie, base+web.Prefix+"/approvals/"+req.ID)
+	next := between(first, `href="/app/approvals/`+req.ID+`?activity=`, `"`)
+	if status != http.StatusOK || entries(first) != store.DefaultLimit || strings.Contains(first, "before the request") || next == "" {
+		t.Fatalf("the first page: %d, %d entries, a next page %q\n%s", status, entries(first), next, first)
+	}
+	status, second := getPage(t, hc, cookie, base+"/app/approvals/"+req.ID+"?activity="+next)
+	if status != http.StatusOK || entries(second) != 11 || strings.Contains(second, "before the request") {
+		t.Fatalf("the second page: %d, %d entries\n%s", status, entries(second), second)
+	}
+	form := url.Values{"csrf": {between(second, `name="csrf" value="`, `"`)}, "decision": {"approve"},
+		"reviewed": {between(second, `name="reviewed" value="`, `"`)}, "activity": {between(second, `name="activity" value="`, `"`)}}
+	if status, body := postForm(t, hc, cookie, base, web.Prefix+"/approvals/"+req.ID, form); status != http.StatusSeeOther {
+		t.Fatalf("approving on the second page: %d %s", status, body)
+	}
+	if got := must[store.TaskDetail](t, bot, "get_task", args{"task_id": task.ID}); got.Status != store.StatusDone {
+		t.Errorf("approved on the page's second page of activity, the task is %s", got.Status)
+	}
 }

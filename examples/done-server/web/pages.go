@@ -129,19 +129,24 @@ func (h *Handler) home(w http.ResponseWriter, r *http.Request, s *session) {
 
 // A review is what the page of a request shows the person who decides:
 // the request, its task, its steps, the run it was asked from and what
-// that produced, and the activity since the request.
+// that produced, and one page of the activity since the request.
 type review struct {
 	Approval store.ApprovalDetail
 	Task     store.TaskDetail
 	Activity []store.Activity
-	// MoreActivity says that the activity goes on past what is shown.
-	MoreActivity bool
+	// ActivityCursor is the cursor of the page of activity shown ("" for
+	// the first), and NextActivity that of the next ("" on the last).
+	ActivityCursor string
+	NextActivity   string
+	// Newest is the id of the task's newest entry of activity, on this
+	// page or past it: whatever the task does since changes the mark.
+	Newest int64
 }
 
-// maxReviewActivity is the most entries of activity a review shows.
-const maxReviewActivity = 200
-
-func (h *Handler) review(r *http.Request, id string) (review, error) {
+// review reads the request id and the page of its activity after the
+// cursor activity: what the page shows, no more, so that it costs the
+// same whatever the task's history before the request.
+func (h *Handler) review(r *http.Request, id, activity string) (review, error) {
 	ctx := r.Context()
 	a, err := h.store.GetApproval(ctx, id)
 	if err != nil {
@@ -151,25 +156,11 @@ func (h *Handler) review(r *http.Request, id string) (review, error) {
 	if err != nil {
 		return review{}, err
 	}
-	rv := review{Approval: a, Task: t, Activity: []store.Activity{}}
-	for p := (store.Page{Limit: store.MaxLimit}); ; {
-		l, err := h.store.TaskActivity(ctx, a.TaskID, p)
-		if err != nil {
-			return review{}, err
-		}
-		for _, e := range l.Items {
-			if e.At >= a.RequestedAt && len(rv.Activity) < maxReviewActivity {
-				rv.Activity = append(rv.Activity, e)
-			} else if e.At >= a.RequestedAt {
-				rv.MoreActivity = true
-			}
-		}
-		if l.NextCursor == "" || rv.MoreActivity {
-			break
-		}
-		p.Cursor = l.NextCursor
+	since, err := h.store.TaskActivitySince(ctx, a.TaskID, a.RequestedAt, store.Page{Cursor: activity})
+	if err != nil {
+		return review{}, err
 	}
-	return rv, nil
+	return review{Approval: a, Task: t, Activity: since.Items, ActivityCursor: activity, NextActivity: since.NextCursor, Newest: since.Newest}, nil
 }
 
 // reviewed returns the mark of what rv shows, signed with the session's
@@ -186,7 +177,7 @@ func (s *session) reviewed(rv review) string {
 }
 
 func (h *Handler) approval(w http.ResponseWriter, r *http.Request, s *session) {
-	rv, err := h.review(r, r.PathValue("id"))
+	rv, err := h.review(r, r.PathValue("id"), r.URL.Query().Get("activity"))
 	if err != nil {
 		h.refuse(w, r, err)
 		return
@@ -200,7 +191,7 @@ func (h *Handler) decide(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	id := r.PathValue("id")
-	rv, err := h.review(r, id)
+	rv, err := h.review(r, id, r.PostForm.Get("activity"))
 	if err != nil {
 		h.refuse(w, r, err)
 		return
