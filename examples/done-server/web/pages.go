@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -29,10 +30,13 @@ func (h *Handler) routes() {
 	m.HandleFunc("GET "+Prefix+"/trash", h.authed(h.trash))
 	m.HandleFunc("POST "+Prefix+"/trash", h.authed(h.restore))
 	m.HandleFunc("GET "+Prefix+"/access", h.authed(h.access))
+	m.HandleFunc("GET "+Prefix+"/access/tokens/{id}", h.authed(h.tokenToRevoke))
 	m.HandleFunc("POST "+Prefix+"/access/tokens", h.authed(h.revokeToken))
 	m.HandleFunc("POST "+Prefix+"/access/links", h.authed(h.revokeLink))
 	m.HandleFunc("GET "+ConfirmPath+"{id}", h.authed(h.confirmation))
 	m.HandleFunc("POST "+ConfirmPath+"{id}", h.authed(h.answer))
+	m.HandleFunc("GET "+Prefix+"/zone", h.authed(h.zoneForm))
+	m.HandleFunc("POST "+Prefix+"/zone", h.authed(h.setZone))
 	m.HandleFunc(Prefix+"/", h.authed(func(w http.ResponseWriter, r *http.Request, _ *session) {
 		h.fail(w, r, http.StatusNotFound, "There is no such page.")
 	}))
@@ -182,7 +186,11 @@ func (h *Handler) approval(w http.ResponseWriter, r *http.Request, s *session) {
 		h.refuse(w, r, err)
 		return
 	}
-	h.page(w, r, s, "approval.html", map[string]any{"Title": "Request", "R": rv, "Reviewed": s.reviewed(rv),
+	title := "Validate, on “" + rv.Task.Title + "”"
+	if rv.Approval.Kind == store.ApprovalClose {
+		title = "Close “" + rv.Task.Title + "”?"
+	}
+	h.page(w, r, s, "approval.html", map[string]any{"Title": title, "R": rv, "Reviewed": s.reviewed(rv),
 		"Pending": rv.Approval.Status == "pending"})
 }
 
@@ -201,11 +209,12 @@ func (h *Handler) decide(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	by := s.Token.Actor()
+	var v store.Verdict
 	switch r.PostForm.Get("decision") {
 	case "approve":
-		_, err = h.store.ApproveTask(r.Context(), by, rv.Approval.TaskID, id, r.PostForm.Get("note"))
+		v, err = h.store.ApproveTask(r.Context(), by, rv.Approval.TaskID, id, r.PostForm.Get("note"))
 	case "reject":
-		_, err = h.store.RejectTask(r.Context(), by, rv.Approval.TaskID, id, r.PostForm.Get("note"))
+		v, err = h.store.RejectTask(r.Context(), by, rv.Approval.TaskID, id, r.PostForm.Get("note"))
 	default:
 		h.fail(w, r, http.StatusBadRequest, "Approve or reject.")
 		return
@@ -214,6 +223,7 @@ func (h *Handler) decide(w http.ResponseWriter, r *http.Request, s *session) {
 		h.refuse(w, r, err)
 		return
 	}
+	h.notify(w, r, s, fmt.Sprintf("You %s the request on “%s”: the task is %s.", v.Approval.Status, v.Task.Title, strings.ReplaceAll(string(v.Task.Status), "_", " ")))
 	done(w, r, Prefix+"/approvals/"+id)
 }
 
@@ -230,9 +240,15 @@ func (h *Handler) restore(w http.ResponseWriter, r *http.Request, s *session) {
 	if !h.mayChange(w, r, s) {
 		return
 	}
-	if _, err := h.store.RestoreFromTrash(r.Context(), s.Token.Actor(), r.PostForm.Get("item_id")); err != nil {
+	res, err := h.store.RestoreFromTrash(r.Context(), s.Token.Actor(), r.PostForm.Get("item_id"))
+	if err != nil {
 		h.refuse(w, r, err)
 		return
+	}
+	if res.Restored {
+		h.notify(w, r, s, "Restored "+h.named(r, res.ItemKind, res.ItemID)+" from the Trash.")
+	} else {
+		h.notify(w, r, s, "That was no longer in the Trash: nothing changed.")
 	}
 	done(w, r, Prefix+"/trash")
 }
@@ -254,14 +270,74 @@ func (h *Handler) access(w http.ResponseWriter, r *http.Request, s *session) {
 		"NextTokens": tokens.NextCursor, "Links": links.Items, "NextLinks": links.NextCursor, "Self": s.Token.ID})
 }
 
+// tokenToRevoke is the second step of revoking a token: what revoking it
+// would take with it, and, for the token the person is signed in with, a
+// warning; the form there revokes it.
+func (h *Handler) tokenToRevoke(w http.ResponseWriter, r *http.Request, s *session) {
+	rv, err := h.store.Revocation(r.Context(), s.Token.Actor(), r.PathValue("id"))
+	if err != nil {
+		h.refuse(w, r, err)
+		return
+	}
+	h.page(w, r, s, "revoke.html", map[string]any{"Title": "Revoke the token “" + rv.Token.Name + "”?", "R": rv,
+		"Own": rv.Token.ID == s.Token.ID, "Takes": takes(rv)})
+}
+
+// takes says what revoking rv's token takes with it, besides itself.
+func takes(rv store.Revocation) string {
+	var parts []string
+	if rv.Tokens > 0 {
+		parts = append(parts, count(rv.Tokens, "token")+" minted from it")
+	}
+	if rv.Links > 0 {
+		parts = append(parts, count(rv.Links, "calendar link")+" of theirs")
+	}
+	return strings.Join(parts, " and ")
+}
+
+// count returns "1 token", "3 tokens".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// revokeToken revokes a token, once the person has seen what it takes
+// with it (see [Handler.tokenToRevoke]): a form without that step's
+// confirmation is refused. Revoking the token the person is signed in
+// with ends their session: they are told so, on the sign-in page.
 func (h *Handler) revokeToken(w http.ResponseWriter, r *http.Request, s *session) {
 	if !h.mayChange(w, r, s) {
 		return
 	}
-	if _, err := h.store.RevokeToken(r.Context(), s.Token.Actor(), r.PostForm.Get("token_id")); err != nil {
+	id := r.PostForm.Get("token_id")
+	if r.PostForm.Get("confirm") != "yes" {
+		h.fail(w, r, http.StatusBadRequest, "Revoking a token asks first: open it from the tokens page, read what it takes with it, then revoke.")
+		return
+	}
+	rv, err := h.store.Revocation(r.Context(), s.Token.Actor(), id)
+	if err != nil {
 		h.refuse(w, r, err)
 		return
 	}
+	k, err := h.store.RevokeToken(r.Context(), s.Token.Actor(), id)
+	if err != nil {
+		h.refuse(w, r, err)
+		return
+	}
+	text := "Revoked the token “" + k.Name + "”"
+	if t := takes(rv); t != "" && rv.Token.RevokedAt == "" {
+		text += ", with " + t
+	}
+	text += "."
+	if k.ID == s.Token.ID {
+		h.setCookie(w, r, sessionCookie, "", 0)
+		h.render(w, r, http.StatusOK, "signin.html", map[string]any{"Title": "Signed out",
+			"Notice": text + " It was the token you were signed in with: you are signed out."})
+		return
+	}
+	h.notify(w, r, s, text)
 	done(w, r, Prefix+"/access")
 }
 
@@ -269,11 +345,34 @@ func (h *Handler) revokeLink(w http.ResponseWriter, r *http.Request, s *session)
 	if !h.mayChange(w, r, s) {
 		return
 	}
-	if _, err := h.store.RevokeCalendarLink(r.Context(), s.Token.Actor(), r.PostForm.Get("link_id")); err != nil {
+	l, err := h.store.RevokeCalendarLink(r.Context(), s.Token.Actor(), r.PostForm.Get("link_id"))
+	if err != nil {
 		h.refuse(w, r, err)
 		return
 	}
+	h.notify(w, r, s, "Revoked the calendar link “"+l.Name+"”: its address answers nothing from now on.")
 	done(w, r, Prefix+"/access")
+}
+
+// named returns how the notice of a restore names the item of kind and
+// id: its title, or its kind alone if it cannot be read.
+func (h *Handler) named(r *http.Request, kind, id string) string {
+	ctx := r.Context()
+	switch kind {
+	case "task":
+		if t, err := h.store.GetTask(ctx, id); err == nil {
+			return "the task “" + t.Title + "”"
+		}
+	case "project":
+		if p, err := h.store.GetProject(ctx, id); err == nil {
+			return "the project “" + p.Name + "”"
+		}
+	case "step":
+		if st, err := h.store.GetStep(ctx, id); err == nil {
+			return "the step “" + st.Text + "”"
+		}
+	}
+	return "the " + kind
 }
 
 // confirmation shows one call waiting for the person's answer, only to
@@ -301,7 +400,7 @@ func (h *Handler) confirmation(w http.ResponseWriter, r *http.Request, s *sessio
 		cannot, open = err.Error(), false
 	}
 	h.page(w, r, s, "confirm.html", map[string]any{"Title": "Confirm a call", "C": c,
-		"Open": open, "Cannot": cannot, "Deadline": deadline(c.ExpiresAt)})
+		"Open": open, "Cannot": cannot})
 }
 
 func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session) {
@@ -319,14 +418,26 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session) {
 		h.refuse(w, r, err)
 		return
 	}
+	if accept {
+		h.notify(w, r, s, "You confirmed the call: it runs now. You can go back to your MCP host.")
+	} else {
+		h.notify(w, r, s, "You declined the call: it does not run. You can go back to your MCP host.")
+	}
 	done(w, r, ConfirmPath+id)
 }
 
-// deadline writes the stored time at as people read it, in UTC.
-func deadline(at string) string {
-	t, err := time.Parse("2006-01-02T15:04:05.000Z", at)
-	if err != nil {
-		return at
+func (h *Handler) zoneForm(w http.ResponseWriter, r *http.Request, s *session) {
+	h.page(w, r, s, "zone.html", map[string]any{"Title": "Your time zone", "Zones": commonZones})
+}
+
+// setZone keeps the time zone the person chose, for this browser.
+func (h *Handler) setZone(w http.ResponseWriter, r *http.Request, s *session) {
+	name := strings.TrimSpace(r.PostForm.Get("zone"))
+	if _, err := loadZone(name); err != nil {
+		h.fail(w, r, http.StatusBadRequest, err.Error())
+		return
 	}
-	return t.Format("15:04:05 UTC, 2 Jan 2006")
+	h.setCookie(w, r, zoneCookie, name, 365*24*time.Hour)
+	h.notify(w, r, s, "Times are now shown in "+name+".")
+	done(w, r, Prefix+"/")
 }

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/notrun"
 )
 
 // EnvBackend is the variable that selects the store the tests of a
@@ -41,6 +42,9 @@ const EnvBackend = "DONE_TEST_DB"
 // EnvRequire, set to 1, makes a missing PostgreSQL a failure instead of a
 // skip.
 const EnvRequire = "MCPEFFECT_REQUIRE_POSTGRES"
+
+// needPostgres is what the run on PostgreSQL needs.
+var needPostgres = notrun.Need{What: "PostgreSQL", Enable: "apt-get install -y postgresql", Require: EnvRequire}
 
 // Role is the ordinary role that owns the test databases: no superuser,
 // no password, as in postgres://done@127.0.0.1:PORT/done.
@@ -79,10 +83,11 @@ func Run(m *testing.M) int {
 	}
 	if _, err := binDir(); err != nil {
 		if os.Getenv(EnvRequire) == "1" {
-			fmt.Fprintf(os.Stderr, "pgtest: %v, and %s=1\n", err, EnvRequire)
+			fmt.Fprintf(os.Stderr, "pgtest: %v, and %s=1 (%s)\n", err, EnvRequire, needPostgres.Enable)
 			return 1
 		}
-		fmt.Fprintf(os.Stderr, "pgtest: SKIP the same tests on PostgreSQL: %v (install Debian's postgresql)\n", err)
+		where, _ := os.Getwd()
+		notrun.Print(os.Stderr, notrun.Line(needPostgres, where, err.Error(), []string{"every test of the package, again on PostgreSQL"}))
 		return 0
 	}
 	fmt.Fprintln(os.Stderr, "pgtest: the same tests again, on PostgreSQL")
