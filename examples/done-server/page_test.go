@@ -43,10 +43,12 @@ func TestLoginCommand(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"login", "-data", dir, "-name", "bot"}, "no person named"},
-		{[]string{"login", "-data", dir, "-name", "carol"}, "no person named"},
-		{[]string{"login", "-data", dir, "-name", "alice", "-expires", "48h"}, "at most an hour"},
+		{[]string{"login", "-data", dir, "-name", "bot", "-url", "http://127.0.0.1:9999"}, "no person named"},
+		{[]string{"login", "-data", dir, "-name", "carol", "-url", "http://127.0.0.1:9999"}, "no person named"},
+		{[]string{"login", "-data", dir, "-name", "alice", "-url", "http://127.0.0.1:9999", "-expires", "48h"}, "at most an hour"},
 		{[]string{"login", "-data", dir, "-name", "alice", "-url", "javascript:alert(1)"}, "http or https"},
+		// No address is guessed: a link to a port nothing serves.
+		{[]string{"login", "-data", dir, "-name", "alice"}, "-url is required"},
 	} {
 		if err := run(t.Context(), c.args, getenv(nil), &stdout, &stderr); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want an error saying %q", c.args, err, c.want)
@@ -64,6 +66,63 @@ func TestLoginCommand(t *testing.T) {
 	}
 	if _, _, err := st.SignIn(t.Context(), secret, web.DefaultSessionTTL); !errors.Is(err, store.ErrBadLink) {
 		t.Errorf("the printed link, again: %v", err)
+	}
+}
+
+// TestLoginLinkToServedAddress: serve -http prints, once it listens, the
+// login command with the address it actually serves (here a port the
+// system chose), and the link that command prints signs the person in
+// there.
+func TestLoginLinkToServedAddress(t *testing.T) {
+	sqliteOnly(t, "serve and login share the data directory")
+	dir := t.TempDir()
+	var out bytes.Buffer
+	if err := run(t.Context(), []string{"token", "create", "-data", dir, "-scope", "full", "-kind", "human", "-name", "alice"}, getenv(nil), &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var stderr syncBuffer
+	served := make(chan error, 1)
+	go func() {
+		served <- run(ctx, []string{"serve", "-data", dir, "-http", "127.0.0.1:0"}, getenv(map[string]string{"USER": "alice"}), io.Discard, &stderr)
+	}()
+	var command string
+	for deadline := time.After(time.Minute); command == ""; {
+		select {
+		case err := <-served:
+			t.Fatalf("serve ended: %v\n%s", err, stderr.String())
+		case <-deadline:
+			t.Fatalf("serve printed no login command:\n%s", stderr.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+		_, command, _ = strings.Cut(stderr.String(), "a person signs in with a link from:\n\n\t")
+		command, _, _ = strings.Cut(command, "\n")
+	}
+	base := command[strings.LastIndex(command, " -url ")+len(" -url "):]
+	if !strings.HasPrefix(base, "http://127.0.0.1:") || strings.HasSuffix(base, ":0") || !strings.Contains(command, " login -data "+dir+` -name "$USER" -url `) {
+		t.Fatalf("the login command serve printed: %q", command)
+	}
+	var link bytes.Buffer
+	if err := run(t.Context(), []string{"login", "-data", dir, "-name", "alice", "-url", base}, getenv(nil), &link, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(strings.TrimSpace(link.String()))
+	if err != nil || u.Scheme+"://"+u.Host != base {
+		t.Fatalf("login printed %q, want a link to %s", link.String(), base)
+	}
+	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := hc.PostForm(base+web.SignInPath, url.Values{"link": {u.Query().Get("link")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("signing in with the printed link at the address served: %d", resp.StatusCode)
+	}
+	cancel()
+	if err := <-served; err != nil {
+		t.Errorf("serve, stopped: %v", err)
 	}
 }
 

@@ -527,8 +527,9 @@ func sessionless(r *http.Request) bool {
 }
 
 // serveHTTP serves Done over HTTP on addr until ctx is done, with the
-// address it listens on as d's base URL.
-func (d *done) serveHTTP(ctx context.Context, addr string) error {
+// address it listens on as d's base URL, which listening gets once it
+// listens, if not nil.
+func (d *done) serveHTTP(ctx context.Context, addr string, listening func(base string)) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -555,6 +556,9 @@ func (d *done) serveHTTP(ctx context.Context, addr string) error {
 	}
 	defaultHTTPLimits.configure(srv)
 	d.logger.Info("serving MCP over HTTP", "url", d.baseURL+mcpPath)
+	if listening != nil {
+		listening(d.baseURL)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
