@@ -148,6 +148,12 @@ type done struct {
 	enforcers sync.Map // *mcpeffect.Registry -> *mcpeffect.Enforcer
 	// telemetry is config's.
 	telemetry *telemetry.Telemetry
+	// tools holds what d knows of the tools of each registry besides
+	// their effects (see [done.toolInfos]).
+	tools sync.Map // *mcpeffect.Registry -> *toolInfos
+	// waits bounds the calls waiting for a person's answer on the page
+	// (see [confirmWaits]).
+	waits *confirmWaits
 }
 
 // newDone returns the Done server of st, which logs to logger.
@@ -159,6 +165,7 @@ func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 		slots:   make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 		workers: newWorkers(),
 		writes:  newWriteLimiter(logger, cfg.writeRate, cfg.writeBurst),
+		waits:   newConfirmWaits(store.MaxOpenConfirmations, maxConfirmWaits),
 	}
 	for _, c := range cfg.connectors {
 		d.sources = append(d.sources, &source{Connector: c})
@@ -489,6 +496,10 @@ func (d *done) streamableHandler(server *mcp.Server, lim httpLimits) http.Handle
 	stateless := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Logger:    d.logger,
 		Stateless: true,
+		// A 2026-07-28 call is its POST: once the client has gone, no
+		// one can read its answer, and a call that waits (for a person's
+		// answer on the page) must stop waiting, and give back its place.
+		PropagateRequestCancellation: true,
 	})
 	if d.stateless {
 		return stateless
@@ -523,8 +534,9 @@ func sessionless(r *http.Request) bool {
 }
 
 // serveHTTP serves Done over HTTP on addr until ctx is done, with the
-// address it listens on as d's base URL.
-func (d *done) serveHTTP(ctx context.Context, addr string) error {
+// address it listens on as d's base URL, which listening gets once it
+// listens, if not nil.
+func (d *done) serveHTTP(ctx context.Context, addr string, listening func(base string)) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -551,6 +563,9 @@ func (d *done) serveHTTP(ctx context.Context, addr string) error {
 	}
 	defaultHTTPLimits.configure(srv)
 	d.logger.Info("serving MCP over HTTP", "url", d.baseURL+mcpPath)
+	if listening != nil {
+		listening(d.baseURL)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
