@@ -79,6 +79,17 @@ func NewRegistry() *Registry {
 	return &Registry{}
 }
 
+// lookup returns the entry of the tool called name, or the zero entry,
+// which no scope may call, for a name the registry does not know. It is
+// the lookup of every call, through the middleware: one hash and one
+// probe, with no lock and no allocation.
+func (r *Registry) lookup(name string) *entry {
+	if te := r.tools.Load().find(name); te != nil {
+		return &te.entry
+	}
+	return &unknown
+}
+
 // Add classifies the tool called name with effect e. Once Add has
 // returned, every lookup sees the tool.
 //

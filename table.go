@@ -41,17 +41,6 @@ type entry struct {
 // changes it.
 var unknown entry
 
-// lookup returns the entry of the tool called name, or the zero entry,
-// which no scope may call, for a name the registry does not know. It is
-// the lookup of every call, through the middleware: one hash and one
-// probe, with no lock and no allocation.
-func (r *Registry) lookup(name string) *entry {
-	if te := r.tools.Load().find(name); te != nil {
-		return &te.entry
-	}
-	return &unknown
-}
-
 // A toolTable is the table of a Registry's tools, in two parts, since a
 // tool's classification is fixed once added:
 //
