@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
-	"github.com/mcpeffect/mcpeffect/internal/nodetest"
+	"github.com/mcpeffect/mcpeffect/internal/testing/nodetest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

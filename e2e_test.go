@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
-	"github.com/mcpeffect/mcpeffect/internal/e2e"
-	"github.com/mcpeffect/mcpeffect/internal/nodetest"
+	"github.com/mcpeffect/mcpeffect/internal/testing/e2e"
+	"github.com/mcpeffect/mcpeffect/internal/testing/nodetest"
 	"github.com/mcpeffect/mcpeffect/resolution"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -23,7 +23,7 @@ import (
 // The end-to-end tests run the three things a server gets from this
 // package beyond one effect per tool (effects that depend on the
 // arguments, confirmation the server insists on, every operation scoped)
-// and tool resolution, against the server of package internal/e2e: in
+// and tool resolution, against the server of package internal/testing/e2e: in
 // process over in-memory transports, as a program of its own over stdio
 // (testdata/e2eserver, built by the test), and over Streamable HTTP, with
 // a go-sdk client and with the TypeScript SDK's client.

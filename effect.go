@@ -168,7 +168,7 @@ func ParseEffect(s string) (Effect, error) {
 // Required returns the least scope that may make a call of effect e:
 // [ReadOnly] for a read, [NonDestructive] for a write that is not
 // destructive, [Full] for a destructive one. For an invalid effect (see
-// [Effect.Valid]) the result means nothing: [Scope.Permits] refuses such
+// [Effect.Valid]) the result means nothing: [Scope.Allows] refuses such
 // an effect whatever the scope.
 func (e Effect) Required() Scope {
 	switch {

@@ -201,6 +201,32 @@ func (e *Enforcer) requestCaller(ctx context.Context, req mcp.Request) Caller {
 	return Caller{}
 }
 
+// The scope of a connection is what the server's author sets on its
+// context: one of the decision's inputs, which caps every other.
+
+type connectionScopeKey struct{}
+
+// WithConnectionScope returns a copy of ctx that carries scope s as the
+// scope of a connection. Given to [mcp.Server.Run] or [mcp.Server.Connect],
+// it sets the scope of every request of that connection, as over stdio
+// where there is no token:
+//
+//	server.Run(mcpeffect.WithConnectionScope(ctx, mcpeffect.ReadOnly), &mcp.StdioTransport{})
+//
+// A connection scope caps any other: a request whose token has a wider
+// scope gets only s. Without one, a request that carries no token has the
+// zero Scope, and may call nothing. [Registry.Middleware] reads it.
+func WithConnectionScope(ctx context.Context, s Scope) context.Context {
+	return context.WithValue(ctx, connectionScopeKey{}, s)
+}
+
+// connectionScope returns the scope set on ctx with WithConnectionScope, and
+// whether there is one.
+func connectionScope(ctx context.Context) (Scope, bool) {
+	s, ok := ctx.Value(connectionScopeKey{}).(Scope)
+	return s, ok
+}
+
 // granted returns the scope of caller c capped by the connection's scope
 // on ctx, and whether anything gave it one.
 func granted(ctx context.Context, c Caller) (Scope, bool) {

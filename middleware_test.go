@@ -26,7 +26,7 @@ func TestMiddlewareScopes(t *testing.T) {
 				ran := c.count(tool.name) > before
 				want := scope.Allows(tool.effect)
 				if want != r.Allowed(tool.name, scope) {
-					t.Fatalf("Scope.Permits and Registry.Allowed disagree")
+					t.Fatalf("Scope.Allows and Registry.Allowed disagree")
 				}
 				if want {
 					if err != nil || res.IsError || !ran {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpeffect/mcpeffect/internal/exampletest"
+	"github.com/mcpeffect/mcpeffect/internal/testing/exampletest"
 )
 
 // TestREADMEFromClone does what the quickstart tells a newcomer to do

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/mcpeffect/mcpeffect/internal/exampletest"
+	"github.com/mcpeffect/mcpeffect/internal/testing/exampletest"
 )
 
 // TestREADMEHTTPExample holds the README's HTTP server to its program: a

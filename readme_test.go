@@ -2,15 +2,17 @@ package mcpeffect_test
 
 import (
 	"bufio"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mcpeffect/mcpeffect/internal/exampletest"
+	"github.com/mcpeffect/mcpeffect/internal/testing/exampletest"
 )
 
 // readmeSection returns the section of README.md under the heading
@@ -83,6 +85,7 @@ func TestREADMEQuickstart(t *testing.T) {
 	// The input stays open until every answer is read: go-sdk drops the
 	// calls in flight when its input ends, as a person's Ctrl-D would.
 	want := strings.Split(strings.TrimSuffix(shown[0], "\n"), "\n")
+	handle := regexp.MustCompile(`authz_[A-Za-z0-9_-]+`)
 	answers := make(chan string, 64)
 	go func() {
 		defer close(answers)
@@ -90,15 +93,35 @@ func TestREADMEQuickstart(t *testing.T) {
 			answers <- s.Text()
 		}
 	}()
+	// go-sdk answers the calls as they finish, so the answers are matched
+	// to the README's by their id; each refusal's handle is drawn afresh.
+	idOf := func(line string) string {
+		var m struct {
+			ID json.RawMessage `json:"id"`
+		}
+		json.Unmarshal([]byte(line), &m)
+		return string(m.ID)
+	}
+	byID := map[string]string{}
+	for _, w := range want {
+		byID[idOf(w)] = handle.ReplaceAllString(w, "authz_")
+	}
 	timeout := time.After(time.Minute)
-	for i, w := range want {
+	for i := range want {
 		select {
 		case got, ok := <-answers:
 			if !ok {
 				t.Fatalf("the program ended after %d answers, want %d", i, len(want))
 			}
-			if got != w {
-				t.Errorf("answer %d:\n got %s\nwant %s", i+1, got, w)
+			id := idOf(got)
+			w, ok := byID[id]
+			if !ok {
+				t.Errorf("answer %d, id %s, is not in the README, or came twice: %s", i+1, id, got)
+				continue
+			}
+			delete(byID, id)
+			if handle.ReplaceAllString(got, "authz_") != w {
+				t.Errorf("the answer to request %s:\n got %s\nwant %s", id, got, w)
 			}
 		case <-timeout:
 			t.Fatalf("no answer %d within a minute", i+1)

@@ -171,15 +171,15 @@ func (a *Approver) approve(ctx context.Context, req mcp.Request) (*call, error) 
 	if err != nil {
 		return nil, fmt.Errorf("mcpeffect: call to tool %q not sent: cannot look up its annotations: %w", params.Name, err)
 	}
-	var hints Hints
+	var hints Declared
 	if tool != nil {
-		hints = HintsOf(tool.Annotations)
+		hints = DeclaredOf(tool.Annotations)
 		if a.policy.ResolveCalls {
 			hints = resolveCall(ctx, session, tool, params, hints)
 		}
 	}
 	c := &call{session: session, name: params.Name, effect: hints.Effect()}
-	d, reason := a.policy.decide(params.Name, hints)
+	d, reason := a.policy.actionFor(params.Name, hints)
 	d, reason, changed := a.recall(session, params.Name, tool, hints, d, reason)
 	switch d {
 	case Allow:
@@ -187,7 +187,7 @@ func (a *Approver) approve(ctx context.Context, req mcp.Request) (*call, error) 
 		return c, nil
 	case Ask:
 		if a.confirm == nil {
-			return nil, &NotSentError{Tool: params.Name, Decision: Ask, Reason: reason}
+			return nil, &NotSentError{Tool: params.Name, Action: Ask, Reason: reason}
 		}
 		ok, err := a.confirm(ctx, &Confirmation{
 			Session: session,
@@ -201,12 +201,12 @@ func (a *Approver) approve(ctx context.Context, req mcp.Request) (*call, error) 
 			return nil, fmt.Errorf("mcpeffect: call to tool %q not sent: asking for confirmation: %w", params.Name, err)
 		}
 		if !ok {
-			return nil, &NotSentError{Tool: params.Name, Decision: Ask, Asked: true, Reason: reason}
+			return nil, &NotSentError{Tool: params.Name, Action: Ask, Asked: true, Reason: reason}
 		}
 		a.approved(params.Name, tool)
 		return c, nil
 	}
-	return nil, &NotSentError{Tool: params.Name, Decision: Deny, Reason: reason}
+	return nil, &NotSentError{Tool: params.Name, Action: Deny, Reason: reason}
 }
 
 // lookup returns the tool called name as the server lists it on session,

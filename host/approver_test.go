@@ -129,8 +129,8 @@ func TestApprover(t *testing.T) {
 		tool     string
 		asked    bool
 		sent     bool
-		decision host.Decision // of the NotSentError, if not sent
-		reason   string        // what the error says, if not sent
+		decision host.Action // of the NotSentError, if not sent
+		reason   string      // what the error says, if not sent
 	}{
 		{"untrusted read, yes", host.Policy{}, yes, "get_note", true, true, 0, ""},
 		{"untrusted read, no", host.Policy{}, no, "get_note", true, false, host.Ask, "the server is not trusted"},
@@ -144,8 +144,8 @@ func TestApprover(t *testing.T) {
 		{"trusted, no annotations", trusted, no, "bare_tool", true, false, host.Ask, "it is destructive (destructiveHint missing)"},
 		{"idempotent write allowed", host.Policy{Trusted: true, AllowIdempotentWrites: true}, no, "tag_note", false, true, 0, ""},
 		{"open-world write denied", host.Policy{Trusted: true, DenyOpenWorldWrites: true}, yes, "send_note", false, false, host.Deny, "a write that may reach an open world"},
-		{"tool denied by name", host.Policy{Trusted: true, Tools: map[string]host.Decision{"get_note": host.Deny}}, yes, "get_note", false, false, host.Deny, "the policy names this tool: deny"},
-		{"tool allowed by name", host.Policy{Tools: map[string]host.Decision{"delete_note": host.Allow}}, no, "delete_note", false, true, 0, ""},
+		{"tool denied by name", host.Policy{Trusted: true, Tools: map[string]host.Action{"get_note": host.Deny}}, yes, "get_note", false, false, host.Deny, "the policy names this tool: deny"},
+		{"tool allowed by name", host.Policy{Tools: map[string]host.Action{"delete_note": host.Allow}}, no, "delete_note", false, true, 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, rec := notesServer(0)
@@ -177,9 +177,9 @@ func TestApprover(t *testing.T) {
 			if !errors.As(err, &r) {
 				t.Fatalf("CallTool error %v, want a *NotSentError", err)
 			}
-			if r.Tool != tc.tool || r.Decision != tc.decision || r.Asked != tc.asked {
+			if r.Tool != tc.tool || r.Action != tc.decision || r.Asked != tc.asked {
 				t.Errorf("refusal of tool %q, decision %s, asked %t; want tool %q, decision %s, asked %t",
-					r.Tool, r.Decision, r.Asked, tc.tool, tc.decision, tc.asked)
+					r.Tool, r.Action, r.Asked, tc.tool, tc.decision, tc.asked)
 			}
 			if msg := err.Error(); !strings.Contains(msg, fmt.Sprintf("tool %q not sent", tc.tool)) || !strings.Contains(msg, tc.reason) {
 				t.Errorf("error %q does not name the tool and say %q", msg, tc.reason)
@@ -329,7 +329,7 @@ func TestApproverToolListChanged(t *testing.T) {
 
 	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_note"})
 	var r *host.NotSentError
-	if !errors.As(err, &r) || r.Decision != host.Ask {
+	if !errors.As(err, &r) || r.Action != host.Ask {
 		t.Errorf("calling get_note once destructive: error %v, want a refusal (no one to ask)", err)
 	}
 	if calls := rec.called(); len(calls) != 1 {

@@ -3,16 +3,18 @@
 // a call whether to send it, ask the person first, or refuse it.
 //
 // A server's hints are only claims, and a hint it leaves out must be taken
-// as its worst case. [Hints] holds the four hints as declared, [ParseHints]
-// reads them from a tool's JSON and [HintsOf] from go-sdk's
-// [mcp.ToolAnnotations]; [Hints.Effect] and [EffectOf] turn them into the
-// [mcpeffect.Effect] a careful host must assume:
+// as its worst case. [Declared] holds the four hints as declared, each
+// nil where it was left out (where [mcpeffect.Hints], the server's side,
+// has all four); [ParseDeclared] reads them from a tool's JSON and
+// [DeclaredOf] from go-sdk's [mcp.ToolAnnotations]; [Declared.Effect] and
+// [EffectOf] turn them into the [mcpeffect.Effect] a careful host must
+// assume:
 //
-//	h, _ := host.ParseHints([]byte(`{"readOnlyHint": false}`))
+//	h, _ := host.ParseDeclared([]byte(`{"readOnlyHint": false}`))
 //	h.Effect() // write|destructive|openworld: destructiveHint and openWorldHint are missing
 //
-// A [Policy] decides from those hints, and from whether the server is
-// trusted, to [Allow] a call, [Ask] the person or [Deny] it; its zero value
+// A [Policy] chooses from those hints, and from whether the server is
+// trusted, the [Action]: to [Allow] a call, [Ask] the person or [Deny] it; its zero value
 // is the careful default. An [Approver] applies a Policy to the calls of a
 // go-sdk client as sending middleware: a call it denies, or that the person
 // declines, never reaches the server, and CallTool returns a

@@ -13,7 +13,7 @@ import (
 
 // A host decides what to do with a call from the hints the server lists,
 // and from whether it trusts the server.
-func ExamplePolicy_Decide() {
+func ExamplePolicy_ActionFor() {
 	careful := host.Policy{}
 	trusted := host.Policy{Trusted: true, AllowIdempotentWrites: true}
 	for _, tool := range []struct {
@@ -26,8 +26,8 @@ func ExamplePolicy_Decide() {
 		{"delete_note", mcpeffect.Destructive.Annotations()},
 		{"legacy_tool", nil}, // no annotations: the worst case
 	} {
-		h := host.HintsOf(tool.annotations)
-		fmt.Printf("%-12s untrusted: %-5s trusted: %s\n", tool.name, careful.Decide(tool.name, h), trusted.Decide(tool.name, h))
+		h := host.DeclaredOf(tool.annotations)
+		fmt.Printf("%-12s untrusted: %-5s trusted: %s\n", tool.name, careful.ActionFor(tool.name, h), trusted.ActionFor(tool.name, h))
 	}
 	// Output:
 	// get_note     untrusted: ask   trusted: allow
@@ -86,13 +86,13 @@ func ExampleNewApprover() {
 
 // A host reads the annotations a server sends and assumes the worst of
 // what is missing.
-func ExampleParseHints() {
+func ExampleParseDeclared() {
 	for _, raw := range []string{
 		`{"readOnlyHint": true, "openWorldHint": false}`,
 		`{"readOnlyHint": false, "idempotentHint": true}`,
 		``, // no annotations at all
 	} {
-		h, err := host.ParseHints([]byte(raw))
+		h, err := host.ParseDeclared([]byte(raw))
 		if err != nil {
 			log.Fatal(err)
 		}

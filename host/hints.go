@@ -9,25 +9,26 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Hints are the four annotation hints of a tool as a server declared them,
-// seen from the host's side. A nil field is a hint the server left out.
-type Hints struct {
+// Declared are the four annotation hints of a tool as a server declared
+// them, seen from the host's side. A nil field is a hint the server left
+// out, which [mcpeffect.Hints] cannot say.
+type Declared struct {
 	ReadOnly    *bool `json:"readOnlyHint,omitempty"`
 	Destructive *bool `json:"destructiveHint,omitempty"`
 	Idempotent  *bool `json:"idempotentHint,omitempty"`
 	OpenWorld   *bool `json:"openWorldHint,omitempty"`
 }
 
-// HintsOf returns the hints of annotations decoded by go-sdk. A nil a has no
-// hints. go-sdk decodes readOnlyHint and idempotentHint into plain bools, so
+// DeclaredOf returns the hints of annotations decoded by go-sdk. A nil a
+// has no hints. go-sdk decodes readOnlyHint and idempotentHint into plain bools, so
 // a server that left them out cannot be told from one that sent false;
 // since false is also their default, the effect is the same. To tell a
-// missing hint from a false one, read the raw JSON with [ParseHints].
-func HintsOf(a *mcp.ToolAnnotations) Hints {
+// missing hint from a false one, read the raw JSON with [ParseDeclared].
+func DeclaredOf(a *mcp.ToolAnnotations) Declared {
 	if a == nil {
-		return Hints{}
+		return Declared{}
 	}
-	h := Hints{ReadOnly: ptr(a.ReadOnlyHint), Idempotent: ptr(a.IdempotentHint)}
+	h := Declared{ReadOnly: ptr(a.ReadOnlyHint), Idempotent: ptr(a.IdempotentHint)}
 	if a.DestructiveHint != nil {
 		h.Destructive = ptr(*a.DestructiveHint)
 	}
@@ -37,21 +38,21 @@ func HintsOf(a *mcp.ToolAnnotations) Hints {
 	return h
 }
 
-// ParseHints reads the hints from the JSON of a tool's "annotations"
+// ParseDeclared reads the hints from the JSON of a tool's "annotations"
 // object as a server sent it. Empty input or null is a tool with no
 // annotations: every hint missing. A hint that is null counts as missing;
 // one that is neither a boolean nor null, or input that is not an object,
 // is an error naming it. Other members (such as title) are ignored.
-func ParseHints(raw []byte) (Hints, error) {
+func ParseDeclared(raw []byte) (Declared, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return Hints{}, nil
+		return Declared{}, nil
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil {
-		return Hints{}, fmt.Errorf("mcpeffect: annotations are not a JSON object: %w", err)
+		return Declared{}, fmt.Errorf("mcpeffect: annotations are not a JSON object: %w", err)
 	}
-	var h Hints
+	var h Declared
 	for _, f := range []struct {
 		key string
 		dst **bool
@@ -67,7 +68,7 @@ func ParseHints(raw []byte) (Hints, error) {
 		}
 		var b bool
 		if err := json.Unmarshal(v, &b); err != nil {
-			return Hints{}, fmt.Errorf("mcpeffect: annotation %s is %s, not a boolean", f.key, v)
+			return Declared{}, fmt.Errorf("mcpeffect: annotation %s is %s, not a boolean", f.key, v)
 		}
 		*f.dst = &b
 	}
@@ -77,9 +78,9 @@ func ParseHints(raw []byte) (Hints, error) {
 // Assumed returns h with each missing hint set to the value the
 // specification tells hosts to assume ([mcpeffect.DefaultHints]). Every
 // field of the result is non-nil.
-func (h Hints) Assumed() Hints {
+func (h Declared) Assumed() Declared {
 	x := h.Explicit()
-	return Hints{ReadOnly: ptr(x.ReadOnlyHint), Destructive: ptr(x.DestructiveHint), Idempotent: ptr(x.IdempotentHint), OpenWorld: ptr(x.OpenWorldHint)}
+	return Declared{ReadOnly: ptr(x.ReadOnlyHint), Destructive: ptr(x.DestructiveHint), Idempotent: ptr(x.IdempotentHint), OpenWorld: ptr(x.OpenWorldHint)}
 }
 
 // Explicit returns h as [mcpeffect.Hints], each missing hint set to the
@@ -87,7 +88,7 @@ func (h Hints) Assumed() Hints {
 // ([mcpeffect.DefaultHints]): the form in which the library writes and
 // compares hints, such as the conservative bound of
 // [mcpeffect.Hints.Within].
-func (h Hints) Explicit() mcpeffect.Hints {
+func (h Declared) Explicit() mcpeffect.Hints {
 	def := mcpeffect.DefaultHints()
 	return mcpeffect.Hints{
 		ReadOnlyHint:    valueOr(h.ReadOnly, def.ReadOnlyHint),
@@ -106,7 +107,7 @@ func valueOr(b *bool, def bool) bool {
 
 // Contradictory reports whether h declares a tool both read-only and
 // destructive.
-func (h Hints) Contradictory() bool {
+func (h Declared) Contradictory() bool {
 	return valueOr(h.ReadOnly, false) && valueOr(h.Destructive, false)
 }
 
@@ -118,7 +119,7 @@ func (h Hints) Contradictory() bool {
 // explicit destructiveHint of true contradicts readOnlyHint, and a host
 // cannot know which of the two is wrong: the effect is then the write.
 // The result is always a valid Effect.
-func (h Hints) Effect() mcpeffect.Effect {
+func (h Declared) Effect() mcpeffect.Effect {
 	x := h.Explicit()
 	if h.Contradictory() {
 		x.ReadOnlyHint = false
@@ -127,10 +128,10 @@ func (h Hints) Effect() mcpeffect.Effect {
 }
 
 // EffectOf returns the effect that annotations received from a server
-// amount to: HintsOf(a).Effect(). A nil a, a tool without annotations, is
+// amount to: DeclaredOf(a).Effect(). A nil a, a tool without annotations, is
 // the worst case, Write|Destructive|OpenWorld.
 func EffectOf(a *mcp.ToolAnnotations) mcpeffect.Effect {
-	return HintsOf(a).Effect()
+	return DeclaredOf(a).Effect()
 }
 
 func ptr[T any](v T) *T { return &v }

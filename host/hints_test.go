@@ -12,19 +12,19 @@ func b(v bool) *bool { return &v }
 func TestHintsEffect(t *testing.T) {
 	tests := []struct {
 		name string
-		h    Hints
+		h    Declared
 		want mcpeffect.Effect
 	}{
-		{"nothing declared", Hints{}, mcpeffect.Destructive | mcpeffect.OpenWorld},
-		{"read-only, rest missing", Hints{ReadOnly: b(true)}, mcpeffect.Read | mcpeffect.OpenWorld},
-		{"closed read", Hints{ReadOnly: b(true), OpenWorld: b(false)}, mcpeffect.Read},
-		{"read-only with destructive false", Hints{ReadOnly: b(true), Destructive: b(false), OpenWorld: b(false)}, mcpeffect.Read},
-		{"contradiction is the write", Hints{ReadOnly: b(true), Destructive: b(true), OpenWorld: b(false)}, mcpeffect.Destructive},
-		{"contradiction keeps idempotent", Hints{ReadOnly: b(true), Destructive: b(true), Idempotent: b(true)}, mcpeffect.Destructive | mcpeffect.Idempotent | mcpeffect.OpenWorld},
-		{"write, destructive missing", Hints{ReadOnly: b(false), OpenWorld: b(false)}, mcpeffect.Destructive},
-		{"additive write", Hints{ReadOnly: b(false), Destructive: b(false), Idempotent: b(false), OpenWorld: b(false)}, mcpeffect.Write},
-		{"idempotent write", Hints{Destructive: b(false), Idempotent: b(true), OpenWorld: b(false)}, mcpeffect.Idempotent},
-		{"open write", Hints{Destructive: b(false)}, mcpeffect.Write | mcpeffect.OpenWorld},
+		{"nothing declared", Declared{}, mcpeffect.Destructive | mcpeffect.OpenWorld},
+		{"read-only, rest missing", Declared{ReadOnly: b(true)}, mcpeffect.Read | mcpeffect.OpenWorld},
+		{"closed read", Declared{ReadOnly: b(true), OpenWorld: b(false)}, mcpeffect.Read},
+		{"read-only with destructive false", Declared{ReadOnly: b(true), Destructive: b(false), OpenWorld: b(false)}, mcpeffect.Read},
+		{"contradiction is the write", Declared{ReadOnly: b(true), Destructive: b(true), OpenWorld: b(false)}, mcpeffect.Destructive},
+		{"contradiction keeps idempotent", Declared{ReadOnly: b(true), Destructive: b(true), Idempotent: b(true)}, mcpeffect.Destructive | mcpeffect.Idempotent | mcpeffect.OpenWorld},
+		{"write, destructive missing", Declared{ReadOnly: b(false), OpenWorld: b(false)}, mcpeffect.Destructive},
+		{"additive write", Declared{ReadOnly: b(false), Destructive: b(false), Idempotent: b(false), OpenWorld: b(false)}, mcpeffect.Write},
+		{"idempotent write", Declared{Destructive: b(false), Idempotent: b(true), OpenWorld: b(false)}, mcpeffect.Idempotent},
+		{"open write", Declared{Destructive: b(false)}, mcpeffect.Write | mcpeffect.OpenWorld},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -43,13 +43,13 @@ func TestHintsEffect(t *testing.T) {
 }
 
 func TestHintsAssumed(t *testing.T) {
-	got := Hints{Idempotent: b(true)}.Assumed()
+	got := Declared{Idempotent: b(true)}.Assumed()
 	if *got.ReadOnly || !*got.Destructive || !*got.Idempotent || !*got.OpenWorld {
 		t.Errorf("Assumed() = ro %t d %t i %t o %t", *got.ReadOnly, *got.Destructive, *got.Idempotent, *got.OpenWorld)
 	}
 }
 
-func TestParseHints(t *testing.T) {
+func TestParseDeclared(t *testing.T) {
 	tests := []struct {
 		in      string
 		want    string // the hints as r d i o with - for missing
@@ -79,10 +79,10 @@ func TestParseHints(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			h, err := ParseHints([]byte(tt.in))
+			h, err := ParseDeclared([]byte(tt.in))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("ParseHints = %v, want error containing %q", err, tt.wantErr)
+					t.Fatalf("ParseDeclared = %v, want error containing %q", err, tt.wantErr)
 				}
 				return
 			}
@@ -91,7 +91,7 @@ func TestParseHints(t *testing.T) {
 			}
 			got := string([]byte{show(h.ReadOnly), show(h.Destructive), show(h.Idempotent), show(h.OpenWorld)})
 			if got != tt.want {
-				t.Errorf("ParseHints = %s, want %s", got, tt.want)
+				t.Errorf("ParseDeclared = %s, want %s", got, tt.want)
 			}
 		})
 	}

@@ -41,7 +41,7 @@ func (a *Approver) ClearTaint(s *mcp.ClientSession) {
 // AskAfterOpenWorld, the session has taken in the output of an open-world
 // tool and this call writes or may reach an open world. A denial stays a
 // denial.
-func (a *Approver) recall(s *mcp.ClientSession, name string, tool *mcp.Tool, h Hints, d Decision, reason string) (Decision, string, []string) {
+func (a *Approver) recall(s *mcp.ClientSession, name string, tool *mcp.Tool, h Declared, d Action, reason string) (Action, string, []string) {
 	if d == Deny {
 		return d, reason, nil
 	}

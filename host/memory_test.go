@@ -206,13 +206,13 @@ func TestApproverPinsPolicy(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		policy host.Policy
-		want   host.Decision
+		want   host.Action
 	}{
 		// A tool a person approved for good by name is asked about again
 		// once it changes: that is the rug pull.
-		{"allowed by name", host.Policy{Tools: map[string]host.Decision{"get_note": host.Allow}}, host.Ask},
+		{"allowed by name", host.Policy{Tools: map[string]host.Action{"get_note": host.Allow}}, host.Ask},
 		// A denial stays a denial.
-		{"denied by name", host.Policy{Trusted: true, Tools: map[string]host.Decision{"get_note": host.Deny}}, host.Deny},
+		{"denied by name", host.Policy{Trusted: true, Tools: map[string]host.Action{"get_note": host.Deny}}, host.Deny},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, _ := notesServer(0)
@@ -226,7 +226,7 @@ func TestApproverPinsPolicy(t *testing.T) {
 				})
 			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_note"})
 			var ns *host.NotSentError
-			if !errors.As(err, &ns) || ns.Decision != tc.want {
+			if !errors.As(err, &ns) || ns.Action != tc.want {
 				t.Errorf("error %v, want a %s", err, tc.want)
 			}
 		})
@@ -319,7 +319,7 @@ func TestApproverTaint(t *testing.T) {
 		switch {
 		case sent && err != nil:
 			t.Errorf("%s: %v, want it sent", name, err)
-		case !sent && (!errors.As(err, &ns) || ns.Decision != host.Ask || !strings.Contains(ns.Reason, `open-world tool "search_web"`)):
+		case !sent && (!errors.As(err, &ns) || ns.Action != host.Ask || !strings.Contains(ns.Reason, `open-world tool "search_web"`)):
 			t.Errorf("%s: %v, want a question about the open-world output taken in", name, err)
 		}
 	}

@@ -8,8 +8,8 @@ import "fmt"
 type NotSentError struct {
 	// Tool is the tool that was called.
 	Tool string
-	// Decision is the policy's: Deny, or Ask.
-	Decision Decision
+	// Action is the policy's: Deny, or Ask.
+	Action Action
 	// Asked reports, when the policy asks, whether a person was asked and
 	// declined; false means there was no one to ask (no ConfirmFunc).
 	Asked bool
@@ -21,7 +21,7 @@ type NotSentError struct {
 // Error names the tool, and says why the call was not sent.
 func (e *NotSentError) Error() string {
 	switch {
-	case e.Decision != Ask:
+	case e.Action != Ask:
 		return fmt.Sprintf("mcpeffect: call to tool %q not sent: the policy denies it: %s", e.Tool, e.Reason)
 	case e.Asked:
 		return fmt.Sprintf("mcpeffect: call to tool %q not sent: declined when asked (%s)", e.Tool, e.Reason)

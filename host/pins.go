@@ -34,10 +34,10 @@ func PinOf(t *mcp.Tool) Pin {
 		return Pin{}
 	}
 	var annotations struct {
-		Hints
+		Declared
 		Title string `json:"title,omitempty"`
 	}
-	annotations.Hints = HintsOf(t.Annotations)
+	annotations.Declared = DeclaredOf(t.Annotations)
 	if t.Annotations != nil {
 		annotations.Title = t.Annotations.Title
 	}

@@ -7,51 +7,52 @@ import (
 	"github.com/mcpeffect/mcpeffect"
 )
 
-// A Decision is what a host does with a call to a tool: run it, ask a
-// person first, or refuse it.
-type Decision uint8
+// An Action is what a host does with a call to a tool: run it, ask a
+// person first, or refuse it. (The server's own decision, which refuses
+// what a credential may not call, is [mcpeffect.Decision].)
+type Action uint8
 
-// The decisions. The zero Decision is Ask, the careful one.
+// The actions. The zero Action is Ask, the careful one.
 const (
 	// Ask has a person confirm the call before it is sent.
-	Ask Decision = iota
+	Ask Action = iota
 	// Allow sends the call without asking.
 	Allow
 	// Deny refuses the call without sending it.
 	Deny
 )
 
-var decisionNames = [...]string{"ask", "allow", "deny"}
+var actionNames = [...]string{"ask", "allow", "deny"}
 
-// String returns "ask", "allow" or "deny": the form [ParseDecision] reads.
-func (d Decision) String() string {
-	if int(d) < len(decisionNames) {
-		return decisionNames[d]
+// String returns "ask", "allow" or "deny": the form [ParseAction] reads.
+func (d Action) String() string {
+	if int(d) < len(actionNames) {
+		return actionNames[d]
 	}
-	return fmt.Sprintf("Decision(%d)", uint8(d))
+	return fmt.Sprintf("Action(%d)", uint8(d))
 }
 
-// ParseDecision parses "ask", "allow" or "deny", in any case.
-func ParseDecision(text string) (Decision, error) {
-	for i, name := range decisionNames {
+// ParseAction parses "ask", "allow" or "deny", in any case.
+func ParseAction(text string) (Action, error) {
+	for i, name := range actionNames {
 		if strings.EqualFold(text, name) {
-			return Decision(i), nil
+			return Action(i), nil
 		}
 	}
-	return 0, fmt.Errorf("mcpeffect: unknown decision %q (want ask, allow or deny)", text)
+	return 0, fmt.Errorf("mcpeffect: unknown action %q (want ask, allow or deny)", text)
 }
 
 // MarshalText implements [encoding.TextMarshaler].
-func (d Decision) MarshalText() ([]byte, error) {
+func (d Action) MarshalText() ([]byte, error) {
 	if d > Deny {
-		return nil, fmt.Errorf("mcpeffect: cannot marshal invalid decision %d", uint8(d))
+		return nil, fmt.Errorf("mcpeffect: cannot marshal invalid action %d", uint8(d))
 	}
 	return []byte(d.String()), nil
 }
 
-// UnmarshalText implements [encoding.TextUnmarshaler] with [ParseDecision].
-func (d *Decision) UnmarshalText(text []byte) error {
-	v, err := ParseDecision(string(text))
+// UnmarshalText implements [encoding.TextUnmarshaler] with [ParseAction].
+func (d *Action) UnmarshalText(text []byte) error {
+	v, err := ParseAction(string(text))
 	if err != nil {
 		return err
 	}
@@ -62,7 +63,7 @@ func (d *Decision) UnmarshalText(text []byte) error {
 // A Policy decides, from the hints a server declares for a tool and from
 // whether the server is trusted, whether a host sends a call to the tool
 // without asking, asks a person first, or refuses it. A hint the server
-// left out counts as its worst case, as in [Hints.Effect].
+// left out counts as its worst case, as in [Declared.Effect].
 //
 // The zero Policy is the careful default, the one hosts follow: the hints
 // of a server that is not trusted approve nothing, so every call to it is
@@ -101,7 +102,7 @@ type Policy struct {
 	// hints and the rules above: Allow for a tool that a person approved
 	// for good, Deny for one never to be called. A value other than Ask,
 	// Allow or Deny counts as Deny.
-	Tools map[string]Decision
+	Tools map[string]Action
 
 	// AskAfterOpenWorld makes an [Approver] remember, for each session,
 	// whether a call to an open-world tool has come back (a web page, a
@@ -110,7 +111,7 @@ type Policy struct {
 	// open-world call in that session, even one the rules above, or
 	// Tools, would allow. A tool without openWorldHint may reach an open
 	// world. It is off by default. A new session starts clean, and
-	// [Approver.ClearTaint] forgets; Decide, which knows nothing of
+	// [Approver.ClearTaint] forgets; ActionFor, which knows nothing of
 	// sessions, does not apply it. Each Approver knows only its own
 	// server's sessions: output that reached the model through another
 	// server does not count.
@@ -128,18 +129,18 @@ type Policy struct {
 	ResolveCalls bool
 }
 
-// Decide returns what a host does with a call to the tool called name,
+// ActionFor returns what a host does with a call to the tool called name,
 // whose server declared hints h. Hints a server left out are nil, as
-// [ParseHints] and [HintsOf] give them; a tool the server did not list has
+// [ParseDeclared] and [DeclaredOf] give them; a tool the server did not list has
 // none at all.
-func (p Policy) Decide(name string, h Hints) Decision {
-	d, _ := p.decide(name, h)
+func (p Policy) ActionFor(name string, h Declared) Action {
+	d, _ := p.actionFor(name, h)
 	return d
 }
 
-// decide is [Policy.Decide], with the reason for the decision in a few
+// actionFor is [Policy.ActionFor], with the reason for the action in a few
 // words, for people: "it is destructive".
-func (p Policy) decide(name string, h Hints) (Decision, string) {
+func (p Policy) actionFor(name string, h Declared) (Action, string) {
 	if d, ok := p.Tools[name]; ok {
 		if d > Deny {
 			d = Deny

@@ -8,9 +8,9 @@ import (
 )
 
 // hints parses the JSON of an annotations object.
-func hints(t *testing.T, annotations string) host.Hints {
+func hints(t *testing.T, annotations string) host.Declared {
 	t.Helper()
-	h, err := host.ParseHints([]byte(annotations))
+	h, err := host.ParseDeclared([]byte(annotations))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,17 +40,17 @@ func TestPolicyDecide(t *testing.T) {
 		untrustedIde = host.Policy{AllowIdempotentWrites: true}
 		noOpenWrites = host.Policy{DenyOpenWorldWrites: true}
 		strict       = host.Policy{Trusted: true, AllowIdempotentWrites: true, DenyOpenWorldWrites: true}
-		named        = host.Policy{Trusted: true, Tools: map[string]host.Decision{
-			"wipe": host.Allow, "peek": host.Deny, "look": host.Ask, "odd": host.Decision(9),
+		named        = host.Policy{Trusted: true, Tools: map[string]host.Action{
+			"wipe": host.Allow, "peek": host.Deny, "look": host.Ask, "odd": host.Action(9),
 		}}
-		namedCareful = host.Policy{Tools: map[string]host.Decision{"wipe": host.Allow}}
+		namedCareful = host.Policy{Tools: map[string]host.Action{"wipe": host.Allow}}
 	)
 	for _, tc := range []struct {
 		name   string
 		policy host.Policy
 		tool   string
 		hints  string
-		want   host.Decision
+		want   host.Action
 	}{
 		// An untrusted server's hints approve nothing.
 		{"careful/read", careful, "t", read, host.Ask},
@@ -98,7 +98,7 @@ func TestPolicyDecide(t *testing.T) {
 		{"named/another tool", named, "other", read, host.Allow},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.policy.Decide(tc.tool, hints(t, tc.hints)); got != tc.want {
+			if got := tc.policy.ActionFor(tc.tool, hints(t, tc.hints)); got != tc.want {
 				t.Errorf("Decide(%q, %s) = %s, want %s", tc.tool, tc.hints, got, tc.want)
 			}
 		})
@@ -106,27 +106,27 @@ func TestPolicyDecide(t *testing.T) {
 }
 
 func TestDecisionText(t *testing.T) {
-	for _, d := range []host.Decision{host.Ask, host.Allow, host.Deny} {
+	for _, d := range []host.Action{host.Ask, host.Allow, host.Deny} {
 		text, err := d.MarshalText()
 		if err != nil {
 			t.Fatalf("%v.MarshalText: %v", d, err)
 		}
-		var back host.Decision
+		var back host.Action
 		if err := back.UnmarshalText(text); err != nil || back != d {
 			t.Errorf("UnmarshalText(%q) = %v, %v; want %v", text, back, err, d)
 		}
 	}
-	if d, err := host.ParseDecision("DENY"); err != nil || d != host.Deny {
+	if d, err := host.ParseAction("DENY"); err != nil || d != host.Deny {
 		t.Errorf(`ParseDecision("DENY") = %v, %v; want deny`, d, err)
 	}
-	if _, err := host.ParseDecision("maybe"); err == nil {
+	if _, err := host.ParseAction("maybe"); err == nil {
 		t.Error(`ParseDecision("maybe") succeeded, want an error`)
 	}
-	if _, err := host.Decision(3).MarshalText(); err == nil {
-		t.Error("Decision(3).MarshalText succeeded, want an error")
+	if _, err := host.Action(3).MarshalText(); err == nil {
+		t.Error("Action(3).MarshalText succeeded, want an error")
 	}
-	if s := host.Decision(3).String(); s != "Decision(3)" {
-		t.Errorf("Decision(3).String() = %q", s)
+	if s := host.Action(3).String(); s != "Action(3)" {
+		t.Errorf("Action(3).String() = %q", s)
 	}
 
 	// Per-tool decisions read from a host's configuration.

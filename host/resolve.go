@@ -41,7 +41,7 @@ type resolveResult struct {
 // advertise the extension, the request fails, or the answer is not one
 // the extension allows (a hint missing, another tool, hints that break
 // the conservative bound of the static ones).
-func resolveCall(ctx context.Context, session *mcp.ClientSession, tool *mcp.Tool, params *mcp.CallToolParams, static Hints) Hints {
+func resolveCall(ctx context.Context, session *mcp.ClientSession, tool *mcp.Tool, params *mcp.CallToolParams, static Declared) Declared {
 	if !resolution.Marked(tool) || !serverResolves(session) {
 		return static
 	}
@@ -58,7 +58,7 @@ func resolveCall(ctx context.Context, session *mcp.ClientSession, tool *mcp.Tool
 	if err != nil || res == nil || res.ResultType != "complete" || res.Name != params.Name {
 		return static
 	}
-	resolved, err := ParseHints(res.Annotations)
+	resolved, err := ParseDeclared(res.Annotations)
 	if err != nil || resolved.ReadOnly == nil || resolved.Destructive == nil || resolved.Idempotent == nil || resolved.OpenWorld == nil {
 		return static
 	}

@@ -5,6 +5,13 @@
 // declared with a scope. A server writes it for its README
 // ([Manifest.WriteMarkdown]) or for a review that diffs it
 // ([Manifest.WriteJSON]), which mcpeffect diff reads.
+//
+// A manifest written from what a server lists ([ToolOf]) also holds the
+// content hash of each tool's definition ([Definition]), and can be signed
+// with Ed25519 ([Sign]), in the spirit of SEP-3140's signed capability
+// manifest: a host or a check in CI that verifies it ([Verify]) can tell
+// when a server's tools are no longer what was signed, and which part of
+// them changed.
 package manifest
 
 import (
@@ -20,6 +27,18 @@ import (
 // A Manifest is the list of what a registry's tools do, and of the
 // scopes its resources and prompts require.
 type Manifest struct {
+	// Resource is the canonical URI of the server the manifest is for
+	// (RFC 8707), when it is served over HTTP, which binds a signed
+	// manifest to it: a check of another server refuses it. It is empty
+	// for a server run as a command, and in a manifest of a registry.
+	Resource string `json:"resource,omitempty"`
+	// ServerInfo is how the server introduced itself when the manifest
+	// was written from it.
+	ServerInfo *ServerInfo `json:"serverInfo,omitempty"`
+	// IssuedAt is when the manifest was written from a server, in RFC
+	// 3339.
+	IssuedAt string `json:"issuedAt,omitempty"`
+
 	Tools []Tool `json:"tools"`
 	// Resources lists the resources and resource templates declared with
 	// [mcpeffect.AddResource] and [mcpeffect.AddResourceTemplate], and
@@ -27,6 +46,27 @@ type Manifest struct {
 	// scope each requires; any other requires read-only.
 	Resources []Scoped `json:"resources,omitempty"`
 	Prompts   []Scoped `json:"prompts,omitempty"`
+
+	// Signature is the detached JWS that signs the manifest, set by
+	// [Sign] and checked by [Verify]; empty in a manifest not signed.
+	Signature string `json:"signature,omitempty"`
+}
+
+// ServerInfo is the name and version a server gave in its answer to
+// initialize.
+type ServerInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+}
+
+// Tool returns the tool of m called name, or nil.
+func (m *Manifest) Tool(name string) *Tool {
+	for i := range m.Tools {
+		if m.Tools[i].Name == name {
+			return &m.Tools[i]
+		}
+	}
+	return nil
 }
 
 // A Scoped is a resource, a resource template or a prompt of a
@@ -55,6 +95,14 @@ type Tool struct {
 	// outcomes a tool publishes ([mcpeffect.OutcomesMetaKey]).
 	Argument string    `json:"argument,omitempty"`
 	Outcomes []Outcome `json:"outcomes,omitempty"`
+
+	// Description, ContentHash and Digests are set in a manifest written
+	// from what a server lists ([ToolOf]): the tool's description as the
+	// server gave it, the hash of its definition ([Definition.Hash]) and
+	// of each of its parts. A registry does not know them.
+	Description string   `json:"description,omitempty"`
+	ContentHash string   `json:"contentHash,omitempty"`
+	Digests     *Digests `json:"digests,omitempty"`
 }
 
 // An Outcome is one outcome of a tool whose effect depends on its

@@ -41,16 +41,10 @@ type State map[string]Record
 // changing it. false and 0 are values, not empty.
 type Record map[string]any
 
-// The engine's names, as this package's code calls them: the judging code
+// The engine's names, as this package's code calls them: the proof
 // lives in internal/effectproof, which mcpeffect verify shares.
-type (
-	snapshot = effectproof.Snapshot
-	change   = effectproof.Change
-)
-
-func canonical(s State) (snapshot, error)  { return effectproof.Canonical(s) }
-func diff(before, after snapshot) []change { return effectproof.Diff(before, after) }
-func shown(text string) string             { return effectproof.Shown(text) }
+func canonical(s State) (effectproof.Snapshot, error) { return effectproof.Canonical(s) }
+func shown(text string) string                        { return effectproof.Shown(text) }
 func printable(text string, max int) string {
 	return effectproof.Printable(text, max)
 }

@@ -294,7 +294,7 @@ func (v *verifier[E]) tool(t testing.TB, name string, e mcpeffect.Effect, rule *
 	} else {
 		schema = s
 	}
-	byEffect := map[mcpeffect.Effect]*effectproof.Outcome{}
+	byEffect := map[mcpeffect.Effect]*effectproof.Evidence{}
 	complete := true
 	for _, ex := range examples {
 		var out outcome
@@ -305,10 +305,10 @@ func (v *verifier[E]) tool(t testing.TB, name string, e mcpeffect.Effect, rule *
 		complete = complete && passed && !out.failed
 		all := byEffect[out.effect]
 		if all == nil {
-			all = &effectproof.Outcome{}
+			all = &effectproof.Evidence{}
 			byEffect[out.effect] = all
 		}
-		all.Merge(out.Outcome)
+		all.Merge(out.Evidence)
 	}
 	if !complete {
 		return // a failed example may have hidden what it would have shown
@@ -348,7 +348,7 @@ func (v *verifier[E]) tool(t testing.TB, name string, e mcpeffect.Effect, rule *
 
 // An outcome is what one example showed.
 type outcome struct {
-	effectproof.Outcome
+	effectproof.Evidence
 	effect mcpeffect.Effect // the effect the example was held to
 	failed bool             // Verify reported a failure of the example
 }
@@ -431,76 +431,42 @@ func (v *verifier[E]) example(t testing.TB, tool string, e mcpeffect.Effect, rul
 		at = fmt.Sprintf("%s (of effect %s)", at, e)
 	}
 
-	var snaps [3]snapshot
-	capture := func(i int) bool {
-		t.Helper()
-		s, err := inst.State(ctx)
-		if err == nil {
-			snaps[i], err = canonical(s)
-		}
-		if err != nil {
-			fail("%s: capturing the state: %v", at, err)
-			return false
-		}
-		return true
-	}
-	// call returns the text of the error the call met, or "".
-	call := func() string {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: raw})
-		switch {
-		case err != nil:
-			return printable(err.Error(), maxShownError)
-		case res.IsError:
-			return printable(resultText(res), maxShownError)
-		}
-		return ""
-	}
-
-	if !capture(0) {
+	hints, _ := inst.Registry.Effect(tool)
+	res := effectproof.Prove(effectproof.Trial{
+		At: at, Tool: tool, Example: ex.name, Effect: e, Hints: hints, WantError: ex.WantError,
+		Capture: func() (effectproof.Snapshot, error) {
+			s, err := inst.State(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return canonical(s)
+		},
+		Call: func() string {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: raw})
+			switch {
+			case err != nil:
+				return printable(err.Error(), maxShownError)
+			case res.IsError:
+				return printable(resultText(res), maxShownError)
+			}
+			return ""
+		},
+	})
+	switch {
+	case res.Failure != "":
+		fail("%s", res.Failure)
+		return out
+	case res.Refused:
 		return out
 	}
-	firstErr := call()
-	if !capture(1) {
-		return out
+	if res.RepeatError != "" {
+		t.Logf("%s: the repeat failed: %s", at, res.RepeatError)
 	}
-	if ex.WantError != "" {
-		v.expectedError(t, at, ex.WantError, firstErr, "first call", snaps[0], snaps[1], fail)
-		if out.failed {
-			return out
-		}
-		secondErr := call()
-		if capture(2) {
-			v.expectedError(t, at, ex.WantError, secondErr, "repeat", snaps[1], snaps[2], fail)
-		}
-		return out
-	}
-	if firstErr != "" {
-		fail("%s: the example did not reach the tool's work: %s", at, firstErr)
-		return out
-	}
-	secondErr := call()
-	if !capture(2) {
-		return out
-	}
-	if secondErr != "" {
-		t.Logf("%s: the repeat failed: %s", at, secondErr)
-	}
-
-	var lies []effectproof.Lie
-	out.Outcome, lies = effectproof.Judge(tool, ex.name, e, diff(snaps[0], snaps[1]), diff(snaps[1], snaps[2]))
-	for _, l := range lies {
+	out.Evidence = res.Evidence
+	for _, l := range res.Lies {
 		fail("%s", l.Message)
 	}
 	return out
-}
-
-// expectedError proves that a call of an example with WantError failed
-// as expected and changed nothing.
-func (v *verifier[E]) expectedError(t testing.TB, at, want, got, when string, before, after snapshot, fail func(string, ...any)) {
-	t.Helper()
-	if msg := effectproof.ExpectedError(at, want, got, when, diff(before, after)); msg != "" {
-		fail("%s", msg)
-	}
 }
 
 // check reports what is missing from an Instance.

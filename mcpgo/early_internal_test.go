@@ -46,6 +46,18 @@ func TestEarlyHostile(t *testing.T) {
 		{"a call that is no task", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_task"}}`, false, false},
 		{"a read-only subscription", `{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"docs://public"}}`, false, false},
 		{"another method", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"uri":5}}`, false, false},
+		// What the check's fast path must not take for a call that is no
+		// task, as encoding/json (which mcp-go decodes with) reads them:
+		// the key in another case, escaped, with the Kelvin sign or the
+		// long s, the method escaped, the method's key in another case.
+		{"a task call, the task in capitals", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_task","TASK":{"ttl":1000}}}`, true, false},
+		{"a task call, the task's key escaped", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_task","t\u0061sk":{"ttl":1000}}}`, true, false},
+		{"a task call, the task's key with the long s", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_task","ta\u017fk":{"ttl":1000}}}`, true, false},
+		{"a task call, the task's key with the long s unescaped", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"delete_task\",\"ta\u017fk\":{\"ttl\":1000}}}", true, false},
+		{"a task call, the method escaped", `{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"name":"delete_task","task":{"ttl":1000}}}`, true, false},
+		{"a task call, the method's key in capitals", `{"jsonrpc":"2.0","id":1,"METHOD":"tools/call","params":{"name":"delete_task","task":{"ttl":1000}}}`, true, false},
+		{"a subscription, the method escaped", `{"jsonrpc":"2.0","id":1,"method":"resources\/subscribe","params":{"uri":"notes://payroll"}}`, true, false},
+		{"a call whose arguments name a task", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_task","arguments":{"note":"\"task\""}}}`, false, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := a.early(ctx, 1, json.RawMessage(tt.msg))

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/mcpeffect/mcpeffect/internal/nodetest"
+	"github.com/mcpeffect/mcpeffect/internal/testing/nodetest"
 )
 
 // TestMain says, at the end, which tests did not run for want of node or

@@ -1,11 +1,13 @@
 package mcpgo
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"maps"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -339,7 +341,7 @@ func argumentsJSON(req mcp.CallToolRequest) json.RawMessage {
 // [mcpeffect.Enforcer.Decide] decides by what they tell.
 func (a *adapter) early(ctx context.Context, id any, message any) error {
 	raw, ok := message.(json.RawMessage)
-	if !ok {
+	if !ok || plainlyNotEarly(raw) {
 		return nil
 	}
 	var m struct {
@@ -430,6 +432,62 @@ func (a *adapter) early(ctx context.Context, id any, message any) error {
 		}
 	}
 	return nil
+}
+
+// The methods that early decides, as they are written in a message.
+var earlyMethods = [][]byte{
+	[]byte(mcp.MethodToolsCall), []byte(mcp.MethodResourcesSubscribe),
+	[]byte(mcp.MethodSubscriptionsListen), []byte(mcp.MethodCompletionComplete),
+}
+
+// plainlyNotEarly reports whether raw, a message, is certainly none that
+// early decides, without decoding it: the path of every call, which
+// should cost nothing that grows with its arguments. It is certain only
+// for a message in plain ASCII without escapes, in which every key and
+// method is written as it decodes (mcp-go decodes with encoding/json,
+// which matches keys regardless of case, the Kelvin sign and the long s
+// included): one that names none of early's methods, or a tools/call
+// with no member that could be its task. Anything else is decoded.
+func plainlyNotEarly(raw []byte) bool {
+	for _, c := range raw {
+		if c >= utf8.RuneSelf || c == '\\' {
+			return false
+		}
+	}
+	var method []byte
+	for _, m := range earlyMethods {
+		if bytes.Contains(raw, m) {
+			if method != nil {
+				return false // two: let the decoding say which
+			}
+			method = m
+		}
+	}
+	switch {
+	case method == nil:
+		return true
+	case string(method) == string(mcp.MethodToolsCall):
+		return !containsFold(raw, taskKey)
+	}
+	return false
+}
+
+var taskKey = []byte(`"task"`)
+
+// containsFold reports whether s holds sub, which starts with a quote,
+// in ASCII, in any case. It looks only where s has a quote.
+func containsFold(s, sub []byte) bool {
+	for i := 0; ; {
+		j := bytes.IndexByte(s[i:], sub[0])
+		if j < 0 || i+j+len(sub) > len(s) {
+			return false
+		}
+		i += j
+		if bytes.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+		i++
+	}
 }
 
 // errUnreadable refuses a request whose params the check cannot read:

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
-	"github.com/mcpeffect/mcpeffect/internal/nodetest"
+	"github.com/mcpeffect/mcpeffect/internal/testing/nodetest"
 	"github.com/mcpeffect/mcpeffect/mcpgo"
 )
 

@@ -37,7 +37,7 @@ func TestDump(t *testing.T) {
 	db.Close()
 
 	var out bytes.Buffer
-	if err := dump(&out, file); err != nil {
+	if err := dump(&out, file, defaultBounds); err != nil {
 		t.Fatal(err)
 	}
 	var got map[string]map[string]any
@@ -83,18 +83,18 @@ func TestDump(t *testing.T) {
 func TestDumpNotADatabase(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
-	if err := dump(&out, filepath.Join(dir, "none.sqlite")); err != nil || strings.TrimSpace(out.String()) != "{}" {
+	if err := dump(&out, filepath.Join(dir, "none.sqlite"), defaultBounds); err != nil || strings.TrimSpace(out.String()) != "{}" {
 		t.Errorf("a database not yet made: %q, %v; want {}", out.String(), err)
 	}
 	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := dump(&out, filepath.Join(dir, "pipe")); err == nil {
+	if err := dump(&out, filepath.Join(dir, "pipe"), defaultBounds); err == nil {
 		t.Error("a FIFO read as a database")
 	}
 	text := filepath.Join(dir, "text")
 	os.WriteFile(text, []byte("not a database"), 0o644)
-	if err := dump(&out, text); err == nil {
+	if err := dump(&out, text, defaultBounds); err == nil {
 		t.Error("a text file read as a database")
 	}
 }

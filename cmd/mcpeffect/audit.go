@@ -6,14 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/progress"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/write"
 )
 
 const auditUsage = `usage: mcpeffect audit [-format text|json|sarif|markdown] [-host NAME,...|all] [-profile NAME,...|all] [-fail-on warning|error] [-timeout d] -- command [args...]
@@ -82,8 +81,8 @@ audit fails; or the Streamable HTTP endpoint given with -url. -timeout
 bounds everything, the server's shutdown included: when the time is up, a
 server run as a command is killed, with the processes it started. What is
 read is bounded too: one message of at most 16 MiB (a line over stdio, an
-HTTP answer whole), 10000 tools, 1000 pages; past a limit, the audit fails
-and names it.
+HTTP answer whole) and 2000000 JSON values, 10000 tools, 1000 pages; past a
+limit, the audit fails and names it.
 
 -format says how the report is written: text for people; json, one object
 (-json is the same); sarif, a SARIF 2.1.0 log of the findings for GitHub
@@ -91,6 +90,10 @@ code scanning and other SARIF readers, each result located at the file that
 -location names (the file where the server adds its tools, relative to the
 root of the repository), line 1, and at the tool; markdown, the findings as
 a table, for a pull-request comment or a job summary.
+
+When standard error is a terminal, the audit draws its progress there on
+one line (starting the server, listing tools: so many so far, the time so
+far), erased before the report; to a file or a pipe it writes none.
 
 The exit status is 0 when there is no finding at the level of -fail-on or
 worse, 1 when there is, and 2 when the audit could not run.
@@ -104,26 +107,22 @@ Flags:
 
 // auditOptions holds the flags of the audit command.
 type auditOptions struct {
-	output  outputFlags
-	hosts   profileFlag[audit.HostProfile]
-	dirs    profileFlag[audit.DirectoryProfile]
-	failOn  audit.Level
-	url     string
-	header  headerFlag
-	timeout time.Duration
+	output outputFlags
+	hosts  profileFlag[audit.HostProfile]
+	dirs   profileFlag[audit.DirectoryProfile]
+	failOn audit.Level
+	server targetFlags
 }
 
 func auditFlags() (*flag.FlagSet, *auditOptions) {
-	o := &auditOptions{header: headerFlag{}}
+	o := &auditOptions{}
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
-	o.output.register(fs, "report")
+	o.output.register(fs, "report", "the server's command or URL")
 	o.hosts.parse, o.dirs.parse = audit.SelectHosts, audit.SelectDirectories
 	fs.Var(&o.hosts, "host", "say what the hosts `NAME,...` (or all) do with each tool")
 	fs.Var(&o.dirs, "profile", "check the tools against the directory rules of `NAME,...` (or all): claude-directory, chatgpt-directory")
 	fs.TextVar(&o.failOn, "fail-on", audit.Error, "exit 1 on findings of this `level` or worse: warning or error")
-	fs.StringVar(&o.url, "url", "", "audit the Streamable HTTP endpoint at `URL`")
-	fs.Var(o.header, "header", "add the header `\"Name: value\"` to every HTTP request (repeatable)")
-	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "give up after this `duration`; 0 waits for ever")
+	o.server.register(fs, "audit", 30*time.Second)
 	return fs, o
 }
 
@@ -137,11 +136,14 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		return badUsage(stderr, err.Error())
 	}
-	target, msg := o.target(fs.Args())
+	target, msg := o.server.target(fs.Args())
 	if msg != "" {
 		return badUsage(stderr, msg)
 	}
+	meter := startProgress(stderr, "mcpeffect audit")
+	target.Progress = meter.Note
 	server, tools, err := target.List(ctx)
+	meter.Stop()
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpeffect audit: %s: %v\n", target, err)
 		return exitError
@@ -153,14 +155,14 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 
 	switch o.output.format {
-	case audit.FormatJSON:
-		err = writeJSON(stdout, report)
-	case audit.FormatSARIF:
-		err = audit.WriteSARIF(stdout, report, o.output.locationOr(target.String()), version())
-	case audit.FormatMarkdown:
-		err = audit.WriteMarkdown(stdout, report)
+	case write.FormatJSON:
+		err = write.JSON(stdout, report)
+	case write.FormatSARIF:
+		err = write.AuditSARIF(stdout, report, o.output.locationOr(target.String()), version())
+	case write.FormatMarkdown:
+		err = write.AuditMarkdown(stdout, report)
 	default:
-		err = audit.WriteText(stdout, report, useColor(stdout))
+		err = write.AuditText(stdout, report, useColor(stdout))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpeffect audit: writing the report: %v\n", err)
@@ -172,44 +174,9 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return exitOK
 }
 
-// target returns the server that the flags and the command line args
-// name, or a message saying what is wrong with them.
-func (o *auditOptions) target(command []string) (audit.Target, string) {
-	t := audit.Target{Command: command, URL: o.url, Header: http.Header(o.header), Timeout: o.timeout}
-	switch {
-	case o.url != "" && len(command) > 0:
-		return t, "give either -url or a command to run, not both"
-	case o.url != "":
-		if err := checkURL(o.url); err != nil {
-			return t, err.Error()
-		}
-	case len(command) > 0:
-		if len(o.header) > 0 {
-			return t, "-header needs -url: a server run over stdio gets no HTTP headers"
-		}
-	default:
-		return t, "no server: give a command to run after --, or -url"
-	}
-	if o.timeout < 0 {
-		return t, fmt.Sprintf("-timeout %v is negative", o.timeout)
-	}
-	return t, ""
-}
-
 func badUsage(stderr io.Writer, msg string) int {
 	fmt.Fprintf(stderr, "mcpeffect audit: %s\n%s\nRun 'mcpeffect help audit' for details.\n", msg, auditUsage)
 	return exitError
-}
-
-func checkURL(s string) error {
-	u, err := url.Parse(s)
-	if err != nil {
-		return fmt.Errorf("-url %q: want an http:// or https:// URL: %v", s, err)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("-url %q: want an http:// or https:// URL", s)
-	}
-	return nil
 }
 
 // A profileFlag is a flag that names profiles, separated by commas; it
@@ -237,45 +204,12 @@ func (f *profileFlag[P]) Set(s string) error {
 	return nil
 }
 
-// A headerFlag collects the -header flags: "Name: value", repeatable.
-type headerFlag http.Header
-
-func (h headerFlag) String() string { return "" }
-
-func (h headerFlag) Set(s string) error {
-	name, value, ok := strings.Cut(s, ":")
-	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-	if !ok || name == "" {
-		return fmt.Errorf("%q is not a header: want \"Name: value\"", s)
-	}
-	if i := strings.IndexFunc(name, func(r rune) bool { return !isTokenRune(r) }); i >= 0 {
-		r, _ := utf8.DecodeRuneInString(name[i:])
-		return fmt.Errorf("header name %q: character %q is not allowed", name, r)
-	}
-	if strings.ContainsAny(value, "\r\n\x00") {
-		return fmt.Errorf("header %q: the value holds a line break or NUL", name)
-	}
-	http.Header(h).Add(name, value)
-	return nil
-}
-
-// isTokenRune reports whether r may appear in an HTTP header name (a
-// token of RFC 9110, section 5.6.2).
-func isTokenRune(r rune) bool {
-	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' ||
-		strings.ContainsRune("!#$%&'*+-.^_`|~", r)
-}
-
 // useColor reports whether output to w may be coloured: w is a terminal,
 // NO_COLOR (https://no-color.org) is unset or empty, and TERM is not dumb.
 func useColor(w io.Writer) bool {
 	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
 		return false
 	}
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	// A character device is not enough: /dev/null is one.
+	return progress.IsTerminal(w)
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/write"
 )
 
 const diffUsage = `usage: mcpeffect diff [-format text|json|sarif|markdown] [-header "Name: value"]... [-timeout d] OLD NEW
@@ -100,7 +102,7 @@ type diffOptions struct {
 func diffFlags() (*flag.FlagSet, *diffOptions) {
 	o := &diffOptions{header: headerFlag{}}
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
-	o.output.register(fs, "diff")
+	o.output.register(fs, "diff", "the new side's command, URL or file")
 	fs.Var(o.header, "header", "add the header `\"Name: value\"` to every HTTP request of a URL side (repeatable)")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "give up listing a live side after this `duration`; 0 waits for ever")
 	return fs, o
@@ -182,14 +184,14 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	d := audit.Diff(snaps[0], snaps[1])
 	var err error
 	switch o.output.format {
-	case audit.FormatJSON:
-		err = writeJSON(stdout, d)
-	case audit.FormatSARIF:
-		err = audit.WriteDiffSARIF(stdout, d, o.output.locationOr(d.New.Source), version())
-	case audit.FormatMarkdown:
-		err = audit.WriteDiffMarkdown(stdout, d)
+	case write.FormatJSON:
+		err = write.JSON(stdout, d)
+	case write.FormatSARIF:
+		err = write.DiffSARIF(stdout, d, o.output.locationOr(d.New.Source), version())
+	case write.FormatMarkdown:
+		err = write.DiffMarkdown(stdout, d)
 	default:
-		err = audit.WriteDiffText(stdout, d, useColor(stdout))
+		err = write.DiffText(stdout, d, useColor(stdout))
 	}
 	if err != nil {
 		return fail("writing the diff: %v", err)
@@ -208,7 +210,7 @@ func isURL(s string) bool {
 // command, a server run over stdio.
 func (o *diffOptions) snapshot(ctx context.Context, side string, command []string) (audit.Snapshot, error) {
 	if command != nil || isURL(side) {
-		t := audit.Target{Command: command, Header: http.Header(o.header), Timeout: o.timeout}
+		t := connect.Target{Command: command, Header: http.Header(o.header), Timeout: o.timeout}
 		if command == nil {
 			if err := checkURL(side); err != nil {
 				return audit.Snapshot{}, err

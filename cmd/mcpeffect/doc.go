@@ -110,9 +110,10 @@
 //
 // What the audit reads is bounded, so that no server can make it hold
 // memory without end: one message of at most 16 MiB (a line over stdio;
-// over HTTP, an answer whole, JSON body or event stream), at most 10000
-// tools, and 1000 pages of them. Past a limit the audit fails with an
-// error that names it.
+// over HTTP, an answer whole, JSON body or event stream) and 2000000 JSON
+// values, which bound what it holds once decoded; at most 10000 tools,
+// and 1000 pages of them. Past a limit the audit fails with an error that
+// names it.
 //
 // The exit status is 0 when there is no finding at the level of -fail-on
 // (error by default) or worse, 1 when there is, and 2 when the audit could

@@ -122,7 +122,7 @@ func TestAuditDoneHosts(t *testing.T) {
 	spec := specSummary(t)
 	for _, c := range []struct {
 		host, mode, tool string
-		want             audit.Outcome
+		want             audit.HostAction
 		review           bool
 	}{
 		{"vscode", "manual", "get_task", audit.Runs, false},
@@ -145,7 +145,7 @@ func TestAuditDoneHosts(t *testing.T) {
 		{"cline", "default", "get_task", audit.Asks, false},
 	} {
 		got, ok := hostOutcome(r, c.host, c.mode, c.tool)
-		if !ok || got.Outcome != c.want || got.ReviewsOutput != c.review {
+		if !ok || got.Action != c.want || got.ReviewsOutput != c.review {
 			t.Errorf("%s/%s, %s: %+v, want %s (output reviewed %t)", c.host, c.mode, c.tool, got, c.want, c.review)
 		}
 	}

@@ -24,8 +24,8 @@ func profileTable() string {
 		}
 		rule := p.Rule
 		if p.IgnoresHints {
-			o, _ := p.Decide(host.Hints{})
-			what := map[audit.Outcome]string{
+			o, _ := p.ActionFor(host.Declared{})
+			what := map[audit.HostAction]string{
 				audit.Refused: "refuses every tool", audit.AsksAlways: "always asks before every tool",
 				audit.Asks: "asks before every tool", audit.Judged: "leaves every tool to a model",
 				audit.Runs: "runs every tool", audit.Settings: "leaves every tool to its settings",

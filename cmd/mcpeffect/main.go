@@ -29,7 +29,7 @@ type command struct {
 
 // commands returns every command, in the order help lists them.
 func commands() []*command {
-	return []*command{auditCommand(), diffCommand(), verifyCommand()}
+	return []*command{auditCommand(), diffCommand(), verifyCommand(), policyCommand(), manifestCommand()}
 }
 
 func main() {

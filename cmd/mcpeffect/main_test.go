@@ -24,8 +24,8 @@ import (
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/badserver"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/hostile"
-	"github.com/mcpeffect/mcpeffect/internal/e2e"
-	"github.com/mcpeffect/mcpeffect/internal/nodetest"
+	"github.com/mcpeffect/mcpeffect/internal/testing/e2e"
+	"github.com/mcpeffect/mcpeffect/internal/testing/nodetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -39,7 +39,9 @@ const serverEnv = "MCPEFFECT_TEST_SERVER"
 // pages of 4), "clean" (built with mcpeffect.AddTool), "e2e" (the server
 // of the library's end-to-end tests, whose tools' effects depend on their
 // arguments, with the full scope), "exit" (a server that fails at start),
-// "hang" (one that never answers: see hang), "stall" (one whose tool
+// "hang" (one that never answers: see hang), "ledger" (one that reports
+// failures in its results alone: see ledgerServer), "seed" (one whose
+// state is files it is given: see seedServer), "stall" (one whose tool
 // never returns: see stallServer), "shelf" (see shelfServer), or
 // "hostile:ATTACK[:SIZE]" (a server of package hostile). With runEnv set,
 // the test binary runs mcpeffect itself with its arguments, so that a test
@@ -85,6 +87,18 @@ func TestMain(m *testing.M) {
 	case "drawer":
 		s, _ := drawerServer(os.Getenv(shelfDirEnv))
 		if err := s.Run(mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full), &mcp.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "ledger":
+		if err := ledgerServer(os.Getenv(shelfDirEnv)).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "seed":
+		if err := seedServer(os.Args[1:]); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -594,12 +608,12 @@ func TestAuditHostsJSON(t *testing.T) {
 	}
 	// export_everything declares nothing: VS Code asks, Codex asks,
 	// Copilot's code review leaves it out.
-	outcome := func(host, mode, tool string) audit.Outcome {
+	outcome := func(host, mode, tool string) audit.HostAction {
 		for _, h := range r.Hosts {
 			if h.Host == host && h.Mode == mode {
 				for _, t := range h.Tools {
 					if t.Name == tool {
-						return t.Outcome
+						return t.Action
 					}
 				}
 			}
@@ -609,7 +623,7 @@ func TestAuditHostsJSON(t *testing.T) {
 	}
 	for _, c := range []struct {
 		host, mode, tool string
-		want             audit.Outcome
+		want             audit.HostAction
 	}{
 		{"vscode", "manual", "export_everything", audit.Asks},
 		{"codex", "auto", "export_everything", audit.Asks},

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
-	"github.com/mcpeffect/mcpeffect/internal/nodetest"
+	"github.com/mcpeffect/mcpeffect/internal/testing/nodetest"
 )
 
 // npmServers is where the MCP reference servers the tests audit are
@@ -35,7 +35,7 @@ func npmServer(t *testing.T, pkg string, args ...string) []string {
 func TestAuditNPMServers(t *testing.T) {
 	type outcome struct {
 		host, mode, tool string
-		want             audit.Outcome
+		want             audit.HostAction
 		review           bool
 	}
 	for _, tc := range []struct {
@@ -146,8 +146,8 @@ func TestAuditNPMServers(t *testing.T) {
 					for _, ht := range h.Tools {
 						if ht.Name == o.tool {
 							found = true
-							if ht.Outcome != o.want || ht.ReviewsOutput != o.review {
-								t.Errorf("%s/%s, %s: %s (output reviewed %t), want %s (%t)", o.host, o.mode, o.tool, ht.Outcome, ht.ReviewsOutput, o.want, o.review)
+							if ht.Action != o.want || ht.ReviewsOutput != o.review {
+								t.Errorf("%s/%s, %s: %s (output reviewed %t), want %s (%t)", o.host, o.mode, o.tool, ht.Action, ht.ReviewsOutput, o.want, o.review)
 							}
 						}
 					}

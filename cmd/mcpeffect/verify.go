@@ -6,18 +6,18 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
-	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/verify"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/write"
 )
 
-const verifyUsage = `usage: mcpeffect verify -examples FILE [-format text|json|sarif|markdown] [-timeout d] [-parallel n] [-sqlite-reader PATH] -- command [args...]
-       mcpeffect verify -examples FILE [-format text|json|sarif|markdown] [-timeout d] [-sqlite-reader PATH] -url URL [-header "Name: value"]...`
+const verifyUsage = `usage: mcpeffect verify -examples FILE [-format text|json|sarif|markdown|justification] [-timeout d] [-parallel n] [-sqlite-reader PATH] -- command [args...]
+       mcpeffect verify -examples FILE [-format text|json|sarif|markdown|justification] [-timeout d] [-sqlite-reader PATH] -url URL [-header "Name: value"]...`
 
 func verifyCommand() *command {
 	return &command{
@@ -76,7 +76,9 @@ cmd/mcpeffect of the mcpeffect repository. Its members:
                       files never opened
                   "sqlite": "{dir}/db"   a SQLite database: a record for
                       each row of every table, keyed table/primary key, read
-                      by the command mcpeffect-sqlite (see -sqlite-reader)
+                      by the command mcpeffect-sqlite (see -sqlite-reader;
+                      go install ./cmd/mcpeffect ./cmd/mcpeffect-sqlite in a
+                      clone of mcpeffect installs it beside mcpeffect)
                   "json": {"file": F, "lines": true, "at": "/ptr",
                       "key": ["/name"]}  a JSON document or JSON Lines: a
                       record for each member of the collection at the
@@ -119,6 +121,13 @@ cmd/mcpeffect of the mcpeffect repository. Its members:
   reset         a command run before each example, for -url
   overcautious  {"tool": "reason"}: claims waived, each with a reason
   skip          {"tool": "reason"}: tools not examined, each with a reason
+  resultErrors  [{"tools": "*", "at": "/success", "equals": false,
+                "message": "/error"}]: how to read a failure a tool reports
+                in its result alone, without isError: a result whose value
+                at the pointer "at" (in its structured content, or its text
+                read as JSON) equals "equals" is a tool error, its text the
+                value at "message" or the result's text; "tools" matches
+                tool names with *. It holds for examples and fixtures alike
 
 In every string, {dir} is the example's directory, {NAME} a value a fixture
 saved, and {env:NAME} a variable of verify's own environment (a token, say).
@@ -128,10 +137,30 @@ Each kind of state leaves out by itself what is the system's rather than the
 data (times, owners, inodes of files; SQLite's own sqlite_* tables); the
 report lists all that was left out, with the reasons.
 
--timeout bounds the whole run. What verify reads from the state and the
-server is bounded too. The exit status is 0 when every tool examined is
-proven, 1 when any is not or a tool has no example, and 2 when verify could
-not run.
+-timeout bounds the whole run, each capture of the state included. What
+verify reads is bounded too: one message of the server of at most 16 MiB
+and 2000000 JSON values;
+one capture of the state of at most 16 MiB held (a JSON file, a command's
+output, a tree's contents), 1000000 values once decoded (each member's name
+counted as one) and 200000 records; a tree's files read up to 256 MiB. Past
+a bound of the state, verify stops and names the source and the bound.
+
+-format says how the report is written: text for people; json, one object;
+sarif, a SARIF 2.1.0 log of the tools not proven, each result at its tool's
+first example in the examples file (or in the file -location names);
+markdown, for a pull-request comment; justification, in Markdown, for each
+tool and each hint, the justification an app directory asks for, drawn
+from what the examples showed: the records and fields a call changed, or
+that none changed anything. Every format shows what each call changed.
+
+When standard error is a terminal, verify draws its progress there on one
+line: the tools done of all, those running, the time so far; erased before
+the report. To a file or a pipe it writes none.
+
+The exit status is 0 when every tool examined is proven, 1 when any is not
+or a tool has no example, and 2 when verify could not run: a bad examples
+file, a server that cannot be started or listed, a state past its bounds,
+no SQLite reader for a SQLite state.
 
 Flags:
 `
@@ -139,21 +168,17 @@ Flags:
 type verifyOptions struct {
 	examples string
 	output   outputFlags
-	url      string
-	header   headerFlag
-	timeout  time.Duration
+	server   targetFlags
 	sqlite   string
 	parallel int
 }
 
 func verifyFlags() (*flag.FlagSet, *verifyOptions) {
-	o := &verifyOptions{header: headerFlag{}}
+	o := &verifyOptions{}
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.StringVar(&o.examples, "examples", "", "the examples `FILE`")
-	o.output.register(fs, "report")
-	fs.StringVar(&o.url, "url", "", "verify the Streamable HTTP endpoint at `URL`")
-	fs.Var(o.header, "header", "add the header `\"Name: value\"` to every HTTP request (repeatable)")
-	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "give up after this `duration`; 0 waits for ever")
+	o.output.register(fs, "report", "the examples file, each result at its tool's first example", write.FormatJustification)
+	o.server.register(fs, "verify", 5*time.Minute)
 	fs.IntVar(&o.parallel, "parallel", 1, "verify `n` tools at once, each example on an instance of its own (a command only)")
 	fs.StringVar(&o.sqlite, "sqlite-reader", "", "the `PATH` of mcpeffect-sqlite, which reads a SQLite state (default: beside mcpeffect, or on $PATH)")
 	return fs, o
@@ -176,23 +201,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if o.examples == "" {
 		return bad("no examples: give -examples FILE")
 	}
-	command := fs.Args()
-	switch {
-	case o.url != "" && len(command) > 0:
-		return bad("give either -url or a command to run, not both")
-	case o.url != "":
-		if err := checkURL(o.url); err != nil {
-			return bad(err.Error())
-		}
-	case len(command) > 0:
-		if len(o.header) > 0 {
-			return bad("-header needs -url: a server run over stdio gets no HTTP headers")
-		}
-	default:
-		return bad("no server: give a command to run after --, or -url")
-	}
-	if o.timeout < 0 {
-		return bad(fmt.Sprintf("-timeout %v is negative", o.timeout))
+	target, msg := o.server.target(fs.Args())
+	if msg != "" {
+		return bad(msg)
 	}
 	f, err := verify.ReadFile(o.examples)
 	if err != nil {
@@ -202,35 +213,41 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if o.parallel < 1 {
 		return bad(fmt.Sprintf("-parallel %d: want 1 or more", o.parallel))
 	}
-	opts := verify.Options{SQLiteReader: sqliteReader(o.sqlite), Parallel: o.parallel}
-	opts.Target.Command, opts.Target.URL, opts.Target.Header = command, o.url, http.Header(o.header)
-	if o.timeout > 0 {
+	opts := verify.Options{Target: target, SQLiteReader: sqliteReader(o.sqlite), Parallel: o.parallel}
+	if target.Timeout > 0 {
+		// The run's deadline, which bounds the sessions too.
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.timeout)
+		ctx, cancel = context.WithTimeout(ctx, target.Timeout)
 		defer cancel()
 	}
+	opts.Progress = startProgress(stderr, "mcpeffect verify")
 	report, err := verify.Run(ctx, f, opts)
+	opts.Progress.Stop()
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			fmt.Fprintf(stderr, "mcpeffect verify: no end within %v (-timeout): %v\n", o.timeout, err)
+			fmt.Fprintf(stderr, "mcpeffect verify: no end within %v (-timeout): %v\n", target.Timeout, err)
 		} else {
 			fmt.Fprintf(stderr, "mcpeffect verify: %v\n", err)
 		}
 		return exitError
 	}
 	switch o.output.format {
-	case audit.FormatJSON:
-		err = writeJSON(stdout, report)
-	case audit.FormatSARIF:
-		where := o.url
-		if len(command) > 0 {
-			where = command[0]
+	case write.FormatJSON:
+		err = write.JSON(stdout, report)
+	case write.FormatSARIF:
+		// The results point at the examples file, each at its tool's
+		// first example, unless -location names another file.
+		loc := write.SARIFLocation{URI: o.output.location}
+		if loc.URI == "" {
+			loc = write.SARIFLocation{URI: repositoryPath(o.examples), Line: f.ExampleLine}
 		}
-		err = verify.WriteSARIF(stdout, report, o.output.locationOr(where), version())
-	case audit.FormatMarkdown:
-		err = verify.WriteMarkdown(stdout, report)
+		err = write.VerifySARIF(stdout, report, loc, version())
+	case write.FormatMarkdown:
+		err = write.VerifyMarkdown(stdout, report)
+	case write.FormatJustification:
+		err = write.Justification(stdout, report)
 	default:
-		err = verify.WriteText(stdout, report)
+		err = write.VerifyText(stdout, report)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpeffect verify: writing the report: %v\n", err)
@@ -240,6 +257,24 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitFindings
 	}
 	return exitOK
+}
+
+// repositoryPath returns path as a SARIF reader finds it in the
+// repository verify runs in: relative to the working directory when it
+// is inside it, as it is given otherwise.
+func repositoryPath(path string) string {
+	if !filepath.IsAbs(path) {
+		return filepath.ToSlash(filepath.Clean(path))
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	rel, err := filepath.Rel(wd, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return filepath.ToSlash(rel)
 }
 
 // sqliteReader returns the command that reads a SQLite state: path if

@@ -8,11 +8,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/verify"
-	"github.com/mcpeffect/mcpeffect/internal/e2e"
+	"github.com/mcpeffect/mcpeffect/internal/testing/e2e"
 	"github.com/mcpeffect/mcpeffect/mcpeffecttest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -160,4 +161,53 @@ func readJSON(t *testing.T, path string) map[string]any {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return doc
+}
+
+// TestVerifyJustification writes the justification of each hint of each
+// tool of the end-to-end tests' server, testdata/e2eserver, from what
+// verify saw its examples of testdata/verify/e2e.json do: for each tool a
+// section, for each of its four hints a line with the hint's value and
+// what a call or a repeat changed, or that none changed anything; and
+// openWorldHint, which no state shows, said not to be observed.
+func TestVerifyJustification(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds testdata/e2eserver")
+	}
+	bin := filepath.Join(t.TempDir(), "e2eserver")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../testdata/e2eserver").CombinedOutput(); err != nil {
+		t.Fatalf("building testdata/e2eserver: %v\n%s", err, out)
+	}
+	res := runCommand(t, "verify", "-format", "justification", "-timeout", "3m", "-parallel", "4", "-examples", filepath.Join("testdata", "verify", "e2e.json"), "--", bin)
+	if res.code != exitOK {
+		t.Fatalf("exit %d: %s\n%s", res.code, res.stderr, res.stdout)
+	}
+	md := res.stdout
+	for _, s := range []string{
+		"# Tool hint justifications: e2e v1\n",
+		"(the state: `dir {dir}`)",
+		"\n## `delete_note`\n\n**Proven** by 1 example (“the readme”).\n",
+		"- **`destructiveHint`: true.** It destroys: the call of example “the readme” removed record `notes/readme`, which was `{\"content\":\"readme\\n\",\"kind\":\"file\",\"mode\":\"0644\"}`.\n",
+		"- **`idempotentHint`: true.** Safe to repeat: in 1 example (“the readme”), the repeat of each call with the same arguments changed nothing.\n",
+		"\n## `history`\n",
+		"- **`readOnlyHint`: true.** It only reads: in 1 example (“what ran”), neither a call nor its repeat changed anything in the state.\n",
+		"\n## `pods`\n\n**Proven** by 4 examples (“get”, “list”, “create”, “delete”). Its effect depends on its arguments, `by action: \"create\"=write, \"delete\"=write|destructive|idempotent, \"get\"=read, \"list\"=read`",
+		"- **`destructiveHint`: true.** It destroys: the call of example “delete” removed record `pods/web-1`",
+		"- **`idempotentHint`: false.** Not safe to repeat: the repeat of example “create” added record `pods/web-2`",
+		"- **`destructiveHint`: true.** It destroys: the call of example “closed” changed field `content` of record `issues/7/state` from `\"open\\n\"` to `\"closed\\n\"`.\n",
+	} {
+		if !strings.Contains(md, s) {
+			t.Errorf("the justification does not say %q:\n%s", s, md)
+		}
+	}
+	for _, tool := range []string{"delete_note", "history", "pods", "update_issue"} {
+		section, _, _ := strings.Cut(md[strings.Index(md, "## `"+tool+"`"):][3:], "\n## ")
+		for _, hint := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
+			if n := strings.Count(section, "- **`"+hint+"`: "); n != 1 {
+				t.Errorf("tool %s: %d justifications of %s, want 1:\n%s", tool, n, hint, section)
+			}
+		}
+		if !strings.Contains(section, "- **`openWorldHint`: false.** Not observed") {
+			t.Errorf("tool %s: openWorldHint not said to be unobserved:\n%s", tool, section)
+		}
+	}
 }

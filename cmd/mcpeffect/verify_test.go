@@ -16,7 +16,7 @@ import (
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/verify"
-	"github.com/mcpeffect/mcpeffect/internal/nodetest"
+	"github.com/mcpeffect/mcpeffect/internal/testing/nodetest"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -607,3 +607,24 @@ func TestVerifyFlood(t *testing.T) {
 }
 
 func decodeReport(text string, r *verify.Report) error { return json.Unmarshal([]byte(text), r) }
+
+// TestVerifyNoSQLiteReader: a SQLite state without mcpeffect-sqlite,
+// neither beside mcpeffect nor on $PATH, is a setup problem: exit 2 before
+// any server is started, with the command that installs the reader from
+// a clone (the module is not published: go install …@latest cannot work).
+func TestVerifyNoSQLiteReader(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	examples := writeFile(t, "db.json", []byte(`{"state": {"sqlite": "{dir}/db"}, "examples": [{"tool": "peek"}]}`))
+	res := runCommand(t, "verify", "-timeout", "1m", "-examples", examples, "--", "/nonexistent/server")
+	if res.code != exitError {
+		t.Errorf("exit %d, want %d: %s", res.code, exitError, res.stderr)
+	}
+	for _, s := range []string{"no SQLite reader", "go install ./cmd/mcpeffect ./cmd/mcpeffect-sqlite", "-sqlite-reader"} {
+		if !strings.Contains(res.stderr, s) {
+			t.Errorf("stderr does not say %q: %s", s, res.stderr)
+		}
+	}
+	if strings.Contains(res.stderr, "@latest") || strings.Contains(res.stderr, "/nonexistent/server") {
+		t.Errorf("stderr suggests @latest, or started the server: %s", res.stderr)
+	}
+}

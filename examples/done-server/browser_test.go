@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/notrun"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/web"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,8 +29,12 @@ import (
 
 // The tests of the web page drive a real headless Chromium (Debian's
 // chromium package), as a person would: they sign in with a link, read
-// the pages, click. Without a Chromium they are skipped, except where
-// MCPEFFECT_REQUIRE_CHROMIUM=1 (CI) makes that a failure.
+// the pages, click. Without a Chromium they are skipped, and the end of
+// the run says so in a NOT RUN line with the command that installs it,
+// except where MCPEFFECT_REQUIRE_CHROMIUM=1 (CI) makes that a failure.
+
+// needChromium is what the browser tests need.
+var needChromium = notrun.Need{What: "Chromium", Enable: "apt-get install -y chromium", Require: "MCPEFFECT_REQUIRE_CHROMIUM"}
 
 // screenshots is where the README's pictures of the pages go, written
 // by go test -update.
@@ -46,10 +52,7 @@ func browser(t *testing.T) context.Context {
 		}
 	}
 	if path == "" {
-		if os.Getenv("MCPEFFECT_REQUIRE_CHROMIUM") == "1" {
-			t.Fatal("no Chromium found, and MCPEFFECT_REQUIRE_CHROMIUM=1: apt-get install chromium")
-		}
-		t.Skip("no Chromium found (apt-get install chromium)")
+		notrun.Skip(t, needChromium, "no Chromium found on PATH (chromium, chromium-browser or google-chrome)")
 	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
@@ -209,6 +212,11 @@ func TestBrowserApproval(t *testing.T) {
 	req := must[store.Approval](t, bot, "request_approval", args{"task_id": task.ID, "kind": "close", "reason": "Sent; the customer has it."})
 	other := must[store.Task](t, bot, "create_task", args{"title": "Another task"})
 	unreviewed := must[store.Approval](t, bot, "request_approval", args{"task_id": other.ID, "kind": "close", "reason": "Trust me."})
+	// A close request without a reason, as close_task makes it.
+	closer := e.connectHTTP(e.mint("closer", store.Agent, mcpeffect.Full))
+	silent := must[store.Task](t, closer, "create_task", args{"title": "Water the plants"})
+	must[store.Task](t, closer, "close_task", args{"task_id": silent.ID})
+	silentReq := must[store.TaskDetail](t, closer, "get_task", args{"task_id": silent.ID}).Approval
 
 	// No page without a session.
 	for _, path := range []string{"/app/", "/app/trash", "/app/access", "/app/approvals/" + req.ID} {
@@ -257,6 +265,20 @@ func TestBrowserApproval(t *testing.T) {
 	if !strings.Contains(home, "<b>Ship</b> <script>alert(1)</script> invoice⟨U+202E⟩gnp.exe") {
 		t.Errorf("the home page does not show the title as written, escaped, with U+202E visible:\n%s", home)
 	}
+	// Times are the server's until the person says where they are: then
+	// theirs, as people write them, the stamp in the <time> element.
+	inBrowser(t, ctx, chromedp.Click(chromedp.CSS("#zone")), chromedp.WaitVisible(chromedp.CSS("#zone-name")),
+		chromedp.SendKeys(chromedp.CSS("#zone-name"), "Europe/Paris"), chromedp.Click(chromedp.CSS("#set-zone")),
+		chromedp.WaitVisible(chromedp.CSS("#notice")))
+	home = bodyText(t, ctx)
+	if !strings.Contains(home, "Times are now shown in Europe/Paris.") || !strings.Contains(home, "asked by agent bot on 2 Jun 2025, 11:00") ||
+		!strings.Contains(home, "Times are in Europe/Paris") {
+		t.Errorf("the home page, in Europe/Paris, does not say so, nor show the requests' times there:\n%s", home)
+	}
+	if got := get(t, ctx, chromedp.AttributeValue(chromedp.CSS("a.approval ~ p time"), "datetime")).Value; got != "2025-06-02T09:00:00.000Z" {
+		t.Errorf("the time element's stamp is %q", got)
+	}
+	readable(t, ctx, "home")
 	screenshot(t, ctx, "home")
 
 	// Replayed, in a second browser, the link signs no one in.
@@ -267,12 +289,33 @@ func TestBrowserApproval(t *testing.T) {
 		t.Errorf("a sign-in link replayed: %q", got)
 	}
 
-	// The request, read and approved.
+	// The request, read and approved: its title as its heading, what was
+	// asked and when, and the activity in words.
 	inBrowser(t, ctx, chromedp.Navigate(base+"/app/approvals/"+req.ID), chromedp.WaitVisible(chromedp.CSS("#approve")))
-	if got := bodyText(t, ctx); !strings.Contains(got, "Send the <i>invoice</i>") || !strings.Contains(got, "request_approval") {
-		t.Errorf("the request's page lacks its step or its activity:\n%s", got)
+	got := bodyText(t, ctx)
+	for _, want := range []string{
+		"Send the <i>invoice</i>",
+		"Sent; the customer has it.",
+		"2 Jun 2025, 11:00 · bot (agent) asked to close the task",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the request's page lacks %q:\n%s", want, got)
+		}
 	}
+	if asked := get(t, ctx, chromedp.Text(chromedp.CSS("#asked"))); asked != "bot (agent) asked to close the task on 2 Jun 2025, 11:00, saying:" {
+		t.Errorf("what was asked: %q", asked)
+	}
+	if h1 := get(t, ctx, chromedp.Text(chromedp.CSS("h1"))); h1 != "Close “<b>Ship</b> <script>alert(1)</script> invoice⟨U+202E⟩gnp.exe”?" {
+		t.Errorf("the request's heading is %q, want its task's title", h1)
+	}
+	readable(t, ctx, "the request's page")
 	screenshot(t, ctx, "approval")
+	// A request asked without a reason says so: nothing follows a colon.
+	inBrowser(t, ctx, chromedp.Navigate(base+"/app/approvals/"+silentReq.ID), chromedp.WaitVisible(chromedp.CSS("#asked")))
+	if asked := get(t, ctx, chromedp.Text(chromedp.CSS("#asked"))); asked != "closer (agent) asked to close the task on 2 Jun 2025, 11:00, giving no reason." {
+		t.Errorf("a request without a reason: %q", asked)
+	}
+	inBrowser(t, ctx, chromedp.Navigate(base+"/app/approvals/"+req.ID), chromedp.WaitVisible(chromedp.CSS("#approve")))
 	csrf := csrfOf(t, ctx)
 	hc, cookie := sessionClient(t, ctx)
 
@@ -298,6 +341,9 @@ func TestBrowserApproval(t *testing.T) {
 	status := get(t, ctx, chromedp.Text(chromedp.CSS("#task-status")))
 	if status != "done" {
 		t.Errorf("after approving, the page shows the task %q", status)
+	}
+	if n := get(t, ctx, chromedp.Text(chromedp.CSS("#notice"))); !strings.Contains(n, "You approved the request on") || !strings.Contains(n, "the task is done") {
+		t.Errorf("the notice after approving: %q", n)
 	}
 	if got := must[store.TaskDetail](t, bot, "get_task", args{"task_id": task.ID}); got.Status != store.StatusDone {
 		t.Errorf("after approving on the page, the task is %s over MCP", got.Status)
@@ -350,10 +396,18 @@ func TestBrowserApproval(t *testing.T) {
 		}
 	}
 
-	// The restore, from the page.
+	// The restore, from the page, and the notice that says so.
 	inBrowser(t, ctx, chromedp.Navigate(base+"/app/trash"), chromedp.Click(chromedp.CSS("button.restore")), chromedp.WaitVisible(chromedp.CSS("main p.none")))
 	if got := must[store.TaskDetail](t, bot, "get_task", args{"task_id": gone.ID}); got.Title != "Deleted by mistake" {
 		t.Errorf("restored: %+v", got)
+	}
+	if n := get(t, ctx, chromedp.Text(chromedp.CSS("#notice"))); n != "Restored the task “Deleted by mistake” from the Trash." {
+		t.Errorf("the notice after restoring: %q", n)
+	}
+	// Read once: the next page has none.
+	inBrowser(t, ctx, chromedp.Navigate(base+"/app/trash"), chromedp.WaitVisible(chromedp.CSS("main p.none")))
+	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("notice") !== null`)); n {
+		t.Error("the notice of the restore shows again")
 	}
 
 	// Revoke the agent's token: its next call fails.
@@ -361,12 +415,31 @@ func TestBrowserApproval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inBrowser(t, ctx, chromedp.Navigate(base+"/app/access"), chromedp.WaitVisible(chromedp.CSS("button.revoke")))
+	inBrowser(t, ctx, chromedp.Navigate(base+"/app/access"), chromedp.WaitVisible(chromedp.CSS("a.revoke")))
+	readable(t, ctx, "the tokens' page")
 	screenshot(t, ctx, "access")
-	inBrowser(t, ctx, chromedp.Submit(`//form[input[@value="`+botToken.ID+`"]]`), chromedp.WaitVisible(chromedp.CSS("p.revoked")))
+	// Revoke asks first, and says what goes with the token; one's own
+	// token is revoked only after a warning.
+	inBrowser(t, ctx, chromedp.Click(chromedp.CSS(`a[href="/app/access/tokens/`+botToken.ID+`"]`)), chromedp.WaitVisible(chromedp.CSS("#revoke")))
+	if _, err := e.store.Authenticate(t.Context(), botSecret); err != nil {
+		t.Errorf("the agent's token, before the second step: %v", err)
+	}
+	if warned, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("own-warning") !== null`)); warned {
+		t.Error("the page of the agent's token warns as for one's own")
+	}
+	screenshot(t, ctx, "revoke")
+	if status, body := postForm(t, hc, cookie, base, "/app/access/tokens", url.Values{"csrf": {csrf}, "token_id": {botToken.ID}}); status != http.StatusBadRequest {
+		t.Errorf("a revocation without its second step: %d %s", status, body)
+	}
+	inBrowser(t, ctx, chromedp.Click(chromedp.CSS("#revoke")), chromedp.WaitVisible(chromedp.CSS("#notice")))
+	if n := get(t, ctx, chromedp.Text(chromedp.CSS("#notice"))); n != "Revoked the token “bot”." {
+		t.Errorf("the notice after revoking: %q", n)
+	}
 	if _, err := e.store.Authenticate(t.Context(), botSecret); !errors.Is(err, store.ErrBadToken) {
 		t.Errorf("after revoking on the page, the agent's token: %v", err)
 	}
+	inBrowser(t, ctx, chromedp.Navigate(base+"/app/access/tokens/"+alice.ID), chromedp.WaitVisible(chromedp.CSS("#own-warning")))
+	screenshot(t, ctx, "revoke-own")
 
 	// Signing out ends the session, in the store: the cookie, replayed,
 	// opens nothing.
@@ -381,7 +454,49 @@ func TestBrowserApproval(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("the cookie of a session signed out: %d", resp.StatusCode)
 	}
+
+	// Signed in again, alice revokes her own token, warned: she is
+	// signed out, and told why.
+	signIn(t, ctx, e, alice.ID)
+	inBrowser(t, ctx, chromedp.Navigate(base+"/app/access/tokens/"+alice.ID), chromedp.Click(chromedp.CSS("#revoke")),
+		chromedp.WaitVisible(chromedp.CSS("#notice")))
+	if n := get(t, ctx, chromedp.Text(chromedp.CSS("#notice"))); !strings.Contains(n, "It was the token you were signed in with: you are signed out.") {
+		t.Errorf("after revoking one's own token: %q", n)
+	}
+	inBrowser(t, ctx, chromedp.Navigate(base+"/app/"), chromedp.WaitVisible(chromedp.CSS("main")))
+	if got := bodyText(t, ctx); !strings.Contains(got, "done-server login") {
+		t.Errorf("after revoking one's own token, the page: %s", got)
+	}
 }
+
+// readable checks the page shown as a person reads it on a phone: no
+// time is broken over two lines, and no heading is an id.
+func readable(t *testing.T, ctx context.Context, page string) {
+	t.Helper()
+	broken, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("time")).filter(e => e.getClientRects().length !== 1).map(e => e.textContent)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(broken) > 0 {
+		t.Errorf("%s: times broken over lines: %q", page, broken)
+	}
+	times, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("time").length`))
+	if err != nil || times == 0 {
+		t.Errorf("%s: %d times in <time> elements (%v)", page, times, err)
+	}
+	headings, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("h1, h2")).map(e => e.textContent)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range headings {
+		if uuidText.MatchString(h) {
+			t.Errorf("%s: a heading shows an id: %q", page, h)
+		}
+	}
+}
+
+// uuidText matches an id of Done's, as ids are shown.
+var uuidText = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
 // withoutWeb returns dump without the tables of the web page (its
 // sessions, links and confirmations).
@@ -503,9 +618,13 @@ func TestBrowserURLConfirm(t *testing.T) {
 	if got := bodyText(t, ctx); !strings.Contains(got, `Delete task "Quarterly report"?`) || !strings.Contains(got, "bot") {
 		t.Errorf("the confirmation page does not ask in plain words:\n%s", got)
 	}
+	readable(t, ctx, "the confirmation page")
 	screenshot(t, ctx, "confirm")
 	csrf := csrfOf(t, ctx)
 	inBrowser(t, ctx, chromedp.Click(chromedp.CSS("#decline")), chromedp.WaitVisible(chromedp.CSS("#answer")))
+	if n := get(t, ctx, chromedp.Text(chromedp.CSS("#notice"))); !strings.HasPrefix(n, "You declined the call: it does not run.") {
+		t.Errorf("the notice after declining: %q", n)
+	}
 	r := <-called
 	n, ok := mcpeffect.AsNotConfirmedError(r.err)
 	if !ok || n.Answer != "decline" {
@@ -534,6 +653,9 @@ func TestBrowserURLConfirm(t *testing.T) {
 	called = deleteTask()
 	page = <-urls
 	inBrowser(t, ctx, chromedp.Navigate(page), chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS("#answer")))
+	if n := get(t, ctx, chromedp.Text(chromedp.CSS("#notice"))); !strings.HasPrefix(n, "You confirmed the call: it runs now.") {
+		t.Errorf("the notice after confirming: %q", n)
+	}
 	if r := <-called; r.err != nil {
 		t.Fatalf("delete_task confirmed on the page: %v", r.err)
 	}

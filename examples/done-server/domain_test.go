@@ -56,7 +56,7 @@ func TestApprovalGate(t *testing.T) {
 		t.Fatalf("after reopen and close: %+v, want awaiting_approval with a pending request", got)
 	}
 
-	dec := must[store.Decision](t, human, "approve_task", args{"task_id": task.ID, "approval_id": got.Approval.ID, "note": "looks good"})
+	dec := must[store.Verdict](t, human, "approve_task", args{"task_id": task.ID, "approval_id": got.Approval.ID, "note": "looks good"})
 	if dec.Task.Status != store.StatusDone || dec.Approval.Status != "approved" || dec.Approval.DecidedBy != "alice" {
 		t.Fatalf("approve_task by a human: %+v", dec)
 	}
@@ -80,11 +80,11 @@ func TestRejectReopens(t *testing.T) {
 	task := must[store.Task](t, agent, "create_task", args{"title": "Ship it"})
 	must[store.Task](t, agent, "close_task", args{"task_id": task.ID})
 	closed := must[store.TaskDetail](t, human, "get_task", args{"task_id": task.ID})
-	dec := must[store.Decision](t, human, "reject_task", args{"task_id": task.ID, "approval_id": closed.Approval.ID, "reason": "tests are red"})
+	dec := must[store.Verdict](t, human, "reject_task", args{"task_id": task.ID, "approval_id": closed.Approval.ID, "reason": "tests are red"})
 	if dec.Task.Status != store.StatusOpen || dec.Approval.Status != "rejected" || dec.Approval.DecisionNote != "tests are red" {
 		t.Fatalf("reject_task: %+v", dec)
 	}
-	if _, err := call[store.Decision](t, human, "approve_task", args{"task_id": task.ID, "approval_id": dec.Approval.ID}); err == nil ||
+	if _, err := call[store.Verdict](t, human, "approve_task", args{"task_id": task.ID, "approval_id": dec.Approval.ID}); err == nil ||
 		!strings.Contains(err.Error(), "already rejected") {
 		t.Errorf("approving a rejected request: err = %v, want it refused as already rejected", err)
 	}

@@ -182,8 +182,11 @@ var tables = map[string]tableMap{
 		fields("id", "secret_hash", "token_id", "created_at", "expires_at"),
 		map[string]column{"ended_at": asState("ended")})},
 	"web_confirmations": {keyOf("confirmation", "id"), with(
-		fields("id", "token_id", "person", "tool", "binding", "question", "arguments", "created_at", "expires_at", "answer", "answered_by", "answered_at"),
+		fields("id", "token_id", "root", "person", "tool", "effect", "binding", "question", "created_at", "expires_at", "answer", "answered_by", "answered_at"),
 		map[string]column{"used_at": asState("used")})},
+	"web_confirmation_arguments": {keyOf("confirmation", "id", "arguments", "id"), with(
+		fields("arguments"),
+		map[string]column{"id": inKey})},
 }
 
 // A doneState captures the state of one Done instance: its database,

@@ -116,7 +116,7 @@ func TestCloseRequest(t *testing.T) {
 	if pending := must[approvalsResult](t, alice, "list_pending_approvals", nil).Approvals; len(pending) != 1 || pending[0].ID != req.ID {
 		t.Errorf("pending approvals: %+v, want only %s", pending, req.ID)
 	}
-	dec := must[store.Decision](t, alice, "approve_task", args{"task_id": task.ID, "approval_id": req.ID})
+	dec := must[store.Verdict](t, alice, "approve_task", args{"task_id": task.ID, "approval_id": req.ID})
 	if dec.Task.Status != store.StatusDone || dec.Approval.DecidedBy != "alice" {
 		t.Errorf("approving the close request: %+v", dec)
 	}
@@ -124,7 +124,7 @@ func TestCloseRequest(t *testing.T) {
 	// A close request on an open task, approved: done without close_task.
 	other := must[store.Task](t, helper, "create_task", args{"title": "Tag it"})
 	req = must[store.Approval](t, helper, "request_approval", args{"task_id": other.ID, "kind": "close", "reason": "tagged"})
-	if dec := must[store.Decision](t, alice, "approve_task", args{"task_id": other.ID, "approval_id": req.ID}); dec.Task.Status != store.StatusDone {
+	if dec := must[store.Verdict](t, alice, "approve_task", args{"task_id": other.ID, "approval_id": req.ID}); dec.Task.Status != store.StatusDone {
 		t.Errorf("approving a close request of an open task: %+v", dec)
 	}
 	// One blocked since it asked cannot be approved until unblocked.
@@ -133,7 +133,7 @@ func TestCloseRequest(t *testing.T) {
 	must[store.Task](t, builder, "block_task", args{"task_id": third.ID, "reason": "the build is red"})
 	mustFail(t, alice, "approve_task", args{"task_id": third.ID, "approval_id": req.ID}, "is blocked")
 	// Rejecting it leaves the task as it is: it never awaited approval.
-	if dec := must[store.Decision](t, alice, "reject_task", args{"task_id": third.ID, "approval_id": req.ID, "reason": "red"}); dec.Task.Status != store.StatusBlocked {
+	if dec := must[store.Verdict](t, alice, "reject_task", args{"task_id": third.ID, "approval_id": req.ID, "reason": "red"}); dec.Task.Status != store.StatusBlocked {
 		t.Errorf("rejecting the close request of a blocked task: %+v", dec)
 	}
 }
@@ -184,10 +184,10 @@ func TestApproveBindsToReviewedRequest(t *testing.T) {
 		})
 	}
 	// Without the request's id there is no decision at all.
-	if _, err := call[store.Decision](t, alice, "approve_task", args{"task_id": task.ID}); err == nil {
+	if _, err := call[store.Verdict](t, alice, "approve_task", args{"task_id": task.ID}); err == nil {
 		t.Error("approve_task without approval_id succeeded")
 	}
-	if dec := must[store.Decision](t, alice, "approve_task", args{"task_id": task.ID, "approval_id": current}); dec.Task.Status != store.StatusDone {
+	if dec := must[store.Verdict](t, alice, "approve_task", args{"task_id": task.ID, "approval_id": current}); dec.Task.Status != store.StatusDone {
 		t.Errorf("approving the current request: %+v", dec)
 	}
 }

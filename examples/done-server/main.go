@@ -5,8 +5,8 @@
 //
 // Usage:
 //
-//	done-server [serve] [-data DIR | -db URL] [-http ADDR] [-scope SCOPE] [-confirm WHAT] [-approvals WHERE] [-hide-denied]
-//	done-server login [-data DIR | -db URL] [-name NAME] [-url URL]
+//	done-server [serve] [-data DIR | -db URL] [-http ADDR] [-scope SCOPE] [-confirm WHAT] [-approvals WHERE] [-hide-denied] [-metrics ADDR]
+//	done-server login [-data DIR | -db URL] [-name NAME] -url URL
 //	done-server token create [-data DIR | -db URL] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]
 //	done-server token list [-data DIR | -db URL]
 //	done-server token revoke [-data DIR | -db URL] ID
@@ -26,6 +26,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -116,12 +117,12 @@ func (c *cli) usage() {
 	fmt.Fprintf(c.stderr, `Done serves tasks for people and their agents over MCP.
 
 Usage:
-  %[1]s [serve] [-data DIR | -db URL] [-http ADDR] [-scope SCOPE] [-confirm WHAT] [-approvals WHERE] [-hide-denied]
+  %[1]s [serve] [-data DIR | -db URL] [-http ADDR] [-scope SCOPE] [-confirm WHAT] [-approvals WHERE] [-hide-denied] [-metrics ADDR]
       serve MCP: by default over stdin and stdout, to one MCP host that
       starts this program (it is not typed into); with -http, over
       Streamable HTTP at http://ADDR/mcp, each request with a bearer token,
       and the web page for people at http://ADDR/app/
-  %[1]s login [-data DIR | -db URL] [-name NAME] [-url URL]
+  %[1]s login [-data DIR | -db URL] [-name NAME] -url URL
       print a one-time link that signs the person NAME in to the web page
   %[1]s token create [-data DIR | -db URL] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]
       mint a token, and print its secret alone on stdout
@@ -185,6 +186,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	scopeCap := fs.String("scope", "full", "over stdio, the most the connection may do, whatever its token allows: read-only, non-destructive or full")
 	confirmMode := fs.String("confirm", "off", "ask the person before these calls run, whatever the host does: off, destructive or writes through the MCP client, url or url-writes on the web page (a client that cannot ask has them refused)")
 	approvals := fs.String("approvals", "mcp", "where a person approves close requests: mcp (approve_task) or page (the web page only; approve_task refuses)")
+	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics (operations' durations, decisions by tool and outcome) at /metrics on this `address`, on loopback unless it names a host (such as 9464); off unless given")
 	hideDenied := fs.Bool("hide-denied", false, "list to each caller only the tools, resources and prompts its token's scope allows (by default all are listed, so that a host can see what a wider scope would allow and ask for it)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -232,10 +234,15 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		return errors.New("serve: -confirm on a shared database (-db) needs DONE_CONFIRM_KEY, the same on every replica: " +
 			"a person's answer to a question one replica asked may reach another, which must verify it (such as the output of: openssl rand -base64 32)")
 	}
+	tel, stopTelemetry, err := startTelemetry(ctx, getenv, *metricsAddr, logger) // OTLP from OTEL_EXPORTER_OTLP_*; -metrics
+	if err != nil {
+		return err
+	}
+	defer stopTelemetry()
 	// Replicas of a shared store serve HTTP without sessions: the next
 	// request of a client may reach another replica.
 	d := newDone(st, logger, config{connectors: folders, confirm: confirm, stateless: st.Shared(), writeRate: serveWriteRate,
-		confirmURL: confirmURL, pageApprovals: *approvals == "page", confirmKey: key, hideDenied: *hideDenied})
+		confirmURL: confirmURL, pageApprovals: *approvals == "page", confirmKey: key, hideDenied: *hideDenied, telemetry: tel})
 
 	data := shellQuote(*dataDir)
 	if *httpAddr != "" {
@@ -247,13 +254,16 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 It prints the token's secret, for the header "Authorization: Bearer <secret>".
 Give an AI host an agent token (-kind agent): it cannot approve. To keep any host,
 however connected, from approving, serve with -approvals page: a person then approves
-on the web page only, at /app/, signed in with a link from:
+on the web page only, signed in with a link from the command below.
 
-	%s login %s -name "$USER"
-
-`, *dataDir, c.prog, sf.where(), c.prog, sf.where())
+`, *dataDir, c.prog, sf.where())
 		}
-		return d.serveHTTP(ctx, *httpAddr)
+		// The page's address is the one actually bound (-http
+		// 127.0.0.1:0 takes any port): the sign-in command says it.
+		return d.serveHTTP(ctx, *httpAddr, func(base string) {
+			fmt.Fprintf(stderr, "The page for people is at %s%s/; a person signs in with a link from:\n\n\t%s login %s -name \"$USER\" -url %s\n\n",
+				base, web.Prefix, c.prog, sf.where(), base)
+		})
 	}
 
 	if secret := getenv("DONE_TOKEN"); secret != "" {
@@ -516,10 +526,10 @@ func (c *cli) revokeToken(ctx context.Context, args []string) error {
 
 func (c *cli) login(ctx context.Context, args []string) error {
 	getenv, stdout, stderr := c.getenv, c.stdout, c.stderr
-	fs := c.flags("login", "login [-data DIR | -db URL] [-name NAME] [-url URL]: print a one-time link that signs a person in to the web page.")
+	fs := c.flags("login", "login [-data DIR | -db URL] [-name NAME] -url URL: print a one-time link that signs a person in to the web page.")
 	sf := addStoreFlags(fs, getenv)
 	name := fs.String("name", "", "the person to sign in, who must have a live human token (default: $USER)")
-	base := fs.String("url", "http://127.0.0.1:8080", "the address where done-server serve -http serves")
+	base := fs.String("url", "", "the address where done-server serve -http serves the page, which serve prints when it starts (required)")
 	ttl := fs.Duration("expires", web.DefaultLinkTTL, "how long the link may wait to be opened")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -529,6 +539,12 @@ func (c *cli) login(ctx context.Context, args []string) error {
 	}
 	if *ttl <= 0 || *ttl > time.Hour {
 		return fmt.Errorf("login: -expires must be above zero and at most an hour (got %s): a link is for now", *ttl)
+	}
+	if *base == "" {
+		// No address is guessed: a link to a port nothing serves is
+		// worse than none. serve -http prints the command with its own.
+		return fmt.Errorf("login: -url is required: the address where done-server serve -http serves the page, which serve prints when it starts, such as\n\t%s login %s -name %s -url http://127.0.0.1:8080",
+			c.prog, sf.where(), shellQuote(cmp.Or(*name, defaultName(store.Human, getenv))))
 	}
 	u, err := url.Parse(*base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
@@ -41,10 +43,12 @@ func TestLoginCommand(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"login", "-data", dir, "-name", "bot"}, "no person named"},
-		{[]string{"login", "-data", dir, "-name", "carol"}, "no person named"},
-		{[]string{"login", "-data", dir, "-name", "alice", "-expires", "48h"}, "at most an hour"},
+		{[]string{"login", "-data", dir, "-name", "bot", "-url", "http://127.0.0.1:9999"}, "no person named"},
+		{[]string{"login", "-data", dir, "-name", "carol", "-url", "http://127.0.0.1:9999"}, "no person named"},
+		{[]string{"login", "-data", dir, "-name", "alice", "-url", "http://127.0.0.1:9999", "-expires", "48h"}, "at most an hour"},
 		{[]string{"login", "-data", dir, "-name", "alice", "-url", "javascript:alert(1)"}, "http or https"},
+		// No address is guessed: a link to a port nothing serves.
+		{[]string{"login", "-data", dir, "-name", "alice"}, "-url is required"},
 	} {
 		if err := run(t.Context(), c.args, getenv(nil), &stdout, &stderr); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want an error saying %q", c.args, err, c.want)
@@ -65,6 +69,63 @@ func TestLoginCommand(t *testing.T) {
 	}
 }
 
+// TestLoginLinkToServedAddress: serve -http prints, once it listens, the
+// login command with the address it actually serves (here a port the
+// system chose), and the link that command prints signs the person in
+// there.
+func TestLoginLinkToServedAddress(t *testing.T) {
+	sqliteOnly(t, "serve and login share the data directory")
+	dir := t.TempDir()
+	var out bytes.Buffer
+	if err := run(t.Context(), []string{"token", "create", "-data", dir, "-scope", "full", "-kind", "human", "-name", "alice"}, getenv(nil), &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var stderr syncBuffer
+	served := make(chan error, 1)
+	go func() {
+		served <- run(ctx, []string{"serve", "-data", dir, "-http", "127.0.0.1:0"}, getenv(map[string]string{"USER": "alice"}), io.Discard, &stderr)
+	}()
+	var command string
+	for deadline := time.After(time.Minute); command == ""; {
+		select {
+		case err := <-served:
+			t.Fatalf("serve ended: %v\n%s", err, stderr.String())
+		case <-deadline:
+			t.Fatalf("serve printed no login command:\n%s", stderr.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+		_, command, _ = strings.Cut(stderr.String(), "a person signs in with a link from:\n\n\t")
+		command, _, _ = strings.Cut(command, "\n")
+	}
+	base := command[strings.LastIndex(command, " -url ")+len(" -url "):]
+	if !strings.HasPrefix(base, "http://127.0.0.1:") || strings.HasSuffix(base, ":0") || !strings.Contains(command, " login -data "+dir+` -name "$USER" -url `) {
+		t.Fatalf("the login command serve printed: %q", command)
+	}
+	var link bytes.Buffer
+	if err := run(t.Context(), []string{"login", "-data", dir, "-name", "alice", "-url", base}, getenv(nil), &link, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(strings.TrimSpace(link.String()))
+	if err != nil || u.Scheme+"://"+u.Host != base {
+		t.Fatalf("login printed %q, want a link to %s", link.String(), base)
+	}
+	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := hc.PostForm(base+web.SignInPath, url.Values{"link": {u.Query().Get("link")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("signing in with the printed link at the address served: %d", resp.StatusCode)
+	}
+	cancel()
+	if err := <-served; err != nil {
+		t.Errorf("serve, stopped: %v", err)
+	}
+}
+
 // TestApprovalsOnPageOnly serves with -approvals page: a person's
 // approve_task over MCP is refused and names the page, and the request
 // stays pending.
@@ -76,7 +137,7 @@ func TestApprovalsOnPageOnly(t *testing.T) {
 	task := must[store.Task](t, alice, "create_task", args{"title": "t"})
 	must[store.Task](t, alice, "close_task", args{"task_id": task.ID})
 	approval := must[store.TaskDetail](t, alice, "get_task", args{"task_id": task.ID}).Approval
-	_, err := call[store.Decision](t, alice, "approve_task", args{"task_id": task.ID, "approval_id": approval.ID})
+	_, err := call[store.Verdict](t, alice, "approve_task", args{"task_id": task.ID, "approval_id": approval.ID})
 	if err == nil || !strings.Contains(err.Error(), e.httpURL+web.Prefix+"/approvals/"+approval.ID) {
 		t.Errorf("approve_task with -approvals page: %v, want a refusal naming the page", err)
 	}
@@ -84,7 +145,7 @@ func TestApprovalsOnPageOnly(t *testing.T) {
 		t.Errorf("the task is %s", got.Status)
 	}
 	// reject_task still works over MCP: a refusal finishes no work.
-	must[store.Decision](t, alice, "reject_task", args{"task_id": task.ID, "approval_id": approval.ID, "reason": "not yet"})
+	must[store.Verdict](t, alice, "reject_task", args{"task_id": task.ID, "approval_id": approval.ID, "reason": "not yet"})
 }
 
 // TestURLConfirmNeedsURLElicitation shows that with -confirm url a client
@@ -156,7 +217,7 @@ func testURLConfirmHostDeclines(t *testing.T, protocol string) {
 		t.Fatalf("delete_task, the host declining to open the page: %v", err)
 	}
 	id := strings.TrimPrefix(asked, base+web.ConfirmPath)
-	if pending, _ := e.store.PendingConfirmations(t.Context(), alice.Actor()); len(pending) != 0 {
+	if pending, _, _ := e.store.PendingConfirmations(t.Context(), alice.Actor()); len(pending) != 0 {
 		t.Errorf("the person is still asked about a refused call: %+v", pending)
 	}
 	if _, err := e.store.AnswerConfirmation(t.Context(), alice.Actor(), id, true); err == nil {
@@ -290,60 +351,13 @@ func TestURLConfirmRequestStateAttacks(t *testing.T) {
 	keep := must[store.Task](t, setup, "create_task", args{"title": "keep me"})
 	other := must[store.Task](t, setup, "create_task", args{"title": "keep me too"})
 
-	// callRaw sends one 2026-07-28 tools/call of delete_task, as a client
-	// that can send the person to a page, and returns the result's
-	// request state or the error's message.
 	callRaw := func(secret, taskID, state string) (gotState, errMsg string) {
 		t.Helper()
-		params := map[string]any{
-			"name": "delete_task", "arguments": args{"task_id": taskID},
-			"_meta": map[string]any{
-				mcp.MetaKeyProtocolVersion:    "2026-07-28",
-				mcp.MetaKeyClientInfo:         map[string]any{"name": "raw", "version": "1"},
-				mcp.MetaKeyClientCapabilities: map[string]any{"elicitation": map[string]any{"url": map[string]any{}}},
-			},
+		r := rawCall(t, base, secret, "delete_task", args{"task_id": taskID}, state)
+		if r.code != 0 && r.code != mcpeffect.CodeNotConfirmed {
+			t.Errorf("error %d %s, want a refusal unconfirmed", r.code, r.message)
 		}
-		if state != "" {
-			params["requestState"] = state
-			params["inputResponses"] = map[string]any{pageInput: map[string]any{"action": "accept"}}
-		}
-		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
-		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, base+mcpPath, bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", "tools/call")
-		req.Header.Set("Mcp-Name", "delete_task")
-		req.Header.Set("Authorization", "Bearer "+secret)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		raw, _ := io.ReadAll(resp.Body)
-		text := string(raw)
-		if i := strings.Index(text, "data: "); i >= 0 {
-			text = strings.TrimSpace(text[i+len("data: "):])
-		}
-		var msg struct {
-			Result struct {
-				RequestState string `json:"requestState"`
-			} `json:"result"`
-			Error *struct {
-				Code    int64  `json:"code"`
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if err := json.Unmarshal([]byte(text), &msg); err != nil {
-			t.Fatalf("%d %s: %v", resp.StatusCode, raw, err)
-		}
-		if msg.Error != nil {
-			if msg.Error.Code != mcpeffect.CodeNotConfirmed {
-				t.Errorf("error %d %s, want a refusal unconfirmed", msg.Error.Code, msg.Error.Message)
-			}
-			return "", msg.Error.Message
-		}
-		return msg.Result.RequestState, ""
+		return r.state, r.message
 	}
 
 	state, msg := callRaw(aliceSecret, keep.ID, "")
@@ -380,5 +394,140 @@ func TestURLConfirmRequestStateAttacks(t *testing.T) {
 	// still refused, the answer was used.
 	if _, msg := callRaw(aliceSecret, keep.ID, state); msg == "" {
 		t.Error("the state used again: the call ran twice on one confirmation")
+	}
+}
+
+// A rawResult is the answer to one tools/call that [rawCall] sent: the
+// result's request state, its text and whether it is a tool error, or
+// the JSON-RPC error's code and message.
+type rawResult struct {
+	state   string
+	text    string
+	isError bool
+	code    int64
+	message string
+	data    string // the error's data, as JSON
+}
+
+// rawCall sends one 2026-07-28 tools/call of tool with arguments to the
+// server at base, with the bearer token secret, as a client that can
+// send the person to a page; with state, it is the call made again with
+// that request state and the person's going to the page.
+func rawCall(t *testing.T, base, secret, tool string, arguments any, state string) rawResult {
+	t.Helper()
+	r, err := rawCallContext(t.Context(), base, secret, tool, arguments, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// rawCallContext is rawCall within ctx, for a call made on another
+// goroutine than the test's: it returns its failure.
+func rawCallContext(ctx context.Context, base, secret, tool string, arguments any, state string) (rawResult, error) {
+	params := map[string]any{
+		"name": tool, "arguments": arguments,
+		"_meta": map[string]any{
+			mcp.MetaKeyProtocolVersion:    "2026-07-28",
+			mcp.MetaKeyClientInfo:         map[string]any{"name": "raw", "version": "1"},
+			mcp.MetaKeyClientCapabilities: map[string]any{"elicitation": map[string]any{"url": map[string]any{}}},
+		},
+	}
+	if state != "" {
+		params["requestState"] = state
+		params["inputResponses"] = map[string]any{pageInput: map[string]any{"action": "accept"}}
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+mcpPath, bytes.NewReader(body))
+	if err != nil {
+		return rawResult{}, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", tool)
+	req.Header.Set("Authorization", "Bearer "+secret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return rawResult{}, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return rawResult{}, err
+	}
+	text := string(raw)
+	if i := strings.Index(text, "data: "); i >= 0 {
+		text = strings.TrimSpace(text[i+len("data: "):])
+	}
+	var msg struct {
+		Result struct {
+			RequestState string `json:"requestState"`
+			IsError      bool   `json:"isError"`
+			Content      []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+		Error *struct {
+			Code    int64           `json:"code"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(text), &msg); err != nil {
+		return rawResult{}, fmt.Errorf("%d %s: %v", resp.StatusCode, raw, err)
+	}
+	if msg.Error != nil {
+		return rawResult{code: msg.Error.Code, message: msg.Error.Message, data: string(msg.Error.Data)}, nil
+	}
+	r := rawResult{state: msg.Result.RequestState, isError: msg.Result.IsError}
+	for _, c := range msg.Result.Content {
+		r.text += c.Text
+	}
+	return r, nil
+}
+
+// TestApprovalPageActivityPaged: the page of a request shows the activity
+// since the request, one page at a time, none of what came before; a
+// decision taken on a later page is taken on what that page showed.
+func TestApprovalPageActivityPaged(t *testing.T) {
+	e := newEnv(t)
+	base := e.serveHTTP()
+	aliceSecret := e.mint("alice", store.Human, mcpeffect.Full)
+	alice, _ := e.store.Authenticate(t.Context(), aliceSecret)
+	bot := e.connectHTTP(e.mint("bot", store.Agent, mcpeffect.Full))
+	task := must[store.Task](t, bot, "create_task", args{"title": "Ship it"})
+	for range 5 {
+		must[store.Comment](t, bot, "comment_on_task", args{"task_id": task.ID, "body": "before the request"})
+	}
+	e.clock.Advance(time.Minute)
+	must[store.Task](t, bot, "close_task", args{"task_id": task.ID})
+	req := must[store.TaskDetail](t, bot, "get_task", args{"task_id": task.ID}).Approval
+	e.clock.Advance(time.Minute)
+	for range store.DefaultLimit + 10 {
+		must[store.Comment](t, bot, "comment_on_task", args{"task_id": task.ID, "body": "since the request"})
+	}
+	hc, cookie := httpSession(t, e, alice.ID)
+	entries := func(body string) int {
+		list := between(body, `<ul class="activity">`, `</ul>`)
+		return strings.Count(list, "<li")
+	}
+	status, first := getPage(t, hc, cookie, base+web.Prefix+"/approvals/"+req.ID)
+	next := between(first, `href="/app/approvals/`+req.ID+`?activity=`, `"`)
+	if status != http.StatusOK || entries(first) != store.DefaultLimit || strings.Contains(first, "before the request") || next == "" {
+		t.Fatalf("the first page: %d, %d entries, a next page %q\n%s", status, entries(first), next, first)
+	}
+	status, second := getPage(t, hc, cookie, base+"/app/approvals/"+req.ID+"?activity="+next)
+	if status != http.StatusOK || entries(second) != 11 || strings.Contains(second, "before the request") {
+		t.Fatalf("the second page: %d, %d entries\n%s", status, entries(second), second)
+	}
+	form := url.Values{"csrf": {between(second, `name="csrf" value="`, `"`)}, "decision": {"approve"},
+		"reviewed": {between(second, `name="reviewed" value="`, `"`)}, "activity": {between(second, `name="activity" value="`, `"`)}}
+	if status, body := postForm(t, hc, cookie, base, web.Prefix+"/approvals/"+req.ID, form); status != http.StatusSeeOther {
+		t.Fatalf("approving on the second page: %d %s", status, body)
+	}
+	if got := must[store.TaskDetail](t, bot, "get_task", args{"task_id": task.ID}); got.Status != store.StatusDone {
+		t.Errorf("approved on the page's second page of activity, the task is %s", got.Status)
 	}
 }

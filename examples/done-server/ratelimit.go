@@ -127,7 +127,7 @@ func (l *writeLimiter) limit(registry *mcpeffect.Registry, next mcp.MethodHandle
 		if wait := l.reserve(tree, time.Now()); wait > 0 {
 			msg := fmt.Sprintf("done: tool %q refused: this token, with those minted from the same command-line token, writes faster than Done allows (%g writes a second after a burst of %d): "+
 				"try again in %v; reads are not limited", p.Name, float64(l.rate), l.burst, wait.Round(time.Millisecond))
-			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}, nil
+			return toolErrorResult(msg), nil
 		}
 		return next(ctx, method, req)
 	}

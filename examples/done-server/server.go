@@ -19,6 +19,7 @@ import (
 	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/web"
+	"github.com/mcpeffect/mcpeffect/telemetry"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -108,6 +109,9 @@ type config struct {
 	// clients' too (see [done.streamableHandler]): for replicas on a
 	// shared store, where the next request may reach another replica.
 	stateless bool
+	// telemetry traces and counts the operations and the decisions (see
+	// observe.go); nil, nothing is.
+	telemetry *telemetry.Telemetry
 }
 
 // A done is one Done server: its store, its log, and what its tools and
@@ -142,6 +146,14 @@ type done struct {
 	// enforcers holds the one Enforcer of each registry of d's servers
 	// (see [done.enforcer]).
 	enforcers sync.Map // *mcpeffect.Registry -> *mcpeffect.Enforcer
+	// telemetry is config's.
+	telemetry *telemetry.Telemetry
+	// tools holds what d knows of the tools of each registry besides
+	// their effects (see [done.toolInfos]).
+	tools sync.Map // *mcpeffect.Registry -> *toolInfos
+	// waits bounds the calls waiting for a person's answer on the page
+	// (see [confirmWaits]).
+	waits *confirmWaits
 }
 
 // newDone returns the Done server of st, which logs to logger.
@@ -149,10 +161,11 @@ func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 	d := &done{
 		store: st, logger: logger, baseURL: cfg.baseURL, confirm: cfg.confirm,
 		confirmURL: cfg.confirmURL, pageApprovals: cfg.pageApprovals,
-		stateless: cfg.stateless, confirmKey: cfg.confirmKey, hideDenied: cfg.hideDenied,
+		stateless: cfg.stateless, confirmKey: cfg.confirmKey, hideDenied: cfg.hideDenied, telemetry: cfg.telemetry,
 		slots:   make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 		workers: newWorkers(),
 		writes:  newWriteLimiter(logger, cfg.writeRate, cfg.writeBurst),
+		waits:   newConfirmWaits(store.MaxOpenConfirmations, maxConfirmWaits),
 	}
 	for _, c := range cfg.connectors {
 		d.sources = append(d.sources, &source{Connector: c})
@@ -190,6 +203,7 @@ func (d *done) enforcer(registry *mcpeffect.Registry) *mcpeffect.Enforcer {
 		OnDenied:   d.logDenial,
 		Confirm:    d.confirmOptions(d.confirm),
 		HideDenied: d.hideDenied,
+		OnDecision: d.onDecision(),
 	}))
 	return e.(*mcpeffect.Enforcer)
 }
@@ -204,7 +218,7 @@ func (d *done) middleware(registry *mcpeffect.Registry, check mcp.Middleware) []
 		// holds no turn.
 		mw = append(mw, d.urlConfirm(registry, d.confirmURL))
 	}
-	return append(mw, d.admit(registry))
+	return d.traced(append(mw, d.admit(registry)))
 }
 
 // admit returns receiving middleware that lets at most two tool calls a
@@ -482,6 +496,10 @@ func (d *done) streamableHandler(server *mcp.Server, lim httpLimits) http.Handle
 	stateless := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Logger:    d.logger,
 		Stateless: true,
+		// A 2026-07-28 call is its POST: once the client has gone, no
+		// one can read its answer, and a call that waits (for a person's
+		// answer on the page) must stop waiting, and give back its place.
+		PropagateRequestCancellation: true,
 	})
 	if d.stateless {
 		return stateless
@@ -516,8 +534,9 @@ func sessionless(r *http.Request) bool {
 }
 
 // serveHTTP serves Done over HTTP on addr until ctx is done, with the
-// address it listens on as d's base URL.
-func (d *done) serveHTTP(ctx context.Context, addr string) error {
+// address it listens on as d's base URL, which listening gets once it
+// listens, if not nil.
+func (d *done) serveHTTP(ctx context.Context, addr string, listening func(base string)) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -544,6 +563,9 @@ func (d *done) serveHTTP(ctx context.Context, addr string) error {
 	}
 	defaultHTTPLimits.configure(srv)
 	d.logger.Info("serving MCP over HTTP", "url", d.baseURL+mcpPath)
+	if listening != nil {
+		listening(d.baseURL)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

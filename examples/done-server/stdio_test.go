@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/notrun"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/pgtest"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,11 +35,14 @@ func TestMain(m *testing.M) {
 		profiled(serveEcho)
 		os.Exit(0)
 	}
-	// The server's tests run on SQLite, then again on PostgreSQL.
+	// The server's tests run on SQLite, then again on PostgreSQL; each
+	// run says which of its tests could not run.
 	code := pgtest.Run(m)
 	if fixture.clean != nil {
 		fixture.clean()
 	}
+	where, _ := os.Getwd()
+	notrun.Report(os.Stderr, where+", on "+pgtest.Backend())
 	os.Exit(code)
 }
 

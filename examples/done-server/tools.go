@@ -17,7 +17,7 @@ import (
 // addTools adds every tool of Done to server, classifying each in
 // registry.
 func (d *done) addTools(server *mcp.Server, registry *mcpeffect.Registry) {
-	t := toolbox{server: server, registry: registry, check: d.check}
+	t := toolbox{server: server, registry: registry, check: d.check, infos: d.toolInfos(registry)}
 	d.addTaskTools(t)
 	d.addStepTools(t)
 	d.addCommentTools(t)
@@ -33,11 +33,54 @@ func (d *done) addTools(server *mcp.Server, registry *mcpeffect.Registry) {
 }
 
 // A toolbox is where [addTool] adds tools: a server, the registry that
-// classifies its tools, and the check of their errors.
+// classifies its tools, the check of their errors, and where it keeps
+// what else the server needs to know of each tool.
 type toolbox struct {
 	server   *mcp.Server
 	registry *mcpeffect.Registry
 	check    func(context.Context, error) error
+	infos    *toolInfos
+}
+
+// A toolInfo is what Done keeps of one tool besides its effect, which
+// the registry holds: its title, for the question put to a person, and
+// its input schema, which checks the arguments of a call that waits for
+// a person before anything of it is kept (see [done.urlConfirm]), as
+// go-sdk checks them before the tool's handler runs.
+type toolInfo struct {
+	title string
+	input *jsonschema.Schema
+
+	once     sync.Once
+	resolved *jsonschema.Resolved
+	err      error
+}
+
+// inputSchema returns the tool's input schema resolved as go-sdk
+// resolves it, the first time it is asked for: only a server that
+// confirms calls on the page needs it.
+func (ti *toolInfo) inputSchema() (*jsonschema.Resolved, error) {
+	ti.once.Do(func() {
+		ti.resolved, ti.err = ti.input.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	})
+	return ti.resolved, ti.err
+}
+
+// toolInfos holds the toolInfo of each tool of one registry, by name.
+type toolInfos struct{ m sync.Map } // string -> *toolInfo
+
+// toolInfos returns the toolInfos of the tools of registry, made once.
+func (d *done) toolInfos(registry *mcpeffect.Registry) *toolInfos {
+	ti, _ := d.tools.LoadOrStore(registry, &toolInfos{})
+	return ti.(*toolInfos)
+}
+
+// tool returns the toolInfo of the tool name, or nil for a tool it does
+// not hold.
+func (ts *toolInfos) tool(name string) *toolInfo {
+	ti, _ := ts.m.Load(name)
+	t, _ := ti.(*toolInfo)
+	return t
 }
 
 // addTool adds the tool name to t's server with [mcpeffect.AddTool],
@@ -48,10 +91,6 @@ type toolbox struct {
 // tool's work; what it returns goes through [done.check], so that a
 // fault of the server never reaches the caller.
 //
-// A tool whose handler needs the request itself (its session, its
-// progress token) is added with [mcpeffect.AddTool] directly, its handler
-// returning its error through check.
-//
 // go-sdk checks every result against the tool's output schema before it
 // is sent, and a result that breaks it (a status outside its enumeration,
 // say) fails the call: what the schema promises a client holds at run
@@ -59,8 +98,9 @@ type toolbox struct {
 // second under load (see the README's performance section): worth it in
 // a server people copy.
 func addTool[In, Out any](t toolbox, name, title, description string, e mcpeffect.Effect, h func(context.Context, In) (Out, error)) {
-	toolTitles.Store(name, title)
-	mcpeffect.AddTool(t.server, t.registry, tool[In, Out](name, title, description), e,
+	mt := tool[In, Out](name, title, description)
+	t.infos.m.Store(name, &toolInfo{title: title, input: mt.InputSchema.(*jsonschema.Schema)})
+	mcpeffect.AddTool(t.server, t.registry, mt, e,
 		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 			out, err := h(ctx, in)
 			if err = t.check(ctx, err); err != nil {

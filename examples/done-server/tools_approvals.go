@@ -68,7 +68,7 @@ type approveTaskArgs struct {
 	Note       string `json:"note,omitempty"`
 }
 
-func (d *done) approveTask(ctx context.Context, in approveTaskArgs) (store.Decision, error) {
+func (d *done) approveTask(ctx context.Context, in approveTaskArgs) (store.Verdict, error) {
 	if d.pageApprovals {
 		// No MCP host, however it is connected (owner mode, a person's
 		// token), approves: the person does, on the page, out of the
@@ -77,7 +77,7 @@ func (d *done) approveTask(ctx context.Context, in approveTaskArgs) (store.Decis
 		if d.baseURL != "" {
 			where = d.baseURL + web.Prefix + "/approvals/" + url.PathEscape(in.ApprovalID)
 		}
-		return store.Decision{}, refusal.New(refusal.Forbidden,
+		return store.Verdict{}, refusal.New(refusal.Forbidden,
 			"this server takes approvals on its web page only, where a person reviews and approves out of any MCP host's reach: %s", where)
 	}
 	return d.store.ApproveTask(ctx, caller(ctx), in.TaskID, in.ApprovalID, in.Note)
@@ -89,6 +89,6 @@ type rejectTaskArgs struct {
 	Reason     string `json:"reason" jsonschema:"why the task is refused"`
 }
 
-func (d *done) rejectTask(ctx context.Context, in rejectTaskArgs) (store.Decision, error) {
+func (d *done) rejectTask(ctx context.Context, in rejectTaskArgs) (store.Verdict, error) {
 	return d.store.RejectTask(ctx, caller(ctx), in.TaskID, in.ApprovalID, in.Reason)
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/mcpeffect/mcpeffect/internal/exampletest"
+	"github.com/mcpeffect/mcpeffect/internal/testing/exampletest"
 )
 
 // TestHTTP builds the example and runs it with a token of each scope:

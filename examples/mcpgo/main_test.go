@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/mcpeffect/mcpeffect/internal/exampletest"
+	"github.com/mcpeffect/mcpeffect/internal/testing/exampletest"
 )
 
 // TestMCPGo builds the example and holds it to what examples/http does

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpeffect/mcpeffect/internal/exampletest"
+	"github.com/mcpeffect/mcpeffect/internal/testing/exampletest"
 )
 
 // TestRecipe does what mcpgo/README.md tells a newcomer to do while the

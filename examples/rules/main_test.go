@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
-	"github.com/mcpeffect/mcpeffect/internal/exampletest"
+	"github.com/mcpeffect/mcpeffect/internal/testing/exampletest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

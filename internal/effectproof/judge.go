@@ -8,9 +8,9 @@ import (
 	"github.com/mcpeffect/mcpeffect"
 )
 
-// An Outcome is what the examples of a tool showed, one example's or,
-// merged with [Outcome.Merge], several's.
-type Outcome struct {
+// Evidence is what the examples of a tool showed, one example's or,
+// merged with [Evidence.Merge], several's.
+type Evidence struct {
 	Reached       bool // a first call succeeded, reaching the tool's work
 	Changed       bool // a call changed the state
 	Destroyed     bool // a call changed or removed a value that existed
@@ -18,7 +18,7 @@ type Outcome struct {
 }
 
 // Merge adds what other showed to o.
-func (o *Outcome) Merge(other Outcome) {
+func (o *Evidence) Merge(other Evidence) {
 	o.Reached = o.Reached || other.Reached
 	o.Changed = o.Changed || other.Changed
 	o.Destroyed = o.Destroyed || other.Destroyed
@@ -49,8 +49,8 @@ type Lie struct {
 //   - a write that is not destructive only adds: records, and values in
 //     fields that were empty;
 //   - an idempotent write's repeat changes nothing.
-func Judge(tool, example string, e mcpeffect.Effect, first, second []Change) (Outcome, []Lie) {
-	out := Outcome{
+func Judge(tool, example string, e mcpeffect.Effect, first, second []Change) (Evidence, []Lie) {
+	out := Evidence{
 		Reached:       true,
 		Changed:       len(first) > 0 || len(second) > 0,
 		Destroyed:     slices.ContainsFunc(first, destroys) || slices.ContainsFunc(second, destroys),
@@ -108,13 +108,13 @@ func ExpectedError(at, want, got, when string, changes []Change) string {
 }
 
 // Unshown returns what effect e of tool claims that the examples, whose
-// outcomes merged are all, did not show: a write that changed nothing, a
+// evidence merged is all, did not show: a write that changed nothing, a
 // destructive write that destroyed nothing, a write that is not
 // idempotent whose repeats changed nothing. Hosts ask people before such
 // calls for nothing. what qualifies the tool's calls, for a tool whose
 // effect depends on its arguments; it is "" otherwise. A read claims
 // nothing.
-func Unshown(tool string, e mcpeffect.Effect, what string, all Outcome) []string {
+func Unshown(tool string, e mcpeffect.Effect, what string, all Evidence) []string {
 	if e&mcpeffect.Write == 0 {
 		return nil
 	}

@@ -19,26 +19,26 @@ func TestJudge(t *testing.T) {
 		e             mcpeffect.Effect
 		first, second []Change
 		want          []string // the rules broken, with a record named in each message
-		out           Outcome
+		out           Evidence
 	}{
-		{name: "a read that reads", e: mcpeffect.Read, out: Outcome{Reached: true}},
+		{name: "a read that reads", e: mcpeffect.Read, out: Evidence{Reached: true}},
 		{name: "a read that adds", e: mcpeffect.Read, first: []Change{added}, want: []string{"read"},
-			out: Outcome{Reached: true, Changed: true}},
+			out: Evidence{Reached: true, Changed: true}},
 		{name: "a read whose repeat changes", e: mcpeffect.Read, second: []Change{changed}, want: []string{"read"},
-			out: Outcome{Reached: true, Changed: true, Destroyed: true, RepeatChanged: true}},
+			out: Evidence{Reached: true, Changed: true, Destroyed: true, RepeatChanged: true}},
 		{name: "a write that adds and fills", e: mcpeffect.Write, first: []Change{added, filled}, second: []Change{added},
-			out: Outcome{Reached: true, Changed: true, RepeatChanged: true}},
+			out: Evidence{Reached: true, Changed: true, RepeatChanged: true}},
 		{name: "a write that changes", e: mcpeffect.Write, first: []Change{added, changed}, want: []string{"non-destructive"},
-			out: Outcome{Reached: true, Changed: true, Destroyed: true}},
+			out: Evidence{Reached: true, Changed: true, Destroyed: true}},
 		{name: "an idempotent write that removes", e: mcpeffect.Idempotent, first: []Change{removed}, want: []string{"non-destructive"},
-			out: Outcome{Reached: true, Changed: true, Destroyed: true}},
+			out: Evidence{Reached: true, Changed: true, Destroyed: true}},
 		{name: "an idempotent write whose repeat adds", e: mcpeffect.Idempotent, first: []Change{added}, second: []Change{added},
-			want: []string{"idempotent"}, out: Outcome{Reached: true, Changed: true, RepeatChanged: true}},
+			want: []string{"idempotent"}, out: Evidence{Reached: true, Changed: true, RepeatChanged: true}},
 		{name: "a destructive write that removes", e: mcpeffect.Destructive, first: []Change{removed}, second: []Change{changed},
-			out: Outcome{Reached: true, Changed: true, Destroyed: true, RepeatChanged: true}},
+			out: Evidence{Reached: true, Changed: true, Destroyed: true, RepeatChanged: true}},
 		{name: "a destructive idempotent write whose repeat changes", e: mcpeffect.Destructive | mcpeffect.Idempotent,
 			first: []Change{changed}, second: []Change{changed}, want: []string{"idempotent"},
-			out: Outcome{Reached: true, Changed: true, Destroyed: true, RepeatChanged: true}},
+			out: Evidence{Reached: true, Changed: true, Destroyed: true, RepeatChanged: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -67,16 +67,16 @@ func TestUnshown(t *testing.T) {
 	tests := []struct {
 		name string
 		e    mcpeffect.Effect
-		all  Outcome
+		all  Evidence
 		want []string // a word of each claim
 	}{
-		{"a read claims nothing", mcpeffect.Read, Outcome{Reached: true}, nil},
-		{"a write that changed nothing", mcpeffect.Write, Outcome{Reached: true}, []string{"no example changed anything"}},
-		{"a destructive write that destroyed nothing", mcpeffect.Destructive, Outcome{Reached: true, Changed: true, RepeatChanged: true},
+		{"a read claims nothing", mcpeffect.Read, Evidence{Reached: true}, nil},
+		{"a write that changed nothing", mcpeffect.Write, Evidence{Reached: true}, []string{"no example changed anything"}},
+		{"a destructive write that destroyed nothing", mcpeffect.Destructive, Evidence{Reached: true, Changed: true, RepeatChanged: true},
 			[]string{"no example changed or removed"}},
-		{"a write whose repeat never changed", mcpeffect.Destructive, Outcome{Reached: true, Changed: true, Destroyed: true},
+		{"a write whose repeat never changed", mcpeffect.Destructive, Evidence{Reached: true, Changed: true, Destroyed: true},
 			[]string{"no example's repeat changed anything"}},
-		{"an idempotent write, shown", mcpeffect.Idempotent, Outcome{Reached: true, Changed: true}, nil},
+		{"an idempotent write, shown", mcpeffect.Idempotent, Evidence{Reached: true, Changed: true}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

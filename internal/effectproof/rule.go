@@ -50,9 +50,9 @@ func CallEffect(at string, e mcpeffect.Effect, rule *mcpeffect.EffectRule, raw j
 // RuleClaims returns, for a tool with rule, what each of the rule's
 // outcomes claims that the examples held to it did not show (see
 // [Unshown]), and, in missing, a failure for each outcome that no example
-// held to it reached. byEffect holds the examples' outcomes merged by the
+// held to it reached. byEffect holds the examples' evidence merged by the
 // effect they were held to. field is as for [CallEffect].
-func RuleClaims(tool string, rule *mcpeffect.EffectRule, byEffect map[mcpeffect.Effect]*Outcome, field string) (claims, missing []string) {
+func RuleClaims(tool string, rule *mcpeffect.EffectRule, byEffect map[mcpeffect.Effect]*Evidence, field string) (claims, missing []string) {
 	var effects []mcpeffect.Effect
 	for _, o := range rule.Outcomes() {
 		if !slices.Contains(effects, o.Effect) {

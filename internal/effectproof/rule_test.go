@@ -76,7 +76,7 @@ func TestRuleClaims(t *testing.T) {
 	rule := mcpeffect.EffectByArgument("action", map[string]mcpeffect.Effect{
 		"get": mcpeffect.Read, "add": mcpeffect.Write, "drop": mcpeffect.Destructive | mcpeffect.Idempotent,
 	})
-	byEffect := map[mcpeffect.Effect]*Outcome{
+	byEffect := map[mcpeffect.Effect]*Evidence{
 		mcpeffect.Read:  {Reached: true},
 		mcpeffect.Write: {Reached: true, Changed: true}, // its repeats changed nothing
 	}

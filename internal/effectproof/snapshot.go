@@ -46,6 +46,28 @@ func Canonical[R ~map[string]any, S ~map[string]R](s S) (Snapshot, error) {
 // CanonicalJSON returns v as compact JSON with object keys sorted, or ""
 // if v is empty.
 func CanonicalJSON(v any) (string, error) {
+	if plain(v) {
+		// Already what decoding gives: encoding it once is what the
+		// round trip below would give, without the decoded copy it
+		// makes of every value.
+		switch d := v.(type) {
+		case nil:
+			return "", nil
+		case string:
+			if d == "" {
+				return "", nil
+			}
+		case []any:
+			if len(d) == 0 {
+				return "", nil
+			}
+		case map[string]any:
+			if len(d) == 0 {
+				return "", nil
+			}
+		}
+		return encode(v)
+	}
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return "", err
@@ -74,13 +96,49 @@ func CanonicalJSON(v any) (string, error) {
 			return "", nil
 		}
 	}
+	return encode(decoded)
+}
+
+// encode writes v, made only of what decoding JSON gives, as compact
+// JSON with object keys sorted.
+func encode(v any) (string, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // the text is read by people, not put in a page
-	if err := enc.Encode(decoded); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return "", err
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// plain reports whether v is made only of what decoding JSON with
+// UseNumber gives (nil, bool, json.Number, map[string]any and []any) and
+// of strings and Go integers, every string and object key valid UTF-8:
+// a value that encodes as its decoded copy does. A string that is not
+// valid UTF-8 is not plain, since encoding writes each bad byte as an
+// escape, and decoding that as the character it stands for.
+func plain(v any) bool {
+	switch v := v.(type) {
+	case nil, bool, json.Number, int, int64:
+		return true
+	case string:
+		return utf8.ValidString(v)
+	case []any:
+		for _, e := range v {
+			if !plain(e) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		for k, e := range v {
+			if !utf8.ValidString(k) || !plain(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // A Kind says how a record or a field differs between two snapshots.

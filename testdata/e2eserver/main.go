@@ -11,7 +11,7 @@ import (
 	"os"
 
 	"github.com/mcpeffect/mcpeffect"
-	"github.com/mcpeffect/mcpeffect/internal/e2e"
+	"github.com/mcpeffect/mcpeffect/internal/testing/e2e"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 )
 
 // An Activity is one entry of the activity log: a change, who made it and
@@ -70,6 +71,53 @@ func (s *Store) TaskActivity(ctx context.Context, taskID string, p Page) (List[A
 		return pageOf(t, p, scanActivity, func(a Activity) string { return strconv.FormatInt(a.ID, 10) },
 			`SELECT id, at, actor, actor_kind, action, subject_kind, subject_id, details
 			FROM activity WHERE task_id = ? AND id > ? ORDER BY id LIMIT +?`, taskID, after)
+	})
+}
+
+// ActivitySince is a page of a task's activity since a moment (see
+// [Store.TaskActivitySince]), and the id of the task's newest entry.
+type ActivitySince struct {
+	List[Activity]
+	// Newest is the id of the task's newest entry of activity, wherever
+	// it falls: what changes when the task does.
+	Newest int64
+}
+
+// TaskActivitySince returns the history of a task from since (a time as
+// the store writes them, such as an approval's requested_at) on, oldest
+// first, one page at a time, and the id of its newest entry. It reads
+// the page from an index of the task's activity by time, so that it
+// costs what the page holds, not what came before since.
+func (s *Store) TaskActivitySince(ctx context.Context, taskID, since string, p Page) (ActivitySince, error) {
+	return read(ctx, s, Actor{}, func(t *tx) (ActivitySince, error) {
+		if err := checkID("task_id", taskID); err != nil {
+			return ActivitySince{}, err
+		}
+		if _, err := time.Parse(timeFormat, since); err != nil {
+			return ActivitySince{}, invalidf("since %s is not a time as Done writes them (2025-06-02T09:00:00.000Z)", quote(since))
+		}
+		if _, err := t.taskRow(taskID); err != nil {
+			return ActivitySince{}, err
+		}
+		after, err := afterKey("the page of the request", p.Cursor, since, "0")
+		if err != nil {
+			return ActivitySince{}, err
+		}
+		afterID, err := strconv.ParseInt(after[1], 10, 64)
+		if err != nil || after[0] < since {
+			return ActivitySince{}, badCursor("the page of the request", p.Cursor)
+		}
+		var a ActivitySince
+		// The first page starts at since itself: (since, 0) comes before
+		// every entry of that time.
+		a.List, err = pageOf(t, p, scanActivity, func(a Activity) string { return keyCursor(a.At, strconv.FormatInt(a.ID, 10)) },
+			`SELECT id, at, actor, actor_kind, action, subject_kind, subject_id, details
+			FROM activity WHERE task_id = ? AND (at, id) > (?, ?) ORDER BY at, id LIMIT +?`, taskID, after[0], afterID)
+		if err != nil {
+			return ActivitySince{}, err
+		}
+		err = t.queryRow(`SELECT COALESCE(max(id), 0) FROM activity WHERE task_id = ?`, taskID).Scan(&a.Newest)
+		return a, err
 	})
 }
 

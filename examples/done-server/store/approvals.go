@@ -151,8 +151,11 @@ func (s *Store) RequestApproval(ctx context.Context, by Actor, taskID, stepID st
 	})
 }
 
-// A Decision is the outcome of [Store.ApproveTask] or [Store.RejectTask].
-type Decision struct {
+// A Verdict is what a person's approval or rejection of a request
+// ([Store.ApproveTask], [Store.RejectTask]) comes to: the request as
+// decided, and its task as it now is. (mcpeffect's Decision is another
+// thing: whether a call may run.)
+type Verdict struct {
 	Approval Approval `json:"approval"`
 	Task     Task     `json:"task"`
 }
@@ -166,7 +169,7 @@ type Decision struct {
 //
 // Only a human may approve, whatever the scope of an agent's token: the
 // approval gate exists so that agents cannot finish work alone.
-func (s *Store) ApproveTask(ctx context.Context, by Actor, taskID, approvalID, note string) (Decision, error) {
+func (s *Store) ApproveTask(ctx context.Context, by Actor, taskID, approvalID, note string) (Verdict, error) {
 	return s.decide(ctx, by, taskID, approvalID, note, "approved")
 }
 
@@ -175,54 +178,60 @@ func (s *Store) ApproveTask(ctx context.Context, by Actor, taskID, approvalID, n
 // back to open. As for [Store.ApproveTask], the request must be the one
 // pending. Rejecting what is already rejected changes nothing. Only a
 // human may reject.
-func (s *Store) RejectTask(ctx context.Context, by Actor, taskID, approvalID, reason string) (Decision, error) {
+func (s *Store) RejectTask(ctx context.Context, by Actor, taskID, approvalID, reason string) (Verdict, error) {
 	if strings.TrimSpace(reason) == "" {
-		return Decision{}, invalidf("reason is required: say why the task is refused")
+		return Verdict{}, invalidf("reason is required: say why the task is refused")
 	}
 	return s.decide(ctx, by, taskID, approvalID, reason, "rejected")
 }
 
-func (s *Store) decide(ctx context.Context, by Actor, taskID, approvalID, note, outcome string) (Decision, error) {
-	return write(ctx, s, by, func(t *tx) (Decision, error) {
+// decide records the outcome of the request approvalID with note, which
+// a rejection calls its reason.
+func (s *Store) decide(ctx context.Context, by Actor, taskID, approvalID, note, outcome string) (Verdict, error) {
+	return write(ctx, s, by, func(t *tx) (Verdict, error) {
 		verb := map[string]string{"approved": "approve", "rejected": "reject"}[outcome]
 		if t.by.Kind != Human {
-			return Decision{}, forbiddenf("only a human may %s: %s is an agent, and agents cannot decide approvals whatever their token's scope", verb, quote(t.by.Name))
+			return Verdict{}, forbiddenf("only a human may %s: %s is an agent, and agents cannot decide approvals whatever their token's scope", verb, quote(t.by.Name))
 		}
 		r, err := t.writableTask("task_id", taskID)
 		if err != nil {
-			return Decision{}, err
+			return Verdict{}, err
 		}
 		// The person decides on the request they reviewed, by its id:
 		// deciding "the task's pending request" could approve one that
 		// replaced it in between, with other evidence.
 		if err := checkID("approval_id", approvalID); err != nil {
-			return Decision{}, err
+			return Verdict{}, err
 		}
-		if err := checkText("note", note, MaxText); err != nil {
-			return Decision{}, err
+		noteField := "note"
+		if outcome == "rejected" {
+			noteField = "reason"
+		}
+		if err := checkText(noteField, note, MaxText); err != nil {
+			return Verdict{}, err
 		}
 		a, err := t.approval(approvalID)
 		if err != nil {
-			return Decision{}, err
+			return Verdict{}, err
 		}
 		if a.TaskID != taskID {
-			return Decision{}, invalidf("approval %q is about task %q, not task %q", approvalID, a.TaskID, taskID)
+			return Verdict{}, invalidf("approval %q is about task %q, not task %q", approvalID, a.TaskID, taskID)
 		}
 		switch a.Status {
 		case outcome:
 			// The same person repeating their decision changes nothing;
 			// another learns that someone decided first, and who.
 			if a.DecidedBy == t.by.Name {
-				return Decision{a, r.Task}, nil
+				return Verdict{a, r.Task}, nil
 			}
 			fallthrough
 		case "approved", "rejected":
-			return Decision{}, conflictf("approval %q was already %s by %s at %s", a.ID, a.Status, quote(a.DecidedBy), a.DecidedAt)
+			return Verdict{}, conflictf("approval %q was already %s by %s at %s", a.ID, a.Status, quote(a.DecidedBy), a.DecidedAt)
 		case "pending":
 		case "withdrawn":
-			return Decision{}, t.replaced(a)
+			return Verdict{}, t.replaced(a)
 		default:
-			return Decision{}, conflictf("approval %q is already %s", a.ID, a.Status)
+			return Verdict{}, conflictf("approval %q is already %s", a.ID, a.Status)
 		}
 		now := t.nowText()
 		details := map[string]any{"approval_id": a.ID, "note": note}
@@ -231,7 +240,7 @@ func (s *Store) decide(ctx context.Context, by Actor, taskID, approvalID, note, 
 			switch {
 			case outcome == "approved" && r.Status != StatusDone:
 				if err := t.checkClosable(r); err != nil {
-					return Decision{}, err
+					return Verdict{}, err
 				}
 				status = StatusDone
 				_, err = t.exec(`UPDATE tasks SET status = 'done', closed_at = ?, updated_at = ? WHERE id = ?`, now, now, taskID)
@@ -240,7 +249,7 @@ func (s *Store) decide(ctx context.Context, by Actor, taskID, approvalID, note, 
 				_, err = t.exec(`UPDATE tasks SET status = 'open', closed_at = NULL, updated_at = ? WHERE id = ?`, now, taskID)
 			}
 			if err != nil {
-				return Decision{}, err
+				return Verdict{}, err
 			}
 			if status != r.Status {
 				details["status"] = change{r.Status, status}
@@ -248,16 +257,16 @@ func (s *Store) decide(ctx context.Context, by Actor, taskID, approvalID, note, 
 		}
 		if _, err := t.exec(`UPDATE approvals SET status = ?, decided_by = ?, decided_at = ?, decision_note = ? WHERE id = ?`,
 			outcome, t.by.Name, now, note, a.ID); err != nil {
-			return Decision{}, err
+			return Verdict{}, err
 		}
 		if err := t.record(verb+"_task", "approval", a.ID, taskID, details); err != nil {
-			return Decision{}, err
+			return Verdict{}, err
 		}
 		if a, err = t.approval(a.ID); err != nil {
-			return Decision{}, err
+			return Verdict{}, err
 		}
 		r, err = t.taskRow(taskID)
-		return Decision{a, r.Task}, err
+		return Verdict{a, r.Task}, err
 	})
 }
 

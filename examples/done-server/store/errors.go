@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"unicode"
@@ -36,6 +37,17 @@ const (
 	MaxName = 200   // titles, names, labels
 	MaxText = 20000 // descriptions, notes, comments, reasons
 )
+
+// within returns err, a refusal of one item of a list, with the item
+// named first, such as `steps[2]: text must not be empty`; any other
+// error as it is.
+func within(item string, err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return &Error{Code: e.Code, Message: item + ": " + e.Message}
+	}
+	return err
+}
 
 // checkID returns an error unless id, the argument called field, is an id
 // this store could have made.
@@ -73,6 +85,25 @@ func checkName(field, s string) error {
 	return nil
 }
 
+// checkStorable returns an error unless s, the argument called field, is
+// text that both stores keep as it is: valid UTF-8, without a NUL.
+// PostgreSQL refuses either in text, with an error of its own that would
+// reach the caller as Done's internal error, where SQLite keeps them; so
+// that the two stores answer alike, and the caller is told which
+// argument is wrong, it is the one check of what a store refuses. Every
+// check of text and of names calls it ([checkText], [checkName],
+// [normalizeName]), and so does every query for every string it sends
+// ([storableArgs]), so that none reaches SQL unchecked.
+func checkStorable(field, s string) error {
+	if !utf8.ValidString(s) {
+		return invalidf("%s is not valid UTF-8 text", field)
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return invalidf("%s must not contain NUL characters", field)
+	}
+	return nil
+}
+
 // checkText returns an error unless s, the argument called field, is valid
 // text of at most max characters.
 //
@@ -80,11 +111,11 @@ func checkName(field, s string) error {
 // character, before the store sees it; refusing that character is how a
 // request with invalid UTF-8 gets an error instead of silently mangled text.
 func checkText(field, s string, max int) error {
-	if !utf8.ValidString(s) || strings.ContainsRune(s, utf8.RuneError) {
-		return invalidf("%s is not valid UTF-8 text", field)
+	if err := checkStorable(field, s); err != nil {
+		return err
 	}
-	if strings.ContainsRune(s, 0) {
-		return invalidf("%s must not contain NUL characters", field)
+	if strings.ContainsRune(s, utf8.RuneError) {
+		return invalidf("%s is not valid UTF-8 text", field)
 	}
 	if n := utf8.RuneCountInString(s); n > max {
 		return invalidf("%s is %d characters long; at most %d are allowed", field, n, max)

@@ -5,7 +5,12 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/refusal"
 )
+
+// codeOf is refusal.CodeOf, for the tests.
+var codeOf = refusal.CodeOf
 
 // TestQuote quotes hostile text: whatever the input, the quote is valid
 // UTF-8 without a control or format character, cut between characters
@@ -44,5 +49,51 @@ func TestQuote(t *testing.T) {
 				t.Errorf("quote(%q) = %q: cut %v, want %v", c.in, q, !c.cut, c.cut)
 			}
 		})
+	}
+}
+
+// TestStorable: what PostgreSQL refuses in text, a NUL and invalid UTF-8,
+// is refused on both stores alike: by the check of the argument, which
+// names it, and, for what no check caught, by every query before it is
+// sent, never by the database with an error of its own.
+func TestStorable(t *testing.T) {
+	ctx := t.Context()
+	s, _, err := openAt(t, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, bad := range []string{"a\x00b", "a\xffb"} {
+		// Names that reach a lookup.
+		if _, err := s.ListTasks(ctx, TaskFilter{Assignee: bad}); codeOf(err) != refusal.Invalid || !strings.Contains(err.Error(), "assignee") {
+			t.Errorf("ListTasks, assignee %q: %v", bad, err)
+		}
+		if _, err := s.ListRuns(ctx, RunFilter{Agent: bad}); codeOf(err) != refusal.Invalid || !strings.Contains(err.Error(), "agent") {
+			t.Errorf("ListRuns, agent %q: %v", bad, err)
+		}
+		if _, err := s.PersonToken(ctx, bad); codeOf(err) != refusal.Invalid || !strings.Contains(err.Error(), "name") {
+			t.Errorf("PersonToken %q: %v", bad, err)
+		}
+		// Each way a query is sent.
+		_, err := read(ctx, s, Actor{}, func(t *tx) (int, error) {
+			var n int
+			return n, t.queryRow(`SELECT count(*) FROM tokens WHERE name = ?`, bad).Scan(&n)
+		})
+		if codeOf(err) != refusal.Invalid {
+			t.Errorf("queryRow with %q: %v", bad, err)
+		}
+		_, err = read(ctx, s, Actor{}, func(t *tx) ([]Token, error) {
+			return collect(t, scanToken, `SELECT `+tokenColumns+tokenFrom+` WHERE k.name = ?`, Kind(bad))
+		})
+		if codeOf(err) != refusal.Invalid {
+			t.Errorf("query with %q, of a named string type: %v", bad, err)
+		}
+		_, err = write(ctx, s, Actor{}, func(t *tx) (struct{}, error) {
+			_, err := t.exec(`UPDATE tokens SET name = ? WHERE id = ''`, bad)
+			return struct{}{}, err
+		})
+		if codeOf(err) != refusal.Invalid {
+			t.Errorf("exec with %q: %v", bad, err)
+		}
 	}
 }

@@ -295,6 +295,9 @@ func (s *Store) ListRuns(ctx context.Context, f RunFilter) (RunPage, error) {
 			where, args = append(where, "r.task_id = ?"), append(args, f.TaskID)
 		}
 		if f.Agent != "" {
+			if err := checkName("agent", f.Agent); err != nil {
+				return RunPage{}, err
+			}
 			where, args = append(where, "r.agent = ?"), append(args, f.Agent)
 		}
 		if f.Status != "" {

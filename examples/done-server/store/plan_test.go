@@ -58,6 +58,10 @@ func TestPagesReadByKey(t *testing.T) {
 			"a.status = 'pending' AND t.trash_id IS NULL AND a.id > ? ORDER BY", "SEARCH a USING INDEX approvals_status (status=? AND id>?)"},
 		{"list_trash", func() error { _, err := s.ListTrash(ctx, Page{Limit: 10}); return err },
 			"FROM trash\n", "SEARCH trash USING INDEX trash_deleted ((deleted_at,id)<(?,?))"},
+		{"the activity since a request", func() error {
+			_, err := s.TaskActivitySince(ctx, task.ID, "2025-01-01T00:00:00.000Z", Page{Limit: 10})
+			return err
+		}, "(at, id) > (?, ?) ORDER BY at, id", "SEARCH activity USING INDEX activity_task_at (task_id=? AND at>?)"},
 		{"search_tasks", func() error { _, err := s.SearchTasks(ctx, "task", Page{Limit: 10}); return err },
 			"LIKE +?1", "SEARCH t USING INDEX sqlite_autoindex_tasks_1 (id>?)"},
 		{"get_agenda", func() error {

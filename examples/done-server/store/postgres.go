@@ -139,7 +139,9 @@ func (p *postgres) close(db *sql.DB) error {
 // With [Options.AuthCache], each Store listens for the revocations that
 // the others commit: a token revoked through any of them is refused by
 // all within moments, and within AuthCache at worst, should the
-// notification be lost with its connection.
+// notification be lost with its connection. It listens, on the same
+// connection, for the confirmations the others answer, so that a call
+// waiting for one wakes at once (see [Store.AwaitConfirmation]).
 //
 // The queries run in pgx's default mode, which the URL may change
 // (default_query_exec_mode): each connection prepares a text the first
@@ -217,16 +219,33 @@ func (t *tx) notifyRevoked() error {
 	return err
 }
 
+// confirmations is the channel of NOTIFY on which a Store tells the
+// others that a confirmation was answered, used or withdrawn, at its
+// commit, with its id: a call that waits for it on another replica wakes
+// (see [Store.AwaitConfirmation]).
+const confirmations = "done_confirmations"
+
+func (t *tx) notifyConfirmation(id string) error {
+	if !t.pg {
+		return nil
+	}
+	_, err := t.sql.ExecContext(t.ctx, `SELECT pg_notify('`+confirmations+`', $1)`, id)
+	return err
+}
+
 // listen clears the token cache at each revocation another Store
-// commits, until ctx ends. While it has no connection it clears the
-// cache each time it tries again, so that a notification lost with a
-// connection costs lookups, never a revoked token let through: the
-// cache's ttl bounds that gap.
+// commits, and wakes the calls waiting for a confirmation that another
+// Store answered, until ctx ends. While it has no connection it clears
+// the cache and wakes every waiting call each time it tries again, so
+// that a notification lost with a connection costs lookups, never a
+// revoked token let through: the cache's ttl bounds that gap, and a
+// waiting call's own reads the other.
 func (s *Store) listen(ctx context.Context) {
 	defer close(s.pg.done)
 	for ctx.Err() == nil {
 		s.listenOnce(ctx)
 		s.auth.revoked()
+		s.confirmWaits.wakeAll()
 		select {
 		case <-ctx.Done():
 		case <-time.After(time.Second):
@@ -243,15 +262,21 @@ func (s *Store) listenOnce(ctx context.Context) {
 	// pool.
 	c := conn.Hijack()
 	defer c.Close(context.Background())
-	if _, err := c.Exec(ctx, "LISTEN "+revocations); err != nil {
+	if _, err := c.Exec(ctx, "LISTEN "+revocations+"; LISTEN "+confirmations); err != nil {
 		return
 	}
-	// Revocations committed before LISTEN took hold are in no
-	// notification: forget what was read before.
+	// What was committed before LISTEN took hold is in no notification:
+	// forget what was read before, and read again what is awaited.
 	s.auth.revoked()
+	s.confirmWaits.wakeAll()
 	for {
-		if _, err := c.WaitForNotification(ctx); err != nil {
+		n, err := c.WaitForNotification(ctx)
+		if err != nil {
 			return
+		}
+		if n.Channel == confirmations {
+			s.confirmWaits.wake(n.Payload)
+			continue
 		}
 		s.auth.revoked()
 	}

@@ -85,7 +85,7 @@ func (s *Store) CreateProject(ctx context.Context, by Actor, n NewProject) (Proj
 		if err := checkText("description", n.Description, MaxText); err != nil {
 			return Project{}, err
 		}
-		if err := t.checkAssignee(n.DefaultAssignee); err != nil {
+		if err := t.checkAssignee("default_assignee", n.DefaultAssignee); err != nil {
 			return Project{}, err
 		}
 		if err := t.decideAutoClose("project", n.AutoClose); err != nil {
@@ -149,7 +149,7 @@ func (s *Store) UpdateProject(ctx context.Context, by Actor, id string, p Projec
 			d.add("auto_close_by", old.AutoCloseBy, t.autoCloseBy(*p.AutoClose))
 		}
 		if p.DefaultAssignee != nil {
-			if err := t.checkAssignee(*p.DefaultAssignee); err != nil {
+			if err := t.checkAssignee("default_assignee", *p.DefaultAssignee); err != nil {
 				return Project{}, err
 			}
 			d.add("default_assignee", old.DefaultAssignee, *p.DefaultAssignee)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 )
@@ -147,24 +148,24 @@ func (s *Store) DecomposeTask(ctx context.Context, by Actor, taskID string, subt
 			return Decomposition{}, invalidf("at most %d subtasks and %d steps at once", max, max)
 		}
 		d := Decomposition{Subtasks: []Task{}, Steps: []Step{}}
-		for _, n := range subtasks {
+		for i, n := range subtasks {
 			autoClose := parent.AutoClose
 			task, err := t.createTask(NewTask{
 				Title: n.Title, Description: n.Description, Assignee: n.Assignee,
 				ProjectID: parent.ProjectID, ParentID: taskID, AutoClose: &autoClose,
 			})
 			if err != nil {
-				return Decomposition{}, err
+				return Decomposition{}, within(fmt.Sprintf("subtasks[%d]", i), err)
 			}
 			d.Subtasks = append(d.Subtasks, task)
 			if err := t.record("decompose_task", "task", task.ID, task.ID, map[string]any{"parent_id": taskID, "title": task.Title}); err != nil {
 				return Decomposition{}, err
 			}
 		}
-		for _, text := range steps {
+		for i, text := range steps {
 			st, err := t.insertStep(taskID, text, "")
 			if err != nil {
-				return Decomposition{}, err
+				return Decomposition{}, within(fmt.Sprintf("steps[%d]", i), err)
 			}
 			d.Steps = append(d.Steps, st)
 		}
@@ -250,6 +251,11 @@ func (s *Store) ReorderSteps(ctx context.Context, by Actor, taskID string, ids [
 		steps, err := t.steps(taskID)
 		if err != nil {
 			return nil, err
+		}
+		for i, id := range ids {
+			if err := checkID(fmt.Sprintf("step_ids[%d]", i), id); err != nil {
+				return nil, err
+			}
 		}
 		current := make([]string, len(steps))
 		for i, st := range steps {

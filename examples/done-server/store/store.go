@@ -29,6 +29,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,6 +51,9 @@ type Store struct {
 	reader *sql.DB
 	now    func() time.Time
 	auth   authCache
+	// confirmWaits are the calls waiting for the answers to their
+	// confirmations (see [Store.AwaitConfirmation]).
+	confirmWaits waiters
 
 	// pg is the PostgreSQL side of a Store that OpenPostgres opened (its
 	// writer and reader are then one pool), nil on SQLite.
@@ -452,6 +456,9 @@ func read[T any](ctx context.Context, s *Store, by Actor, fn func(*tx) (T, error
 }
 
 func (t *tx) exec(query string, args ...any) (sql.Result, error) {
+	if err := storableArgs(args); err != nil {
+		return nil, err
+	}
 	if t.pg {
 		query, args = pgQuery(query, args)
 	}
@@ -459,18 +466,52 @@ func (t *tx) exec(query string, args ...any) (sql.Result, error) {
 }
 
 func (t *tx) query(query string, args ...any) (*sql.Rows, error) {
+	if err := storableArgs(args); err != nil {
+		return nil, err
+	}
 	if t.pg {
 		query, args = pgQuery(query, args)
 	}
 	return t.sql.QueryContext(t.ctx, query, args...)
 }
 
-func (t *tx) queryRow(query string, args ...any) *sql.Row {
+func (t *tx) queryRow(query string, args ...any) scanner {
+	if err := storableArgs(args); err != nil {
+		return refusedRow{err}
+	}
 	if t.pg {
 		query, args = pgQuery(query, args)
 	}
 	return t.sql.QueryRowContext(t.ctx, query, args...)
 }
+
+// storableArgs returns an error unless every string of args is text that
+// both stores keep ([checkStorable]): what no check before caught is
+// refused here, before PostgreSQL refuses it with an error of its own,
+// and SQLite keeps it. The checks of the arguments, which name them, come
+// first; this one cannot, and says what was wrong.
+func storableArgs(args []any) error {
+	for _, a := range args {
+		s, ok := a.(string)
+		if !ok {
+			if v := reflect.ValueOf(a); v.Kind() != reflect.String {
+				continue
+			} else {
+				s = v.String()
+			}
+		}
+		if err := checkStorable("an argument", s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// refusedRow is the row of a query that [storableArgs] refused: its Scan
+// returns why.
+type refusedRow struct{ err error }
+
+func (r refusedRow) Scan(...any) error { return r.err }
 
 // exists reports whether query returns a row.
 func (t *tx) exists(query string, args ...any) (bool, error) {
@@ -500,7 +541,8 @@ func collect[T any](t *tx, scan func(scanner) (T, error), query string, args ...
 	return out, rows.Err()
 }
 
-// scanner is what *sql.Row and *sql.Rows have in common.
+// scanner is what *sql.Row and *sql.Rows have in common, and
+// [tx.queryRow] returns.
 type scanner interface {
 	Scan(dest ...any) error
 }

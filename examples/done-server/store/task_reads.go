@@ -135,8 +135,13 @@ func (t *tx) listTasks(f TaskFilter, notDone bool) (TaskPage, error) {
 			return TaskPage{}, err
 		}
 	}
-	if err := checkDue(f.DueBefore); err != nil {
+	if err := checkDue("due_before", f.DueBefore); err != nil {
 		return TaskPage{}, err
+	}
+	if f.Assignee != "" {
+		if err := checkName("assignee", f.Assignee); err != nil {
+			return TaskPage{}, err
+		}
 	}
 	limit, err := checkLimit(f.Limit)
 	if err != nil {

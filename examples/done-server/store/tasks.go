@@ -181,7 +181,7 @@ func (t *tx) createTask(n NewTask) (Task, error) {
 	if err := checkText("description", n.Description, MaxText); err != nil {
 		return Task{}, err
 	}
-	if err := checkDue(n.Due); err != nil {
+	if err := checkDue("due", n.Due); err != nil {
 		return Task{}, err
 	}
 	if n.Priority == "" {
@@ -220,6 +220,9 @@ func (t *tx) createTask(n NewTask) (Task, error) {
 			}
 		}
 	}
+	if err := t.checkAssignee("assignee", n.Assignee); err != nil {
+		return Task{}, err
+	}
 	if n.Assignee != "" {
 		if err := t.checkTakesWork(n.Assignee); err != nil {
 			return Task{}, err
@@ -230,9 +233,6 @@ func (t *tx) createTask(n NewTask) (Task, error) {
 			return Task{}, err
 		}
 		autoClose, autoCloseBy = *n.AutoClose, t.autoCloseBy(*n.AutoClose)
-	}
-	if err := t.checkAssignee(n.Assignee); err != nil {
-		return Task{}, err
 	}
 	id := newID()
 	now := t.nowText()
@@ -268,12 +268,12 @@ func (t *tx) autoCloseBy(on bool) string {
 	return ""
 }
 
-func checkDue(due string) error {
+func checkDue(field, due string) error {
 	if due == "" {
 		return nil
 	}
 	if _, err := time.Parse(time.DateOnly, due); err != nil {
-		return invalidf("due %s is not a date in the form 2025-12-31", quote(due))
+		return invalidf("%s %s is not a date in the form 2025-12-31", field, quote(due))
 	}
 	return nil
 }
@@ -287,18 +287,21 @@ func checkPriority(p Priority) error {
 	return invalidf("priority %s is not valid: want low, normal, high or urgent", quote(string(p)))
 }
 
-// checkAssignee returns an error unless name is empty or names a person or
-// an agent that has, or had, a token.
-func (t *tx) checkAssignee(name string) error {
+// checkAssignee returns an error unless name, the argument called field,
+// is empty or names a person or an agent that has, or had, a token.
+func (t *tx) checkAssignee(field, name string) error {
 	if name == "" {
 		return nil
+	}
+	if err := checkName(field, name); err != nil {
+		return err
 	}
 	ok, err := t.exists(`SELECT 1 FROM tokens WHERE name = ?`, name)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return notFoundf("assignee %s is nobody Done knows: no token has that name", quote(name))
+		return notFoundf("%s %s is nobody Done knows: no token has that name", field, quote(name))
 	}
 	return nil
 }
@@ -338,7 +341,7 @@ func (s *Store) UpdateTask(ctx context.Context, by Actor, id string, p TaskPatch
 			d.add("description", r.Description, *p.Description)
 		}
 		if p.Due != nil {
-			if err := checkDue(*p.Due); err != nil {
+			if err := checkDue("due", *p.Due); err != nil {
 				return Task{}, err
 			}
 			d.add("due", r.Due, *p.Due)
@@ -440,7 +443,7 @@ func (s *Store) AssignTask(ctx context.Context, by Actor, id, assignee string) (
 		if err != nil {
 			return Task{}, err
 		}
-		if err := t.checkAssignee(assignee); err != nil {
+		if err := t.checkAssignee("assignee", assignee); err != nil {
 			return Task{}, err
 		}
 		if r.Assignee != assignee {

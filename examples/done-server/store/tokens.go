@@ -523,6 +523,48 @@ const (
 	revokeTreeLinks  = grantTree + ` UPDATE calendar_links SET revoked_at = ?2 WHERE created_by IN (SELECT id FROM tree) AND revoked_at IS NULL`
 )
 
+// A Revocation is what revoking a token would take with it (see
+// [Store.RevokeToken]): the token, and how many live tokens minted from
+// it, at any depth, and live calendar links of any of them, its own
+// included, would end with it.
+type Revocation struct {
+	Token  Token
+	Tokens int
+	Links  int
+}
+
+// Revocation returns what revoking the token id, one that by oversees
+// (see [Store.ListTokens]), would revoke, and changes nothing: the web
+// page shows it to the person before they revoke. A token by does not
+// oversee is answered as one that does not exist.
+func (s *Store) Revocation(ctx context.Context, by Actor, id string) (Revocation, error) {
+	return read(ctx, s, by, func(t *tx) (Revocation, error) {
+		if err := checkID("token_id", id); err != nil {
+			return Revocation{}, err
+		}
+		k, err := scanToken(t.queryRow(`SELECT `+tokenColumns+tokenFrom+` WHERE k.id = ?3 AND `+overseenTokens, by.Name, string(by.Kind), id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return Revocation{}, notFoundf("token %q does not exist", id)
+		}
+		if err != nil || k.RevokedAt != "" {
+			return Revocation{Token: k}, err
+		}
+		scanID := func(row scanner) (string, error) {
+			var id string
+			return id, row.Scan(&id)
+		}
+		tokens, err := collect(t, scanID, treeTokens, id)
+		if err != nil {
+			return Revocation{}, err
+		}
+		links, err := collect(t, scanID, treeLinks, id)
+		if err != nil {
+			return Revocation{}, err
+		}
+		return Revocation{Token: k, Tokens: max(len(tokens)-1, 0), Links: len(links)}, nil
+	})
+}
+
 // revoke revokes the live token id with every live token it minted, at
 // any depth, and every live calendar link those tokens made: whatever
 // grants access by the token's authority ends with it. It returns the

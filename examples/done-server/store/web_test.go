@@ -30,7 +30,7 @@ func (c *clock) add(d time.Duration) {
 func openClocked(t *testing.T) (*Store, *clock) {
 	t.Helper()
 	c := &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	s, _, err := Open(t.Context(), t.TempDir(), &Options{Now: c.Now})
+	s, _, err := openAt(t, t.TempDir(), &Options{Now: c.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestConfirmations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := NewConfirmation{Tool: "delete_task", Binding: []byte("binding"), Question: "Delete?", Arguments: []byte(`{}`), TTL: time.Minute}
+	n := NewConfirmation{Tool: "delete_task", Effect: mcpeffect.Write | mcpeffect.Destructive, Binding: []byte("binding"), Question: "Delete?", Arguments: []byte(`{}`), TTL: time.Minute}
 	conf, err := s.RequestConfirmation(ctx, bot.Actor(), n)
 	if err != nil {
 		t.Fatal(err)
@@ -140,10 +140,10 @@ func TestConfirmations(t *testing.T) {
 	if conf.Person != "alice" || conf.Caller != "bot" {
 		t.Errorf("confirmation for %q by %q, want alice's, by bot", conf.Person, conf.Caller)
 	}
-	if p, _ := s.PendingConfirmations(ctx, bob.Actor()); len(p) != 0 {
+	if p, _, _ := s.PendingConfirmations(ctx, bob.Actor()); len(p) != 0 {
 		t.Errorf("bob sees %d confirmations of alice's agent", len(p))
 	}
-	if p, _ := s.PendingConfirmations(ctx, alice.Actor()); len(p) != 1 {
+	if p, _, _ := s.PendingConfirmations(ctx, alice.Actor()); len(p) != 1 {
 		t.Errorf("alice sees %d confirmations, want 1", len(p))
 	}
 	if _, err := s.AnswerConfirmation(ctx, bob.Actor(), conf.ID, true); err == nil {
@@ -201,7 +201,7 @@ func TestWithdrawConfirmation(t *testing.T) {
 	ctx := t.Context()
 	s, _ := openClocked(t)
 	alice, _, _ := s.MintToken(ctx, NewToken{Name: "alice", Kind: Human, Scope: mcpeffect.Full})
-	n := NewConfirmation{Tool: "delete_task", Binding: []byte("b"), Question: "Delete?", Arguments: []byte(`{}`), TTL: time.Minute}
+	n := NewConfirmation{Tool: "delete_task", Effect: mcpeffect.Write | mcpeffect.Destructive, Binding: []byte("b"), Question: "Delete?", Arguments: []byte(`{}`), TTL: time.Minute}
 	conf, err := s.RequestConfirmation(ctx, alice.Actor(), n)
 	if err != nil {
 		t.Fatal(err)
@@ -209,7 +209,7 @@ func TestWithdrawConfirmation(t *testing.T) {
 	if err := s.WithdrawConfirmation(ctx, alice.Actor(), conf.ID); err != nil {
 		t.Fatal(err)
 	}
-	if p, _ := s.PendingConfirmations(ctx, alice.Actor()); len(p) != 0 {
+	if p, _, _ := s.PendingConfirmations(ctx, alice.Actor()); len(p) != 0 {
 		t.Errorf("a withdrawn confirmation is pending: %+v", p)
 	}
 	if _, err := s.AnswerConfirmation(ctx, alice.Actor(), conf.ID, true); err == nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -29,10 +30,13 @@ func (h *Handler) routes() {
 	m.HandleFunc("GET "+Prefix+"/trash", h.authed(h.trash))
 	m.HandleFunc("POST "+Prefix+"/trash", h.authed(h.restore))
 	m.HandleFunc("GET "+Prefix+"/access", h.authed(h.access))
+	m.HandleFunc("GET "+Prefix+"/access/tokens/{id}", h.authed(h.tokenToRevoke))
 	m.HandleFunc("POST "+Prefix+"/access/tokens", h.authed(h.revokeToken))
 	m.HandleFunc("POST "+Prefix+"/access/links", h.authed(h.revokeLink))
 	m.HandleFunc("GET "+ConfirmPath+"{id}", h.authed(h.confirmation))
 	m.HandleFunc("POST "+ConfirmPath+"{id}", h.authed(h.answer))
+	m.HandleFunc("GET "+Prefix+"/zone", h.authed(h.zoneForm))
+	m.HandleFunc("POST "+Prefix+"/zone", h.authed(h.setZone))
 	m.HandleFunc(Prefix+"/", h.authed(func(w http.ResponseWriter, r *http.Request, _ *session) {
 		h.fail(w, r, http.StatusNotFound, "There is no such page.")
 	}))
@@ -118,30 +122,35 @@ func (h *Handler) home(w http.ResponseWriter, r *http.Request, s *session) {
 		}
 		rows = append(rows, row{a, t.Title})
 	}
-	confirmations, err := h.store.PendingConfirmations(ctx, s.Token.Actor())
+	confirmations, more, err := h.store.PendingConfirmations(ctx, s.Token.Actor())
 	if err != nil {
 		h.refuse(w, r, err)
 		return
 	}
 	h.page(w, r, s, "home.html", map[string]any{"Title": "Waiting for you", "Approvals": rows,
-		"Next": approvals.NextCursor, "Confirmations": confirmations})
+		"Next": approvals.NextCursor, "Confirmations": confirmations, "MoreConfirmations": more})
 }
 
 // A review is what the page of a request shows the person who decides:
 // the request, its task, its steps, the run it was asked from and what
-// that produced, and the activity since the request.
+// that produced, and one page of the activity since the request.
 type review struct {
 	Approval store.ApprovalDetail
 	Task     store.TaskDetail
 	Activity []store.Activity
-	// MoreActivity says that the activity goes on past what is shown.
-	MoreActivity bool
+	// ActivityCursor is the cursor of the page of activity shown ("" for
+	// the first), and NextActivity that of the next ("" on the last).
+	ActivityCursor string
+	NextActivity   string
+	// Newest is the id of the task's newest entry of activity, on this
+	// page or past it: whatever the task does since changes the mark.
+	Newest int64
 }
 
-// maxReviewActivity is the most entries of activity a review shows.
-const maxReviewActivity = 200
-
-func (h *Handler) review(r *http.Request, id string) (review, error) {
+// review reads the request id and the page of its activity after the
+// cursor activity: what the page shows, no more, so that it costs the
+// same whatever the task's history before the request.
+func (h *Handler) review(r *http.Request, id, activity string) (review, error) {
 	ctx := r.Context()
 	a, err := h.store.GetApproval(ctx, id)
 	if err != nil {
@@ -151,25 +160,11 @@ func (h *Handler) review(r *http.Request, id string) (review, error) {
 	if err != nil {
 		return review{}, err
 	}
-	rv := review{Approval: a, Task: t, Activity: []store.Activity{}}
-	for p := (store.Page{Limit: store.MaxLimit}); ; {
-		l, err := h.store.TaskActivity(ctx, a.TaskID, p)
-		if err != nil {
-			return review{}, err
-		}
-		for _, e := range l.Items {
-			if e.At >= a.RequestedAt && len(rv.Activity) < maxReviewActivity {
-				rv.Activity = append(rv.Activity, e)
-			} else if e.At >= a.RequestedAt {
-				rv.MoreActivity = true
-			}
-		}
-		if l.NextCursor == "" || rv.MoreActivity {
-			break
-		}
-		p.Cursor = l.NextCursor
+	since, err := h.store.TaskActivitySince(ctx, a.TaskID, a.RequestedAt, store.Page{Cursor: activity})
+	if err != nil {
+		return review{}, err
 	}
-	return rv, nil
+	return review{Approval: a, Task: t, Activity: since.Items, ActivityCursor: activity, NextActivity: since.NextCursor, Newest: since.Newest}, nil
 }
 
 // reviewed returns the mark of what rv shows, signed with the session's
@@ -186,12 +181,16 @@ func (s *session) reviewed(rv review) string {
 }
 
 func (h *Handler) approval(w http.ResponseWriter, r *http.Request, s *session) {
-	rv, err := h.review(r, r.PathValue("id"))
+	rv, err := h.review(r, r.PathValue("id"), r.URL.Query().Get("activity"))
 	if err != nil {
 		h.refuse(w, r, err)
 		return
 	}
-	h.page(w, r, s, "approval.html", map[string]any{"Title": "Request", "R": rv, "Reviewed": s.reviewed(rv),
+	title := "Validate, on “" + rv.Task.Title + "”"
+	if rv.Approval.Kind == store.ApprovalClose {
+		title = "Close “" + rv.Task.Title + "”?"
+	}
+	h.page(w, r, s, "approval.html", map[string]any{"Title": title, "R": rv, "Reviewed": s.reviewed(rv),
 		"Pending": rv.Approval.Status == "pending"})
 }
 
@@ -200,7 +199,7 @@ func (h *Handler) decide(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	id := r.PathValue("id")
-	rv, err := h.review(r, id)
+	rv, err := h.review(r, id, r.PostForm.Get("activity"))
 	if err != nil {
 		h.refuse(w, r, err)
 		return
@@ -210,11 +209,12 @@ func (h *Handler) decide(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	by := s.Token.Actor()
+	var v store.Verdict
 	switch r.PostForm.Get("decision") {
 	case "approve":
-		_, err = h.store.ApproveTask(r.Context(), by, rv.Approval.TaskID, id, r.PostForm.Get("note"))
+		v, err = h.store.ApproveTask(r.Context(), by, rv.Approval.TaskID, id, r.PostForm.Get("note"))
 	case "reject":
-		_, err = h.store.RejectTask(r.Context(), by, rv.Approval.TaskID, id, r.PostForm.Get("note"))
+		v, err = h.store.RejectTask(r.Context(), by, rv.Approval.TaskID, id, r.PostForm.Get("note"))
 	default:
 		h.fail(w, r, http.StatusBadRequest, "Approve or reject.")
 		return
@@ -223,6 +223,7 @@ func (h *Handler) decide(w http.ResponseWriter, r *http.Request, s *session) {
 		h.refuse(w, r, err)
 		return
 	}
+	h.notify(w, r, s, fmt.Sprintf("You %s the request on “%s”: the task is %s.", v.Approval.Status, v.Task.Title, strings.ReplaceAll(string(v.Task.Status), "_", " ")))
 	done(w, r, Prefix+"/approvals/"+id)
 }
 
@@ -239,9 +240,15 @@ func (h *Handler) restore(w http.ResponseWriter, r *http.Request, s *session) {
 	if !h.mayChange(w, r, s) {
 		return
 	}
-	if _, err := h.store.RestoreFromTrash(r.Context(), s.Token.Actor(), r.PostForm.Get("item_id")); err != nil {
+	res, err := h.store.RestoreFromTrash(r.Context(), s.Token.Actor(), r.PostForm.Get("item_id"))
+	if err != nil {
 		h.refuse(w, r, err)
 		return
+	}
+	if res.Restored {
+		h.notify(w, r, s, "Restored "+h.named(r, res.ItemKind, res.ItemID)+" from the Trash.")
+	} else {
+		h.notify(w, r, s, "That was no longer in the Trash: nothing changed.")
 	}
 	done(w, r, Prefix+"/trash")
 }
@@ -263,14 +270,74 @@ func (h *Handler) access(w http.ResponseWriter, r *http.Request, s *session) {
 		"NextTokens": tokens.NextCursor, "Links": links.Items, "NextLinks": links.NextCursor, "Self": s.Token.ID})
 }
 
+// tokenToRevoke is the second step of revoking a token: what revoking it
+// would take with it, and, for the token the person is signed in with, a
+// warning; the form there revokes it.
+func (h *Handler) tokenToRevoke(w http.ResponseWriter, r *http.Request, s *session) {
+	rv, err := h.store.Revocation(r.Context(), s.Token.Actor(), r.PathValue("id"))
+	if err != nil {
+		h.refuse(w, r, err)
+		return
+	}
+	h.page(w, r, s, "revoke.html", map[string]any{"Title": "Revoke the token “" + rv.Token.Name + "”?", "R": rv,
+		"Own": rv.Token.ID == s.Token.ID, "Takes": takes(rv)})
+}
+
+// takes says what revoking rv's token takes with it, besides itself.
+func takes(rv store.Revocation) string {
+	var parts []string
+	if rv.Tokens > 0 {
+		parts = append(parts, count(rv.Tokens, "token")+" minted from it")
+	}
+	if rv.Links > 0 {
+		parts = append(parts, count(rv.Links, "calendar link")+" of theirs")
+	}
+	return strings.Join(parts, " and ")
+}
+
+// count returns "1 token", "3 tokens".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// revokeToken revokes a token, once the person has seen what it takes
+// with it (see [Handler.tokenToRevoke]): a form without that step's
+// confirmation is refused. Revoking the token the person is signed in
+// with ends their session: they are told so, on the sign-in page.
 func (h *Handler) revokeToken(w http.ResponseWriter, r *http.Request, s *session) {
 	if !h.mayChange(w, r, s) {
 		return
 	}
-	if _, err := h.store.RevokeToken(r.Context(), s.Token.Actor(), r.PostForm.Get("token_id")); err != nil {
+	id := r.PostForm.Get("token_id")
+	if r.PostForm.Get("confirm") != "yes" {
+		h.fail(w, r, http.StatusBadRequest, "Revoking a token asks first: open it from the tokens page, read what it takes with it, then revoke.")
+		return
+	}
+	rv, err := h.store.Revocation(r.Context(), s.Token.Actor(), id)
+	if err != nil {
 		h.refuse(w, r, err)
 		return
 	}
+	k, err := h.store.RevokeToken(r.Context(), s.Token.Actor(), id)
+	if err != nil {
+		h.refuse(w, r, err)
+		return
+	}
+	text := "Revoked the token “" + k.Name + "”"
+	if t := takes(rv); t != "" && rv.Token.RevokedAt == "" {
+		text += ", with " + t
+	}
+	text += "."
+	if k.ID == s.Token.ID {
+		h.setCookie(w, r, sessionCookie, "", 0)
+		h.render(w, r, http.StatusOK, "signin.html", map[string]any{"Title": "Signed out",
+			"Notice": text + " It was the token you were signed in with: you are signed out."})
+		return
+	}
+	h.notify(w, r, s, text)
 	done(w, r, Prefix+"/access")
 }
 
@@ -278,11 +345,34 @@ func (h *Handler) revokeLink(w http.ResponseWriter, r *http.Request, s *session)
 	if !h.mayChange(w, r, s) {
 		return
 	}
-	if _, err := h.store.RevokeCalendarLink(r.Context(), s.Token.Actor(), r.PostForm.Get("link_id")); err != nil {
+	l, err := h.store.RevokeCalendarLink(r.Context(), s.Token.Actor(), r.PostForm.Get("link_id"))
+	if err != nil {
 		h.refuse(w, r, err)
 		return
 	}
+	h.notify(w, r, s, "Revoked the calendar link “"+l.Name+"”: its address answers nothing from now on.")
 	done(w, r, Prefix+"/access")
+}
+
+// named returns how the notice of a restore names the item of kind and
+// id: its title, or its kind alone if it cannot be read.
+func (h *Handler) named(r *http.Request, kind, id string) string {
+	ctx := r.Context()
+	switch kind {
+	case "task":
+		if t, err := h.store.GetTask(ctx, id); err == nil {
+			return "the task “" + t.Title + "”"
+		}
+	case "project":
+		if p, err := h.store.GetProject(ctx, id); err == nil {
+			return "the project “" + p.Name + "”"
+		}
+	case "step":
+		if st, err := h.store.GetStep(ctx, id); err == nil {
+			return "the step “" + st.Text + "”"
+		}
+	}
+	return "the " + kind
 }
 
 // confirmation shows one call waiting for the person's answer, only to
@@ -303,8 +393,14 @@ func (h *Handler) confirmation(w http.ResponseWriter, r *http.Request, s *sessio
 			c.Arguments = string(js)
 		}
 	}
+	open := c.Answer == "" && c.UsedAt == "" && !c.Expired(h.now())
+	var cannot string
+	if err := store.MayAnswer(c, s.Token); open && err != nil {
+		// The person sees the call, and that another must answer it.
+		cannot, open = err.Error(), false
+	}
 	h.page(w, r, s, "confirm.html", map[string]any{"Title": "Confirm a call", "C": c,
-		"Open": c.Answer == "" && c.UsedAt == "" && !c.Expired(h.now()), "Deadline": deadline(c.ExpiresAt)})
+		"Open": open, "Cannot": cannot})
 }
 
 func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session) {
@@ -322,14 +418,26 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session) {
 		h.refuse(w, r, err)
 		return
 	}
+	if accept {
+		h.notify(w, r, s, "You confirmed the call: it runs now. You can go back to your MCP host.")
+	} else {
+		h.notify(w, r, s, "You declined the call: it does not run. You can go back to your MCP host.")
+	}
 	done(w, r, ConfirmPath+id)
 }
 
-// deadline writes the stored time at as people read it, in UTC.
-func deadline(at string) string {
-	t, err := time.Parse("2006-01-02T15:04:05.000Z", at)
-	if err != nil {
-		return at
+func (h *Handler) zoneForm(w http.ResponseWriter, r *http.Request, s *session) {
+	h.page(w, r, s, "zone.html", map[string]any{"Title": "Your time zone", "Zones": commonZones})
+}
+
+// setZone keeps the time zone the person chose, for this browser.
+func (h *Handler) setZone(w http.ResponseWriter, r *http.Request, s *session) {
+	name := strings.TrimSpace(r.PostForm.Get("zone"))
+	if _, err := loadZone(name); err != nil {
+		h.fail(w, r, http.StatusBadRequest, err.Error())
+		return
 	}
-	return t.Format("15:04:05 UTC, 2 Jan 2006")
+	h.setCookie(w, r, zoneCookie, name, 365*24*time.Hour)
+	h.notify(w, r, s, "Times are now shown in "+name+".")
+	done(w, r, Prefix+"/")
 }

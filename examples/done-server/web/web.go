@@ -126,6 +126,8 @@ var files embed.FS
 
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"show": Visible,
+	"at":   at,
+	"did":  did,
 }).ParseFS(files, "templates/*.html"))
 
 // Visible returns s with each control or format character, but for tab
@@ -252,16 +254,20 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 	}
 }
 
-// page renders a page of the signed-in person s.
+// page renders a page of the signed-in person s, in their time zone,
+// with the notice of what they just did, if anything.
 func (h *Handler) page(w http.ResponseWriter, r *http.Request, s *session, name string, data map[string]any) {
 	data["CSRF"] = s.csrf
 	data["Person"] = s.Token.Name
+	data["Zone"], data["ZoneName"] = zoneOf(r)
+	data["Notice"] = h.notice(w, r, s)
 	h.render(w, r, http.StatusOK, name, data)
 }
 
 // fail answers with a page that says what went wrong.
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, status int, message string) {
-	h.render(w, r, status, "error.html", map[string]any{"Title": http.StatusText(status), "Message": message})
+	zone, _ := zoneOf(r)
+	h.render(w, r, status, "error.html", map[string]any{"Title": http.StatusText(status), "Message": message, "Zone": zone})
 }
 
 // refuse answers err, an error of the store: a refusal of the domain

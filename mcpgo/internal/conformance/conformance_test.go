@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mcpeffect/mcpeffect/internal/conformance/catalog"
-	"github.com/mcpeffect/mcpeffect/internal/conformance/suite"
+	"github.com/mcpeffect/mcpeffect/internal/testing/conformance/catalog"
+	"github.com/mcpeffect/mcpeffect/internal/testing/conformance/suite"
 )
 
 // runSuite runs the suite's server scenarios of spec against a new mcp-go

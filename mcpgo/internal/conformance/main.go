@@ -4,7 +4,7 @@
 // server, built on github.com/mark3labs/mcp-go, each classified through
 // mcpgo.AddTool, AddResource, AddResourceTemplate and AddPrompt with the
 // table that the go-sdk conformance server is built from
-// (internal/conformance/catalog), behind mcpgo.ServerOptions and the
+// (internal/testing/conformance/catalog), behind mcpgo.ServerOptions and the
 // challenge of mcpgo.Handler, over Streamable HTTP with bearer tokens.
 //
 // Its tests run every server scenario of the suite through it with a
@@ -27,7 +27,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/mcpeffect/mcpeffect/internal/conformance/catalog"
+	"github.com/mcpeffect/mcpeffect/internal/testing/conformance/catalog"
 )
 
 func main() {

@@ -4,7 +4,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/mcpeffect/mcpeffect/internal/conformance/suite"
+	"github.com/mcpeffect/mcpeffect/internal/testing/conformance/suite"
 )
 
 // TestReadOnlyToken calls every tool, resource and prompt of the mcp-go

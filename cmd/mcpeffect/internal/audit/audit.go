@@ -4,8 +4,10 @@
 // and findings where the hints are missing or contradict each other or the
 // tool's name.
 //
-// [Audit] connects to a server and lists its tools; [Review] builds the
-// report from tools already listed, and holds every rule.
+// [Review] builds the report from the tools a server listed (package
+// connect lists them), and holds every rule; [Diff] compares two
+// versions of a server, and the host and directory profiles say what
+// hosts and app directories do with each tool.
 package audit
 
 import (
@@ -14,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/mcpeffect/mcpeffect/host"
 )
 
@@ -189,35 +192,15 @@ func (r Rule) Level() Level {
 
 // A Report is the audit of one server.
 type Report struct {
-	Server   Server    `json:"server"`
-	Tools    []Tool    `json:"tools"`
-	Findings []Finding `json:"findings"`
-	Summary  Summary   `json:"summary"`
+	Server   connect.Server `json:"server"`
+	Tools    []Tool         `json:"tools"`
+	Findings []Finding      `json:"findings"`
+	Summary  Summary        `json:"summary"`
 	// Hosts holds what each host profile asked for does with the tools.
 	Hosts []HostReport `json:"hosts,omitempty"`
 	// Directories sums up the findings of each directory profile asked
 	// for; the findings themselves are among Findings.
 	Directories []DirectoryReport `json:"directories,omitempty"`
-}
-
-// Server describes the server audited, as it introduced itself.
-type Server struct {
-	Name            string `json:"name"`
-	Title           string `json:"title,omitempty"`
-	Version         string `json:"version"`
-	ProtocolVersion string `json:"protocolVersion"`
-}
-
-// A Listed is a tool as a server listed it: its name, title and
-// description, and its input schema, annotations object and _meta object
-// exactly as received (nil if it had none).
-type Listed struct {
-	Name        string          `json:"name"`
-	Title       string          `json:"title,omitempty"`
-	Description string          `json:"description,omitempty"`
-	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
-	Annotations json.RawMessage `json:"annotations,omitempty"`
-	Meta        json.RawMessage `json:"_meta,omitempty"`
 }
 
 // A Tool is one audited tool.
@@ -232,21 +215,21 @@ type Tool struct {
 	Description string `json:"description"`
 	// Declared holds the hints the server sent; a missing hint is nil,
 	// and absent from the JSON.
-	Declared host.Hints `json:"declared"`
+	Declared host.Declared `json:"declared"`
 	// Assumed holds the hints as a host must take them: a missing hint
 	// takes its worst case, except that a read's destructiveHint and
 	// idempotentHint, which the specification reads only for writes, stay
 	// nil when missing: they do not apply.
-	Assumed host.Hints `json:"assumed"`
+	Assumed host.Declared `json:"assumed"`
 	// Effect is what the hints amount to for a host.
 	Effect mcpeffect.Effect `json:"effect"`
 	// Outcomes are the outcomes of the tool's calls as the server
-	// publishes them in the tool's _meta (see [PublishedOutcome]), if it
+	// publishes them in the tool's _meta (see [connect.PublishedOutcome]), if it
 	// does and they can be read; and Argument, in the common form, the
 	// argument whose value selects the outcome. Hosts decide from the
 	// hints, whatever the outcomes say.
-	Argument string             `json:"argument,omitempty"`
-	Outcomes []PublishedOutcome `json:"outcomes,omitempty"`
+	Argument string                     `json:"argument,omitempty"`
+	Outcomes []connect.PublishedOutcome `json:"outcomes,omitempty"`
 	// Resolvable says that the server marks the tool resolvable, with the
 	// experimental tool-resolution extension: a host could ask for the
 	// hints of one call before making it.
@@ -303,7 +286,7 @@ type Options struct {
 // boolean nor null: a host could not read them at all. Outcomes that a
 // tool publishes and that cannot be read are a finding
 // ([RuleOutcomesMalformed]), not a failure: hosts do not read them.
-func Review(server Server, tools []Listed, opts *Options) (*Report, error) {
+func Review(server connect.Server, tools []connect.Listed, opts *Options) (*Report, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -311,7 +294,7 @@ func Review(server Server, tools []Listed, opts *Options) (*Report, error) {
 	first := map[string]Tool{} // the first tool of each name
 	neverSet := hintsNeverSet(tools)
 	for _, l := range tools {
-		declared, err := host.ParseHints(l.Annotations)
+		declared, err := host.ParseDeclared(l.Annotations)
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: %w", l.Name, err)
 		}
@@ -324,7 +307,7 @@ func Review(server Server, tools []Listed, opts *Options) (*Report, error) {
 			Effect:      declared.Effect(),
 		}
 		var published error
-		t.Argument, t.Outcomes, t.Resolvable, published = readPublished(l.Meta)
+		t.Argument, t.Outcomes, t.Resolvable, published = l.Published()
 		r.Tools = append(r.Tools, t)
 		r.Findings = append(r.Findings, check(t)...)
 		if neverSet {
@@ -367,7 +350,7 @@ func annotationsTitle(raw json.RawMessage) string {
 }
 
 // assumed returns the hints a host must take h for: see [Tool].
-func assumed(h host.Hints) host.Hints {
+func assumed(h host.Declared) host.Declared {
 	a := h.Assumed()
 	if h.Effect()&mcpeffect.Read != 0 {
 		if h.Destructive == nil {
@@ -405,7 +388,7 @@ func check(t Tool) []Finding {
 		out = append(out, Finding{Tool: t.Name, Level: rule.Level(), Rule: rule, Message: fmt.Sprintf(format, args...)})
 	}
 	h := t.Declared
-	if h == (host.Hints{}) {
+	if h == (host.Declared{}) {
 		add(RuleNoAnnotations, "declares none of the four hints: hosts must assume a destructive, non-idempotent write on an open world")
 		return out
 	}
@@ -438,7 +421,7 @@ func check(t Tool) []Finding {
 
 // describeDestructive says why a tool whose name deletes is not
 // destructive.
-func describeDestructive(h host.Hints) string {
+func describeDestructive(h host.Declared) string {
 	if h.ReadOnly != nil && *h.ReadOnly {
 		return "readOnlyHint is true"
 	}
@@ -446,7 +429,7 @@ func describeDestructive(h host.Hints) string {
 }
 
 // describeReadOnly says why a tool whose name reads is not read-only.
-func describeReadOnly(h host.Hints) string {
+func describeReadOnly(h host.Declared) string {
 	switch {
 	case h.ReadOnly == nil:
 		return "readOnlyHint is missing, so hosts treat it as a write"

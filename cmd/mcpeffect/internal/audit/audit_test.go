@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 )
 
 func TestReview(t *testing.T) {
@@ -93,7 +94,7 @@ func TestReview(t *testing.T) {
 		{"get or create, read-only", "get_or_create_user", "{" + read + "}", mcpeffect.Read, []Rule{RuleWriteReadOnly}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Review(Server{}, []Listed{{Name: tc.tool, Annotations: json.RawMessage(tc.annotations)}}, nil)
+			r, err := Review(connect.Server{}, []connect.Listed{{Name: tc.tool, Annotations: json.RawMessage(tc.annotations)}}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,7 +152,7 @@ func TestReviewMessages(t *testing.T) {
 		{"get_task", `{"readOnlyHint": true, "destructiveHint": true}`, "the name says get, but destructiveHint is true as well as readOnlyHint"},
 		{"setValue", `{"readOnlyHint": true}`, "the name says set, but readOnlyHint is true"},
 	} {
-		r, err := Review(Server{}, []Listed{{Name: tc.tool, Annotations: json.RawMessage(tc.annotations)}}, nil)
+		r, err := Review(connect.Server{}, []connect.Listed{{Name: tc.tool, Annotations: json.RawMessage(tc.annotations)}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +171,7 @@ func TestReviewInvalid(t *testing.T) {
 		{`[true]`, `tool "bad_tool": mcpeffect: annotations are not a JSON object`},
 		{`{"readOnlyHint": "yes"}`, `tool "bad_tool": mcpeffect: annotation readOnlyHint is "yes", not a boolean`},
 	} {
-		_, err := Review(Server{}, []Listed{
+		_, err := Review(connect.Server{}, []connect.Listed{
 			{Name: "good_tool", Annotations: json.RawMessage(`{"readOnlyHint": true}`)},
 			{Name: "bad_tool", Annotations: json.RawMessage(tc.annotations)},
 		}, nil)
@@ -181,7 +182,7 @@ func TestReviewInvalid(t *testing.T) {
 }
 
 func TestSummary(t *testing.T) {
-	tools := []Listed{
+	tools := []connect.Listed{
 		{Name: "a", Annotations: json.RawMessage(`{"readOnlyHint": true, "openWorldHint": false}`)},
 		{Name: "b", Annotations: json.RawMessage(`{"readOnlyHint": true, "openWorldHint": true}`)},
 		{Name: "c", Annotations: json.RawMessage(`{"readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}`)},
@@ -190,7 +191,7 @@ func TestSummary(t *testing.T) {
 		{Name: "f"}, // no annotations: write, destructive, open world; an error
 		{Name: "g", Annotations: json.RawMessage(`{"readOnlyHint": true}`)}, // a warning
 	}
-	r, err := Review(Server{}, tools, nil)
+	r, err := Review(connect.Server{}, tools, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +208,7 @@ func TestSummary(t *testing.T) {
 }
 
 func TestReportJSON(t *testing.T) {
-	r, err := Review(Server{Name: "s", Version: "1", ProtocolVersion: "2025-11-25"}, []Listed{
+	r, err := Review(connect.Server{Name: "s", Version: "1", ProtocolVersion: "2025-11-25"}, []connect.Listed{
 		{Name: "fetch", Title: "Fetch", Annotations: json.RawMessage(`{"readOnlyHint": true}`)},
 	}, nil)
 	if err != nil {
@@ -295,7 +296,7 @@ func TestLevel(t *testing.T) {
 func TestReviewDuplicateName(t *testing.T) {
 	read := json.RawMessage(`{"readOnlyHint": true, "openWorldHint": false}`)
 	wipe := json.RawMessage(`{"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": false}`)
-	r, err := Review(Server{}, []Listed{{Name: "sync", Annotations: read}, {Name: "other", Annotations: read}, {Name: "sync", Annotations: wipe}, {Name: "sync", Annotations: read}}, nil)
+	r, err := Review(connect.Server{}, []connect.Listed{{Name: "sync", Annotations: read}, {Name: "other", Annotations: read}, {Name: "sync", Annotations: wipe}, {Name: "sync", Annotations: read}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/mcpeffect/mcpeffect/host"
 )
 
@@ -22,7 +24,7 @@ type Snapshot struct {
 	// Kind is "report" (an audit -json report), "manifest" (a Registry's
 	// Manifest) or "live" (a server listed now).
 	Kind   string
-	Server Server
+	Server connect.Server
 	Tools  []SnapshotTool
 }
 
@@ -33,7 +35,7 @@ type SnapshotTool struct {
 	// Description is nil where the source does not keep descriptions (a
 	// manifest, or a report from before they were kept).
 	Description *string
-	Hints       host.Hints
+	Hints       host.Declared
 	// Outcomes are the outcomes of the tool's calls, where the source
 	// has them: as the server published them (a report, a live server),
 	// or as its registry declared them (a manifest); nil otherwise.
@@ -69,7 +71,7 @@ func SnapshotOf(r *Report, source, kind string) Snapshot {
 // ignored, so that a newer report or manifest can be read.
 func ReadSnapshot(data []byte, source string) (Snapshot, error) {
 	var doc struct {
-		Server *Server            `json:"server"`
+		Server *connect.Server    `json:"server"`
 		Tools  *[]json.RawMessage `json:"tools"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
@@ -122,17 +124,17 @@ func readSnapshotTool(raw json.RawMessage) (SnapshotTool, error) {
 	switch declared, ok := obj["declared"]; {
 	case ok:
 		// An audit report: the hints as the server declared them.
-		t.Hints, err = host.ParseHints(declared)
+		t.Hints, err = host.ParseDeclared(declared)
 	default:
 		// A manifest: the hints at the top of the tool, or its effect.
-		t.Hints, err = host.ParseHints(raw)
-		if err == nil && t.Hints == (host.Hints{}) {
+		t.Hints, err = host.ParseDeclared(raw)
+		if err == nil && t.Hints == (host.Declared{}) {
 			if v, ok := obj["effect"]; ok {
 				var e mcpeffect.Effect
 				if err := json.Unmarshal(v, &e); err != nil {
 					return SnapshotTool{}, fmt.Errorf("%q: effect: %w", t.Name, err)
 				}
-				t.Hints = host.HintsOf(e.Annotations())
+				t.Hints = host.DeclaredOf(e.Annotations())
 			}
 		}
 	}
@@ -354,20 +356,20 @@ type axis struct {
 	wide             func(e mcpeffect.Effect) bool
 	widened, narrowd ChangeKind
 	wideName, narrow string // the ends of the axis, for messages
-	declared         func(h host.Hints) *bool
+	declared         func(h host.Declared) *bool
 }
 
 var axes = []axis{
 	{"readOnlyHint", func(e mcpeffect.Effect) bool { return e&mcpeffect.Write != 0 }, ReadToWrite, WriteToRead,
-		"a write", "a read", func(h host.Hints) *bool { return h.ReadOnly }},
+		"a write", "a read", func(h host.Declared) *bool { return h.ReadOnly }},
 	{"destructiveHint", func(e mcpeffect.Effect) bool { return e&mcpeffect.Destructive == mcpeffect.Destructive }, NowDestructive, NoLongerDestructive,
-		"destructive", "not destructive", func(h host.Hints) *bool { return h.Destructive }},
+		"destructive", "not destructive", func(h host.Declared) *bool { return h.Destructive }},
 	{"idempotentHint", func(e mcpeffect.Effect) bool {
 		return e&mcpeffect.Write != 0 && e&mcpeffect.Idempotent != mcpeffect.Idempotent
 	}, NowNonIdempotent, NowIdempotent,
-		"not idempotent", "idempotent", func(h host.Hints) *bool { return h.Idempotent }},
+		"not idempotent", "idempotent", func(h host.Declared) *bool { return h.Idempotent }},
 	{"openWorldHint", func(e mcpeffect.Effect) bool { return e&mcpeffect.OpenWorld != 0 }, NowOpenWorld, NowClosedWorld,
-		"open-world", "closed-world", func(h host.Hints) *bool { return h.OpenWorld }},
+		"open-world", "closed-world", func(h host.Declared) *bool { return h.OpenWorld }},
 }
 
 // hostsReadDifferently reports whether some host reads the hint named
@@ -567,6 +569,12 @@ func widerThanAll(e mcpeffect.Effect, others []mcpeffect.Effect) []string {
 	return out
 }
 
+// isNull reports whether raw is JSON null, or nothing.
+func isNull(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || bytes.Equal(raw, []byte("null"))
+}
+
 // quoteShort quotes s for a message, cut to 60 characters.
 func quoteShort(s string) string {
 	r := []rune(s)
@@ -580,9 +588,9 @@ func quoteShort(s string) string {
 // tools; the tools themselves are in the changes.
 func (s Snapshot) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
-		Source string `json:"source"`
-		Kind   string `json:"kind"`
-		Server Server `json:"server"`
-		Tools  int    `json:"tools"`
+		Source string         `json:"source"`
+		Kind   string         `json:"kind"`
+		Server connect.Server `json:"server"`
+		Tools  int            `json:"tools"`
 	}{s.Source, s.Kind, s.Server, len(s.Tools)})
 }

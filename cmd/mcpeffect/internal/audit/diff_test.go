@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/mcpeffect/mcpeffect/manifest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -18,7 +19,7 @@ import (
 // given, and a description.
 func snapshot(t *testing.T, annotations, description string) Snapshot {
 	t.Helper()
-	r, err := Review(Server{Name: "s"}, []Listed{{Name: "t", Title: "T", Description: description, Annotations: json.RawMessage(annotations)}}, nil)
+	r, err := Review(connect.Server{Name: "s"}, []connect.Listed{{Name: "t", Title: "T", Description: description, Annotations: json.RawMessage(annotations)}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,11 +155,11 @@ func TestDiffTitleAndDescription(t *testing.T) {
 
 func TestDiffAddedRemoved(t *testing.T) {
 	mk := func(names ...string) Snapshot {
-		var tools []Listed
+		var tools []connect.Listed
 		for _, n := range names {
-			tools = append(tools, Listed{Name: n, Annotations: json.RawMessage(`{"readOnlyHint": true, "openWorldHint": false}`)})
+			tools = append(tools, connect.Listed{Name: n, Annotations: json.RawMessage(`{"readOnlyHint": true, "openWorldHint": false}`)})
 		}
-		r, err := Review(Server{}, tools, nil)
+		r, err := Review(connect.Server{}, tools, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +176,7 @@ func TestDiffAddedRemoved(t *testing.T) {
 
 func TestReadSnapshot(t *testing.T) {
 	// A report, as audit -json writes it.
-	r, err := Review(Server{Name: "s", Version: "1"}, []Listed{
+	r, err := Review(connect.Server{Name: "s", Version: "1"}, []connect.Listed{
 		{Name: "get_note", Title: "Get", Description: "Gets.", Annotations: json.RawMessage(`{"readOnlyHint": true}`)},
 		{Name: "bare"},
 	}, &Options{Hosts: HostProfiles()})
@@ -254,38 +255,15 @@ func TestReadSnapshot(t *testing.T) {
 	}
 }
 
-func TestWriteDiffText(t *testing.T) {
-	old := snapshot(t, `{"readOnlyHint": true, "openWorldHint": false}`, "Reads.")
-	old.Source, old.Kind = "old.json", "report"
-	new := snapshot(t, `{"readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}`, "Reads.")
-	new.Source = "./server"
-	var b bytes.Buffer
-	if err := WriteDiffText(&b, Diff(old, new), false); err != nil {
-		t.Fatal(err)
-	}
-	const want = `old: old.json (report, server s): 1 tool
-new: ./server (live, server s): 1 tool
-
-         TOOL  CHANGE              DETAIL
-widened  t     read-to-write       now a write, was a read (readOnlyHint true → false)
-widened  t     now-non-idempotent  now not idempotent, was idempotent (idempotentHint missing → false)
-
-1 tool widened, 0 narrowed, 0 otherwise changed; 0 added, 0 removed. A widening fails the diff.
-`
-	if b.String() != want {
-		t.Errorf("text:\n%s\nwant:\n%s", b.String(), want)
-	}
-}
-
 // outcomesSnapshot returns a live snapshot of one tool "t" with the hints
 // given, publishing the outcomes given (the value of the key, or "").
 func outcomesSnapshot(t *testing.T, annotations, outcomes string) Snapshot {
 	t.Helper()
-	l := Listed{Name: "t", Annotations: json.RawMessage(annotations)}
+	l := connect.Listed{Name: "t", Annotations: json.RawMessage(annotations)}
 	if outcomes != "" {
 		l.Meta = json.RawMessage(outcomesMeta(outcomes))
 	}
-	r, err := Review(Server{Name: "s"}, []Listed{l}, nil)
+	r, err := Review(connect.Server{Name: "s"}, []connect.Listed{l}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -464,7 +442,7 @@ func TestReadSnapshotOutcomes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ss.Close()
-	server, tools, err := List(t.Context(), ct)
+	server, tools, err := connect.List(t.Context(), ct)
 	if err != nil {
 		t.Fatal(err)
 	}

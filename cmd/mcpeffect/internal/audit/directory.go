@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 )
 
 // A DirectoryProfile holds the rules by which an app directory reviews an
@@ -38,7 +40,7 @@ type DirectoryRule struct {
 	Confidence string
 	// check returns the finding's message if the tool breaks the rule,
 	// and "" if not.
-	check func(t Tool, l Listed) string
+	check func(t Tool, l connect.Listed) string
 }
 
 // directoryProfiles is every directory profile. The research behind it,
@@ -62,7 +64,7 @@ var directoryProfiles = []DirectoryProfile{
 				Source:     "https://claude.com/docs/connectors/building/review-criteria#provide-tool-annotations",
 				Read:       "2026-10-02",
 				Confidence: "medium",
-				check: func(t Tool, _ Listed) string {
+				check: func(t Tool, _ connect.Listed) string {
 					if strings.TrimSpace(t.Title) == "" {
 						return "no title: every tool needs one (title, or annotations.title, where Anthropic's checklist asks for it)"
 					}
@@ -82,7 +84,7 @@ var directoryProfiles = []DirectoryProfile{
 				Source:     "anthropics/claude-plugins-official plugins/mcp-server-dev/skills/build-mcp-app/references/directory-checklist.md @340e33ae",
 				Read:       "2026-12-01",
 				Confidence: "low",
-				check: func(t Tool, l Listed) string {
+				check: func(t Tool, l connect.Listed) string {
 					if strings.TrimSpace(t.Title) != "" && strings.TrimSpace(annotationsTitle(l.Annotations)) == "" {
 						return "a title, but no annotations.title: Anthropic's directory checklist asks every tool for annotations.title"
 					}
@@ -103,7 +105,7 @@ var directoryProfiles = []DirectoryProfile{
 				Source:     "https://claude.com/docs/connectors/building/mcp#tool-hints; https://claude.com/docs/connectors/building/review-criteria#provide-tool-annotations",
 				Read:       "2026-10-02",
 				Confidence: "medium",
-				check: func(t Tool, _ Listed) string {
+				check: func(t Tool, _ connect.Listed) string {
 					if isTrue(t.Declared.ReadOnly) {
 						return missingHints(t, "readOnlyHint")
 					}
@@ -118,7 +120,7 @@ var directoryProfiles = []DirectoryProfile{
 				Source:     "anthropics/claude-plugins-official plugins/mcp-server-dev/skills/build-mcp-app/references/directory-checklist.md @340e33ae",
 				Read:       "2026-12-01",
 				Confidence: "low",
-				check: func(t Tool, _ Listed) string {
+				check: func(t Tool, _ connect.Listed) string {
 					if isTrue(t.Declared.ReadOnly) {
 						return ""
 					}
@@ -136,7 +138,7 @@ var directoryProfiles = []DirectoryProfile{
 				Source:     "https://claude.com/docs/connectors/building/mcp#tool-hints",
 				Read:       "2026-10-02",
 				Confidence: "medium",
-				check: func(t Tool, _ Listed) string {
+				check: func(t Tool, _ connect.Listed) string {
 					if isTrue(t.Declared.ReadOnly) && t.Declared.Destructive == nil {
 						return "a read without destructiveHint: the page on tool hints asks every tool for both hints, the review criteria only for the applicable one; declare destructiveHint false to satisfy both"
 					}
@@ -153,7 +155,7 @@ var directoryProfiles = []DirectoryProfile{
 				Source:     "https://claude.com/docs/connectors/building/review-criteria#separate-read-and-write-tools",
 				Read:       "2026-10-02",
 				Confidence: "medium",
-				check: func(_ Tool, l Listed) string {
+				check: func(_ Tool, l connect.Listed) string {
 					if c := catchAll(l.InputSchema); c != "" {
 						return c + ": split it into a read-only tool and write tools"
 					}
@@ -171,7 +173,7 @@ var directoryProfiles = []DirectoryProfile{
 				Source:     "anthropics/claude-plugins-official plugins/mcp-server-dev/skills/build-mcp-app/references/directory-checklist.md @340e33ae",
 				Read:       "2026-12-01",
 				Confidence: "low",
-				check: func(t Tool, _ Listed) string {
+				check: func(t Tool, _ connect.Listed) string {
 					if n := utf8.RuneCountInString(t.Name); n > 64 {
 						return fmt.Sprintf("the name has %d characters: at most 64", n)
 					}
@@ -186,7 +188,7 @@ var directoryProfiles = []DirectoryProfile{
 				Source:     "anthropics/claude-plugins-official plugins/mcp-server-dev/skills/build-mcp-app/references/directory-checklist.md @340e33ae",
 				Read:       "2026-12-01",
 				Confidence: "low",
-				check: func(t Tool, _ Listed) string {
+				check: func(t Tool, _ connect.Listed) string {
 					if !snakeOrKebab(t.Name) {
 						return "the name is not in snake_case or kebab-case (lower-case letters, digits, _ or -)"
 					}
@@ -202,7 +204,7 @@ var directoryProfiles = []DirectoryProfile{
 				Source:     "anthropics/claude-plugins-official plugins/mcp-server-dev/skills/build-mcp-app/references/directory-checklist.md @340e33ae",
 				Read:       "2026-12-01",
 				Confidence: "low",
-				check: func(t Tool, _ Listed) string {
+				check: func(t Tool, _ connect.Listed) string {
 					return missingHints(t, "openWorldHint")
 				},
 			},
@@ -215,7 +217,7 @@ var directoryProfiles = []DirectoryProfile{
 				Source:     "https://claude.com/docs/connectors/building/review-criteria#separate-read-and-write-tools",
 				Read:       "2026-10-02",
 				Confidence: "medium",
-				check: func(t Tool, _ Listed) string {
+				check: func(t Tool, _ connect.Listed) string {
 					v := verbsOf(t.Name)
 					if w := cmpOr(v.write, v.delete); v.read != "" && w != "" {
 						return fmt.Sprintf("the name says %s and %s: if one call can do either, split it into a read-only tool and a write tool", v.read, w)
@@ -243,7 +245,7 @@ var directoryProfiles = []DirectoryProfile{
 				Source:     "https://developers.openai.com/plugins/plugin-guidelines#correct-annotation; openai/plugins plugins/openai-developers/skills/chatgpt-app-submission/SKILL.md @40aff304",
 				Read:       "2026-10-02",
 				Confidence: "medium",
-				check: func(t Tool, _ Listed) string {
+				check: func(t Tool, _ connect.Listed) string {
 					return missingHints(t, "readOnlyHint", "destructiveHint", "openWorldHint")
 				},
 			},
@@ -257,7 +259,7 @@ var directoryProfiles = []DirectoryProfile{
 				Source:     "https://developers.openai.com/plugins/deploy/app-review; openai/plugins plugins/openai-developers/skills/chatgpt-app-submission/SKILL.md @40aff304",
 				Read:       "2026-10-02",
 				Confidence: "medium",
-				check: func(t Tool, l Listed) string {
+				check: func(t Tool, l connect.Listed) string {
 					if isTrue(t.Declared.Destructive) {
 						return ""
 					}
@@ -513,7 +515,7 @@ type DirectoryReport struct {
 
 // checkDirectory adds the findings of profile p to r, for tools as
 // listed, and sums them up.
-func (r *Report) checkDirectory(p DirectoryProfile, tools []Listed) {
+func (r *Report) checkDirectory(p DirectoryProfile, tools []connect.Listed) {
 	d := DirectoryReport{Name: p.Name, Title: p.Title}
 	for _, rule := range p.Rules {
 		if d.Read == "" || rule.Read < d.Read {

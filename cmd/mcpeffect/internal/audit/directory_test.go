@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 )
 
 func TestDirectoryRules(t *testing.T) {
@@ -20,62 +22,62 @@ func TestDirectoryRules(t *testing.T) {
 	)
 	for _, tc := range []struct {
 		name   string
-		tool   Listed
+		tool   connect.Listed
 		claude []Rule
 		openai []Rule
 	}{
-		{"clean write", Listed{Name: "create_note", Title: title, Annotations: json.RawMessage(all), InputSchema: json.RawMessage(obj)}, nil, nil},
-		{"clean read", Listed{Name: "get-note", Title: title, Annotations: json.RawMessage(read)}, nil, nil},
-		{"title in the annotations only", Listed{Name: "create_note", Annotations: json.RawMessage(all)}, nil, nil},
-		{"title not in the annotations", Listed{Name: "create_note", Title: title, Annotations: json.RawMessage(untitled)}, []Rule{"claude-directory/annotations-title"}, nil},
-		{"title not in the annotations, none at all", Listed{Name: "create_note", Title: title}, []Rule{"claude-directory/annotations-title", "claude-directory/hints", "claude-directory/idempotent-hint", "claude-directory/open-world-hint"}, []Rule{"chatgpt-directory/hints"}},
-		{"blank title in the annotations", Listed{Name: "create_note", Title: title, Annotations: json.RawMessage(`{"title": " ", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}`)}, []Rule{"claude-directory/annotations-title"}, nil},
-		{"no title", Listed{Name: "create_note", Annotations: json.RawMessage(untitled)}, []Rule{"claude-directory/title"}, nil},
-		{"blank title", Listed{Name: "create_note", Title: "  ", Annotations: json.RawMessage(untitled)}, []Rule{"claude-directory/title"}, nil},
-		{"no annotations", Listed{Name: "create_note"},
+		{"clean write", connect.Listed{Name: "create_note", Title: title, Annotations: json.RawMessage(all), InputSchema: json.RawMessage(obj)}, nil, nil},
+		{"clean read", connect.Listed{Name: "get-note", Title: title, Annotations: json.RawMessage(read)}, nil, nil},
+		{"title in the annotations only", connect.Listed{Name: "create_note", Annotations: json.RawMessage(all)}, nil, nil},
+		{"title not in the annotations", connect.Listed{Name: "create_note", Title: title, Annotations: json.RawMessage(untitled)}, []Rule{"claude-directory/annotations-title"}, nil},
+		{"title not in the annotations, none at all", connect.Listed{Name: "create_note", Title: title}, []Rule{"claude-directory/annotations-title", "claude-directory/hints", "claude-directory/idempotent-hint", "claude-directory/open-world-hint"}, []Rule{"chatgpt-directory/hints"}},
+		{"blank title in the annotations", connect.Listed{Name: "create_note", Title: title, Annotations: json.RawMessage(`{"title": " ", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}`)}, []Rule{"claude-directory/annotations-title"}, nil},
+		{"no title", connect.Listed{Name: "create_note", Annotations: json.RawMessage(untitled)}, []Rule{"claude-directory/title"}, nil},
+		{"blank title", connect.Listed{Name: "create_note", Title: "  ", Annotations: json.RawMessage(untitled)}, []Rule{"claude-directory/title"}, nil},
+		{"no annotations", connect.Listed{Name: "create_note"},
 			[]Rule{"claude-directory/title", "claude-directory/hints", "claude-directory/idempotent-hint", "claude-directory/open-world-hint"}, []Rule{"chatgpt-directory/hints"}},
-		{"a write without destructiveHint", Listed{Name: "create_note", Title: title, Annotations: json.RawMessage(`{"title": "A title", "readOnlyHint": false, "idempotentHint": false, "openWorldHint": false}`)},
+		{"a write without destructiveHint", connect.Listed{Name: "create_note", Title: title, Annotations: json.RawMessage(`{"title": "A title", "readOnlyHint": false, "idempotentHint": false, "openWorldHint": false}`)},
 			[]Rule{"claude-directory/hints"}, []Rule{"chatgpt-directory/hints"}},
-		{"a write without idempotentHint", Listed{Name: "create_note", Title: title, Annotations: json.RawMessage(`{"title": "A title", "readOnlyHint": false, "destructiveHint": false, "openWorldHint": false}`)},
+		{"a write without idempotentHint", connect.Listed{Name: "create_note", Title: title, Annotations: json.RawMessage(`{"title": "A title", "readOnlyHint": false, "destructiveHint": false, "openWorldHint": false}`)},
 			[]Rule{"claude-directory/idempotent-hint"}, nil},
-		{"a write without either", Listed{Name: "create_note", Title: title, Annotations: json.RawMessage(`{"title": "A title", "readOnlyHint": false, "openWorldHint": false}`)},
+		{"a write without either", connect.Listed{Name: "create_note", Title: title, Annotations: json.RawMessage(`{"title": "A title", "readOnlyHint": false, "openWorldHint": false}`)},
 			[]Rule{"claude-directory/hints", "claude-directory/idempotent-hint"}, []Rule{"chatgpt-directory/hints"}},
-		{"a read without idempotentHint", Listed{Name: "get_note", Title: title, Annotations: json.RawMessage(`{"title": "A title", "readOnlyHint": true, "destructiveHint": false, "openWorldHint": false}`)}, nil, nil},
-		{"a read without destructiveHint", Listed{Name: "get_note", Title: title, Annotations: json.RawMessage(`{"title": "A title", "readOnlyHint": true, "openWorldHint": false}`)},
+		{"a read without idempotentHint", connect.Listed{Name: "get_note", Title: title, Annotations: json.RawMessage(`{"title": "A title", "readOnlyHint": true, "destructiveHint": false, "openWorldHint": false}`)}, nil, nil},
+		{"a read without destructiveHint", connect.Listed{Name: "get_note", Title: title, Annotations: json.RawMessage(`{"title": "A title", "readOnlyHint": true, "openWorldHint": false}`)},
 			[]Rule{"claude-directory/read-destructive-hint"}, []Rule{"chatgpt-directory/hints"}},
-		{"null hints", Listed{Name: "get_note", Title: title, Annotations: json.RawMessage(`{"title": "A title", "readOnlyHint": true, "destructiveHint": null, "openWorldHint": null}`)},
+		{"null hints", connect.Listed{Name: "get_note", Title: title, Annotations: json.RawMessage(`{"title": "A title", "readOnlyHint": true, "destructiveHint": null, "openWorldHint": null}`)},
 			[]Rule{"claude-directory/read-destructive-hint", "claude-directory/open-world-hint"}, []Rule{"chatgpt-directory/hints"}},
-		{"64 characters", Listed{Name: strings.Repeat("a", 64), Title: title, Annotations: json.RawMessage(all)}, nil, nil},
-		{"65 characters", Listed{Name: strings.Repeat("a", 65), Title: title, Annotations: json.RawMessage(all)}, []Rule{"claude-directory/name-length"}, nil},
-		{"camel case", Listed{Name: "createNote", Title: title, Annotations: json.RawMessage(all)}, []Rule{"claude-directory/name-case"}, nil},
-		{"dotted", Listed{Name: "note.create", Title: title, Annotations: json.RawMessage(all)}, []Rule{"claude-directory/name-case"}, nil},
-		{"a name that reads and writes", Listed{Name: "get_or_create_note", Title: title, Annotations: json.RawMessage(all)}, []Rule{"claude-directory/read-and-write-name"}, nil},
+		{"64 characters", connect.Listed{Name: strings.Repeat("a", 64), Title: title, Annotations: json.RawMessage(all)}, nil, nil},
+		{"65 characters", connect.Listed{Name: strings.Repeat("a", 65), Title: title, Annotations: json.RawMessage(all)}, []Rule{"claude-directory/name-length"}, nil},
+		{"camel case", connect.Listed{Name: "createNote", Title: title, Annotations: json.RawMessage(all)}, []Rule{"claude-directory/name-case"}, nil},
+		{"dotted", connect.Listed{Name: "note.create", Title: title, Annotations: json.RawMessage(all)}, []Rule{"claude-directory/name-case"}, nil},
+		{"a name that reads and writes", connect.Listed{Name: "get_or_create_note", Title: title, Annotations: json.RawMessage(all)}, []Rule{"claude-directory/read-and-write-name"}, nil},
 
-		{"HTTP methods", Listed{Name: "api_request", Title: title, Annotations: json.RawMessage(all),
+		{"HTTP methods", connect.Listed{Name: "api_request", Title: title, Annotations: json.RawMessage(all),
 			InputSchema: json.RawMessage(`{"type": "object", "properties": {"path": {"type": "string"}, "method": {"type": "string", "enum": ["GET", "POST"]}}}`)},
 			[]Rule{"claude-directory/catch-all"}, nil},
-		{"HTTP DELETE, not destructive", Listed{Name: "api_request", Title: title, Annotations: json.RawMessage(all),
+		{"HTTP DELETE, not destructive", connect.Listed{Name: "api_request", Title: title, Annotations: json.RawMessage(all),
 			InputSchema: json.RawMessage(`{"type": "object", "properties": {"method": {"enum": ["get", "delete"]}}}`)},
 			[]Rule{"claude-directory/catch-all"}, []Rule{"chatgpt-directory/destructive-mode"}},
-		{"safe methods only", Listed{Name: "api_request", Title: title, Annotations: json.RawMessage(read),
+		{"safe methods only", connect.Listed{Name: "api_request", Title: title, Annotations: json.RawMessage(read),
 			InputSchema: json.RawMessage(`{"type": "object", "properties": {"method": {"enum": ["GET", "HEAD"]}}}`)}, nil, nil},
-		{"an action enum", Listed{Name: "manage_notes", Title: title, Annotations: json.RawMessage(all),
+		{"an action enum", connect.Listed{Name: "manage_notes", Title: title, Annotations: json.RawMessage(all),
 			InputSchema: json.RawMessage(`{"type": "object", "properties": {"action": {"type": "string", "enum": ["list", "get", "create", "update"]}}}`)},
 			[]Rule{"claude-directory/catch-all"}, nil},
-		{"an action of oneOf consts", Listed{Name: "notes", Title: title, Annotations: json.RawMessage(all),
+		{"an action of oneOf consts", connect.Listed{Name: "notes", Title: title, Annotations: json.RawMessage(all),
 			InputSchema: json.RawMessage(`{"type": "object", "properties": {"op": {"oneOf": [{"const": "read_note"}, {"const": "delete_note"}]}}}`)},
 			[]Rule{"claude-directory/catch-all"}, []Rule{"chatgpt-directory/destructive-mode"}},
-		{"operations in an array", Listed{Name: "batch", Title: title, Annotations: json.RawMessage(all),
+		{"operations in an array", connect.Listed{Name: "batch", Title: title, Annotations: json.RawMessage(all),
 			InputSchema: json.RawMessage(`{"type": "object", "properties": {"ops": {"type": "array", "items": {"enum": ["search", "remove"]}}}}`)},
 			[]Rule{"claude-directory/catch-all"}, []Rule{"chatgpt-directory/destructive-mode"}},
-		{"a deletion mode, declared destructive", Listed{Name: "notes", Title: title,
+		{"a deletion mode, declared destructive", connect.Listed{Name: "notes", Title: title,
 			Annotations: json.RawMessage(`{"title": "A title", "readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false}`),
 			InputSchema: json.RawMessage(`{"type": "object", "properties": {"action": {"enum": ["create", "delete"]}}}`)}, nil, nil},
-		{"an enum that is not an action", Listed{Name: "list_notes", Title: title, Annotations: json.RawMessage(read),
+		{"an enum that is not an action", connect.Listed{Name: "list_notes", Title: title, Annotations: json.RawMessage(read),
 			InputSchema: json.RawMessage(`{"type": "object", "properties": {"sort": {"enum": ["created", "updated", "deleted"]}}}`)}, nil, nil},
-		{"free-form method: not seen", Listed{Name: "api_request", Title: title, Annotations: json.RawMessage(all),
+		{"free-form method: not seen", connect.Listed{Name: "api_request", Title: title, Annotations: json.RawMessage(all),
 			InputSchema: json.RawMessage(`{"type": "object", "properties": {"method": {"type": "string"}}}`)}, nil, nil},
-		{"a schema that is not an object", Listed{Name: "x", Title: title, Annotations: json.RawMessage(all), InputSchema: json.RawMessage(`[1]`)}, nil, nil},
+		{"a schema that is not an object", connect.Listed{Name: "x", Title: title, Annotations: json.RawMessage(all), InputSchema: json.RawMessage(`[1]`)}, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, d := range []struct {
@@ -86,7 +88,7 @@ func TestDirectoryRules(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				r, err := Review(Server{}, []Listed{tc.tool}, &Options{Directories: profiles})
+				r, err := Review(connect.Server{}, []connect.Listed{tc.tool}, &Options{Directories: profiles})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -142,7 +144,7 @@ func TestDirectoryProfiles(t *testing.T) {
 
 func TestDirectorySummary(t *testing.T) {
 	profiles, _ := SelectDirectories("all")
-	r, err := Review(Server{}, []Listed{
+	r, err := Review(connect.Server{}, []connect.Listed{
 		{Name: "get_note", Annotations: json.RawMessage(`{"readOnlyHint": true}`)},
 		{Name: "create_note", Title: "Create", Annotations: json.RawMessage(`{"title": "Create", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}`)},
 	}, &Options{Directories: profiles})

@@ -8,15 +8,16 @@ import (
 	"github.com/mcpeffect/mcpeffect/host"
 )
 
-// An Outcome is what a host does with a call to a tool before it sends
-// it, as far as the tool's hints decide.
-type Outcome uint8
+// A HostAction is what a host does with a call to a tool before it sends
+// it, as far as the tool's hints decide: refuse it, ask, run it. It is
+// not an outcome of a tool's rule (mcpeffect.Outcome), what a call does.
+type HostAction uint8
 
-// The outcomes, from the most to the least careful.
+// The actions, from the most to the least careful.
 const (
 	// Refused: the tool cannot be called in this mode (excluded, disabled
 	// or denied).
-	Refused Outcome = iota + 1
+	Refused HostAction = iota + 1
 	// AsksAlways: the host asks a person, and no approval saved before (an
 	// allow rule, "always allow") spares the question.
 	AsksAlways
@@ -32,34 +33,34 @@ const (
 	Settings
 )
 
-var outcomeNames = [...]string{Refused: "refused", AsksAlways: "asks-always", Asks: "asks", Judged: "judged", Runs: "runs", Settings: "settings"}
+var actionNames = [...]string{Refused: "refused", AsksAlways: "asks-always", Asks: "asks", Judged: "judged", Runs: "runs", Settings: "settings"}
 
-// String returns the outcome's name in -json: "refused", "asks-always",
+// String returns the action's name in -json: "refused", "asks-always",
 // "asks", "judged", "runs" or "settings".
-func (o Outcome) String() string {
-	if int(o) < len(outcomeNames) && outcomeNames[o] != "" {
-		return outcomeNames[o]
+func (o HostAction) String() string {
+	if int(o) < len(actionNames) && actionNames[o] != "" {
+		return actionNames[o]
 	}
-	return fmt.Sprintf("Outcome(%d)", uint8(o))
+	return fmt.Sprintf("HostAction(%d)", uint8(o))
 }
 
 // MarshalText implements [encoding.TextMarshaler].
-func (o Outcome) MarshalText() ([]byte, error) {
+func (o HostAction) MarshalText() ([]byte, error) {
 	if o < Refused || o > Settings {
-		return nil, fmt.Errorf("cannot marshal invalid outcome %d", uint8(o))
+		return nil, fmt.Errorf("cannot marshal invalid host action %d", uint8(o))
 	}
 	return []byte(o.String()), nil
 }
 
 // UnmarshalText implements [encoding.TextUnmarshaler].
-func (o *Outcome) UnmarshalText(text []byte) error {
-	for i, name := range outcomeNames {
+func (o *HostAction) UnmarshalText(text []byte) error {
+	for i, name := range actionNames {
 		if name != "" && name == string(text) {
-			*o = Outcome(i)
+			*o = HostAction(i)
 			return nil
 		}
 	}
-	return fmt.Errorf("unknown outcome %q", text)
+	return fmt.Errorf("unknown host action %q", text)
 }
 
 // A HostProfile is what one host, in one of its modes, does with a tool
@@ -72,17 +73,17 @@ type HostProfile struct {
 	Mode     string // the mode's short name: "manual"
 	ModeName string // for people: "manual approvals"
 	Default  bool   // the mode a host starts in, unless set otherwise
-	// Rule says in a few words, for people, what Decide does with the
+	// Rule says in a few words, for people, what ActionFor does with the
 	// hints; a profile that ignores them says what decides in Instead.
 	Rule string
 
-	// Decide returns what the host does with a call to a tool whose
+	// ActionFor returns what the host does with a call to a tool whose
 	// server declared hints h (a hint left out is nil, and the function
 	// reads it as that host does), and whether the host has a person
 	// review the tool's result before the model reads it.
-	Decide func(h host.Hints) (o Outcome, reviewsOutput bool)
+	ActionFor func(h host.Declared) (o HostAction, reviewsOutput bool)
 	// IgnoresHints says that the hints change nothing in this mode:
-	// Decide gives every tool the same outcome, and Instead says what
+	// ActionFor gives every tool the same action, and Instead says what
 	// decides.
 	IgnoresHints bool
 	Instead      string
@@ -112,9 +113,9 @@ func valueOr(b *bool, def bool) bool {
 	return *b
 }
 
-// always returns a Decide function that gives every tool outcome o.
-func always(o Outcome) func(host.Hints) (Outcome, bool) {
-	return func(host.Hints) (Outcome, bool) { return o, false }
+// always returns an ActionFor function that gives every tool the action o.
+func always(o HostAction) func(host.Declared) (HostAction, bool) {
+	return func(host.Declared) (HostAction, bool) { return o, false }
 }
 
 // hostProfiles is every profile: one row a host and mode, with its rule,
@@ -132,7 +133,7 @@ var hostProfiles = []HostProfile{
 	{
 		Host: "vscode", HostName: "VS Code", Mode: "manual", ModeName: "manual approvals", Default: true,
 		Rule: "readOnlyHint true runs; any other tool asks; openWorldHint true has the result reviewed",
-		Decide: func(h host.Hints) (Outcome, bool) {
+		ActionFor: func(h host.Declared) (HostAction, bool) {
 			// JavaScript truthiness: a missing readOnlyHint asks, a missing
 			// openWorldHint asks for no review.
 			if isTrue(h.ReadOnly) {
@@ -155,7 +156,7 @@ var hostProfiles = []HostProfile{
 	// Read 2026-11-30.
 	{
 		Host: "vscode", HostName: "VS Code", Mode: "allow-all", ModeName: "Allow all, Autopilot or global auto-approve",
-		Decide:       always(Runs),
+		ActionFor:    always(Runs),
 		IgnoresHints: true,
 		Instead:      "the permission level the person chose",
 		Source:       "microsoft/vscode-docs docs/agents/run/approvals.md @0ac7ccf9",
@@ -172,7 +173,7 @@ var hostProfiles = []HostProfile{
 	// arguments, not its annotations. Read 2026-12-01.
 	{
 		Host: "claude-code", HostName: "Claude Code", Mode: "auto", ModeName: "auto mode", Default: true,
-		Decide:       always(Judged),
+		ActionFor:    always(Judged),
 		IgnoresHints: true,
 		Instead:      "its allow and deny rules, then a classifier model that reads each call's tool name and arguments, not its hints",
 		Notes: []string{
@@ -190,7 +191,7 @@ var hostProfiles = []HostProfile{
 	// 2.1.332, read 2026-11-30.
 	{
 		Host: "claude-code", HostName: "Claude Code", Mode: "default", ModeName: "manual and acceptEdits modes",
-		Decide:       always(Asks),
+		ActionFor:    always(Asks),
 		IgnoresHints: true,
 		Instead:      "the allow rules of its settings, permissions.allow",
 		Notes: []string{
@@ -216,7 +217,7 @@ var hostProfiles = []HostProfile{
 	{
 		Host: "claude-code", HostName: "Claude Code", Mode: "plan", ModeName: "plan mode",
 		Rule: "readOnlyHint true asks; any other tool always asks, whatever rule allows it",
-		Decide: func(h host.Hints) (Outcome, bool) {
+		ActionFor: func(h host.Declared) (HostAction, bool) {
 			if isTrue(h.ReadOnly) {
 				return Asks, false
 			}
@@ -236,7 +237,7 @@ var hostProfiles = []HostProfile{
 	// exception. Read 2026-12-01.
 	{
 		Host: "claude-code", HostName: "Claude Code", Mode: "bypass", ModeName: "bypassPermissions mode",
-		Decide:       always(Runs),
+		ActionFor:    always(Runs),
 		IgnoresHints: true,
 		Instead:      "the mode alone, which --dangerously-skip-permissions sets",
 		Notes:        []string{"deny rules still apply; writes to protected paths (.git, .claude) still ask"},
@@ -253,7 +254,7 @@ var hostProfiles = []HostProfile{
 	{
 		Host: "codex", HostName: "Codex", Mode: "auto", ModeName: "approval_mode auto", Default: true,
 		Rule: "destructiveHint true asks; else readOnlyHint true runs; else destructiveHint or openWorldHint true or missing asks, and the rest runs",
-		Decide: func(h host.Hints) (Outcome, bool) {
+		ActionFor: func(h host.Declared) (HostAction, bool) {
 			if codexAutoAsks(h) {
 				return Asks, false
 			}
@@ -281,7 +282,7 @@ var hostProfiles = []HostProfile{
 	{
 		Host: "codex", HostName: "Codex", Mode: "writes", ModeName: "approval_mode writes",
 		Rule: "readOnlyHint true runs; any other tool asks, every time",
-		Decide: func(h host.Hints) (Outcome, bool) {
+		ActionFor: func(h host.Declared) (HostAction, bool) {
 			if isTrue(h.ReadOnly) {
 				return Runs, false
 			}
@@ -306,7 +307,7 @@ var hostProfiles = []HostProfile{
 	{
 		Host: "codex", HostName: "Codex", Mode: "never", ModeName: "approval_policy never",
 		Rule: "what approval_mode auto asks about is refused; the rest runs",
-		Decide: func(h host.Hints) (Outcome, bool) {
+		ActionFor: func(h host.Declared) (HostAction, bool) {
 			if codexAutoAsks(h) {
 				return Refused, false
 			}
@@ -331,7 +332,7 @@ var hostProfiles = []HostProfile{
 	{
 		Host: "copilot", HostName: "GitHub Copilot", Mode: "code-review", ModeName: "code review",
 		Rule: "readOnlyHint true runs; any other tool is left out",
-		Decide: func(h host.Hints) (Outcome, bool) {
+		ActionFor: func(h host.Declared) (HostAction, bool) {
 			if isTrue(h.ReadOnly) {
 				return Runs, false
 			}
@@ -350,7 +351,7 @@ var hostProfiles = []HostProfile{
 	// in configure-mcp-servers.md @e0679b20. Read 2026-11-30.
 	{
 		Host: "copilot", HostName: "GitHub Copilot", Mode: "cloud-agent", ModeName: "cloud coding agent", Default: true,
-		Decide:       always(Runs),
+		ActionFor:    always(Runs),
 		IgnoresHints: true,
 		Instead:      "the repository's tools allowlist, by name: a tool not on it is not offered",
 		Source:       "github/docs @1ff8128e, extending Copilot coding agent with MCP",
@@ -364,7 +365,7 @@ var hostProfiles = []HostProfile{
 	// (trust in a trusted folder: no question). Read 2026-12-01.
 	{
 		Host: "gemini-cli", HostName: "Gemini CLI", Mode: "default", ModeName: "default mode", Default: true,
-		Decide:       always(Asks),
+		ActionFor:    always(Asks),
 		IgnoresHints: true,
 		Instead:      "its policy rules, the server's trust setting and mcp.allowed; without them it asks, or denies when not interactive",
 		Notes:        []string{"a user's policy rule may match on any hint (toolAnnotations), but no shipped rule does in this mode"},
@@ -381,7 +382,7 @@ var hostProfiles = []HostProfile{
 	{
 		Host: "gemini-cli", HostName: "Gemini CLI", Mode: "plan", ModeName: "plan mode",
 		Rule: "readOnlyHint true asks; any other tool is denied",
-		Decide: func(h host.Hints) (Outcome, bool) {
+		ActionFor: func(h host.Declared) (HostAction, bool) {
 			if isTrue(h.ReadOnly) {
 				return Asks, false
 			}
@@ -399,7 +400,7 @@ var hostProfiles = []HostProfile{
 	// toolName "*" → allow (priority 998, mode yolo). Read 2026-12-01.
 	{
 		Host: "gemini-cli", HostName: "Gemini CLI", Mode: "yolo", ModeName: "yolo mode",
-		Decide:       always(Runs),
+		ActionFor:    always(Runs),
 		IgnoresHints: true,
 		Instead:      "the mode, set with --yolo: every tool is allowed",
 		Notes:        []string{"rules of a higher tier still win: excluded tools and servers, and admin and user deny rules"},
@@ -418,7 +419,7 @@ var hostProfiles = []HostProfile{
 	// large to fetch).
 	{
 		Host: "qwen-code", HostName: "Qwen Code", Mode: "plan", ModeName: "plan mode",
-		Decide:       always(Refused),
+		ActionFor:    always(Refused),
 		IgnoresHints: true,
 		Instead:      "its permission rules and the server's trust: a tool they allow runs, and any other MCP tool is blocked as \"a non-read-only tool call\", readOnlyHint or not",
 		Notes:        []string{"readOnlyHint true makes the tool's kind Read, which no plan-mode check reads"},
@@ -430,7 +431,7 @@ var hostProfiles = []HostProfile{
 	// @81aef283: Auto → allow. Read 2026-11-30.
 	{
 		Host: "goose", HostName: "goose", Mode: "auto", ModeName: "Autonomous mode", Default: true,
-		Decide:       always(Runs),
+		ActionFor:    always(Runs),
 		IgnoresHints: true,
 		Instead:      "the mode alone",
 		Notes:        []string{"other security inspectors may still stop a call"},
@@ -445,7 +446,7 @@ var hostProfiles = []HostProfile{
 	{
 		Host: "goose", HostName: "goose", Mode: "smart", ModeName: "Smart Approve mode",
 		Rule: "readOnlyHint true runs; false asks; missing, a language model judges",
-		Decide: func(h host.Hints) (Outcome, bool) {
+		ActionFor: func(h host.Declared) (HostAction, bool) {
 			switch {
 			case h.ReadOnly == nil:
 				return Judged, false
@@ -462,7 +463,7 @@ var hostProfiles = []HostProfile{
 	// Same file, test approve_ignores_annotation. Read 2026-11-30.
 	{
 		Host: "goose", HostName: "goose", Mode: "approve", ModeName: "Manual Approval mode",
-		Decide:       always(Asks),
+		ActionFor:    always(Asks),
 		IgnoresHints: true,
 		Instead:      "a permission the person set for each tool; without one it asks",
 		Source:       "aaif-goose/goose crates/goose/src/permission/permission_inspector.rs @81aef283 (test approve_ignores_annotation)",
@@ -478,7 +479,7 @@ var hostProfiles = []HostProfile{
 	{
 		Host: "cursor", HostName: "Cursor", Mode: "ask", ModeName: "Ask mode",
 		Rule: "readOnlyHint true asks; any other tool is refused",
-		Decide: func(h host.Hints) (Outcome, bool) {
+		ActionFor: func(h host.Declared) (HostAction, bool) {
 			if isTrue(h.ReadOnly) {
 				return Asks, false
 			}
@@ -500,7 +501,7 @@ var hostProfiles = []HostProfile{
 	{
 		Host: "cursor", HostName: "Cursor", Mode: "admin-reads", ModeName: "admin allowlist of reads",
 		Rule: "readOnlyHint true and destructiveHint not true runs; any other tool is disabled",
-		Decide: func(h host.Hints) (Outcome, bool) {
+		ActionFor: func(h host.Declared) (HostAction, bool) {
 			if isTrue(h.ReadOnly) && !isTrue(h.Destructive) {
 				return Runs, false
 			}
@@ -523,7 +524,7 @@ var hostProfiles = []HostProfile{
 	{
 		Host: "chatgpt", HostName: "ChatGPT", Mode: "developer", ModeName: "developer mode", Default: true,
 		Rule: "readOnlyHint true is left to a model; any other tool asks",
-		Decide: func(h host.Hints) (Outcome, bool) {
+		ActionFor: func(h host.Declared) (HostAction, bool) {
 			if isTrue(h.ReadOnly) {
 				return Judged, false
 			}
@@ -548,7 +549,7 @@ var hostProfiles = []HostProfile{
 	{
 		Host: "claude-cowork", HostName: "Claude Cowork", Mode: "team", ModeName: "Team and Enterprise defaults", Default: true,
 		Rule: "readOnlyHint true asks; any other tool asks again in every task",
-		Decide: func(h host.Hints) (Outcome, bool) {
+		ActionFor: func(h host.Declared) (HostAction, bool) {
 			if isTrue(h.ReadOnly) {
 				return Asks, false
 			}
@@ -569,7 +570,7 @@ var hostProfiles = []HostProfile{
 	// Read 2026-11-30.
 	{
 		Host: "cline", HostName: "Cline", Mode: "default", ModeName: "default", Default: true,
-		Decide:       always(Asks),
+		ActionFor:    always(Asks),
 		IgnoresHints: true,
 		Instead:      "the server's autoApprove list, by tool name",
 		Source:       "cline/cline apps/vscode/src/services/mcp/McpHub.ts @21cb8d25",
@@ -582,7 +583,7 @@ var hostProfiles = []HostProfile{
 	// allowedWithPermission. Read 2026-11-30.
 	{
 		Host: "continue", HostName: "Continue", Mode: "default", ModeName: "IDE extension", Default: true,
-		Decide:       always(Asks),
+		ActionFor:    always(Asks),
 		IgnoresHints: true,
 		Instead:      "its tool policies, by name",
 		Notes:        []string{"MCP tools stay available in plan mode; the CLI allows every tool when headless"},
@@ -595,7 +596,7 @@ var hostProfiles = []HostProfile{
 	// authorize_third_party_tool. Read 2026-11-30.
 	{
 		Host: "zed", HostName: "Zed", Mode: "default", ModeName: "agent panel", Default: true,
-		Decide:       always(Asks),
+		ActionFor:    always(Asks),
 		IgnoresHints: true,
 		Instead:      "its always_allow and always_deny settings, by name",
 		Source:       "zed-industries/zed crates/agent/src/tools/context_server_registry.rs @00400088",
@@ -609,7 +610,7 @@ var hostProfiles = []HostProfile{
 	// in src. Read 2026-12-01.
 	{
 		Host: "roo-code", HostName: "Roo Code", Mode: "default", ModeName: "default", Default: true,
-		Decide: always(Asks), IgnoresHints: true,
+		ActionFor: always(Asks), IgnoresHints: true,
 		Instead: "auto-approval with alwaysAllowMcp, and the server's alwaysAllow list, by tool name",
 		Source:  "RooCodeInc/Roo-Code src/core/auto-approval/index.ts @cb836567", Read: "2026-12-01", Confidence: "high",
 	},
@@ -621,7 +622,7 @@ var hostProfiles = []HostProfile{
 	// Read 2026-12-01.
 	{
 		Host: "opencode", HostName: "OpenCode", Mode: "default", ModeName: "default", Default: true,
-		Decide: always(Runs), IgnoresHints: true,
+		ActionFor: always(Runs), IgnoresHints: true,
 		Instead: "its permission config, by tool name or pattern: a tool that no rule names is allowed",
 		Source:  "https://opencode.ai/v1/docs/permissions/", Read: "2026-12-01", Confidence: "medium",
 	},
@@ -630,7 +631,7 @@ var hostProfiles = []HostProfile{
 	// annotation is read. Read 2026-12-01.
 	{
 		Host: "kilo-code", HostName: "Kilo Code", Mode: "default", ModeName: "VS Code extension", Default: true,
-		Decide: always(Asks), IgnoresHints: true,
+		ActionFor: always(Asks), IgnoresHints: true,
 		Instead: "auto-approval with alwaysAllowMcp, and the server's alwaysAllow list, by tool name",
 		Source:  "Kilo-Org/kilocode src/core/auto-approval/index.ts @0f7263b5", Read: "2026-12-01", Confidence: "medium",
 	},
@@ -640,7 +641,7 @@ var hostProfiles = []HostProfile{
 	// Read 2026-12-01.
 	{
 		Host: "junie", HostName: "JetBrains Junie", Mode: "default", ModeName: "default", Default: true,
-		Decide: always(Asks), IgnoresHints: true,
+		ActionFor: always(Asks), IgnoresHints: true,
 		Instead: "its Action Allowlist; Brave Mode runs every action without asking",
 		Source:  "https://www.jetbrains.com/help/junie/user-approval.html", Read: "2026-12-01", Confidence: "medium",
 	},
@@ -649,7 +650,7 @@ var hostProfiles = []HostProfile{
 	// page could be read again on 2026-12-01.
 	{
 		Host: "antigravity", HostName: "Google Antigravity", Mode: "default", ModeName: "default", Default: true,
-		Decide: always(Asks), IgnoresHints: true, Instead: "the mode configured for each tool",
+		ActionFor: always(Asks), IgnoresHints: true, Instead: "the mode configured for each tool",
 		Source: "Google Antigravity documentation (via the survey)", Read: "2026-10-02", Confidence: "low",
 	},
 }
@@ -657,7 +658,7 @@ var hostProfiles = []HostProfile{
 // codexAutoAsks is Codex's rule in approval_mode auto: destructiveHint
 // true asks; else readOnlyHint true runs; else a missing destructiveHint
 // or openWorldHint counts as true, and either asks.
-func codexAutoAsks(h host.Hints) bool {
+func codexAutoAsks(h host.Declared) bool {
 	return isTrue(h.Destructive) ||
 		!isTrue(h.ReadOnly) && (valueOr(h.Destructive, true) || valueOr(h.OpenWorld, true))
 }
@@ -728,8 +729,8 @@ type HostReport struct {
 
 // A HostTool is what a host does with one tool.
 type HostTool struct {
-	Name    string  `json:"name"`
-	Outcome Outcome `json:"outcome"`
+	Name   string     `json:"name"`
+	Action HostAction `json:"outcome"`
 	// ReviewsOutput says that a person reviews the tool's result before
 	// the model reads it.
 	ReviewsOutput bool `json:"reviewsOutput,omitempty"`
@@ -742,20 +743,20 @@ type HostTool struct {
 // A HostToolOutcome is what a host does with the calls of one published
 // outcome of a tool. The host decides from the tool's hints, the worst
 // case of its outcomes, since it cannot know the outcome of a call before
-// it is made: Outcome is always the tool's own. WithOwnHints is what it
+// it is made: HostAction is always the tool's own. WithOwnHints is what it
 // would do with the outcome's hints, which it could only learn by asking
 // the server to resolve the call, and no host profile does.
 type HostToolOutcome struct {
-	// Value is the outcome's value, as in [PublishedOutcome].
-	Value         string  `json:"value,omitempty"`
-	Outcome       Outcome `json:"outcome"`
-	ReviewsOutput bool    `json:"reviewsOutput,omitempty"`
-	WithOwnHints  Outcome `json:"withOwnHints"`
+	// Value is the outcome's value, as in [connect.PublishedOutcome].
+	Value         string     `json:"value,omitempty"`
+	Action        HostAction `json:"outcome"`
+	ReviewsOutput bool       `json:"reviewsOutput,omitempty"`
+	WithOwnHints  HostAction `json:"withOwnHints"`
 	// OwnReviewsOutput is ReviewsOutput with the outcome's own hints.
 	OwnReviewsOutput bool `json:"ownReviewsOutput,omitempty"`
 }
 
-// HostCounts counts the tools of each outcome, and those whose output is
+// HostCounts counts the tools of each action, and those whose output is
 // reviewed.
 type HostCounts struct {
 	Refused       int `json:"refused"`
@@ -767,7 +768,7 @@ type HostCounts struct {
 	ReviewsOutput int `json:"reviewsOutput"`
 }
 
-func (c *HostCounts) of(o Outcome) *int {
+func (c *HostCounts) of(o HostAction) *int {
 	switch o {
 	case Refused:
 		return &c.Refused
@@ -794,11 +795,11 @@ func (r *Report) AddHosts(profiles []HostProfile) {
 			profile: p,
 		}
 		for _, t := range r.Tools {
-			o, review := p.Decide(t.Declared)
-			ht := HostTool{Name: t.Name, Outcome: o, ReviewsOutput: review}
+			o, review := p.ActionFor(t.Declared)
+			ht := HostTool{Name: t.Name, Action: o, ReviewsOutput: review}
 			for _, po := range t.Outcomes {
-				own, ownReview := p.Decide(po.Hints)
-				ht.Outcomes = append(ht.Outcomes, HostToolOutcome{Value: po.Value, Outcome: o, ReviewsOutput: review, WithOwnHints: own, OwnReviewsOutput: ownReview})
+				own, ownReview := p.ActionFor(po.Declared)
+				ht.Outcomes = append(ht.Outcomes, HostToolOutcome{Value: po.Value, Action: o, ReviewsOutput: review, WithOwnHints: own, OwnReviewsOutput: ownReview})
 			}
 			hr.Tools = append(hr.Tools, ht)
 			*hr.Counts.of(o)++
@@ -829,12 +830,12 @@ func (h *HostReport) summary(n int) string {
 	if n == 0 {
 		return h.label() + ": no tools."
 	}
-	if h.IgnoresHints && h.Tools[0].Outcome == Settings {
+	if h.IgnoresHints && h.Tools[0].Action == Settings {
 		return fmt.Sprintf("%s: ignores the hints; what it does is set by %s.", h.label(), h.Instead)
 	}
 	if h.IgnoresHints {
 		var what string
-		switch o := h.Tools[0].Outcome; o {
+		switch o := h.Tools[0].Action; o {
 		case Runs:
 			what = "runs every tool without asking"
 		case Asks:

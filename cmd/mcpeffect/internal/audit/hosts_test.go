@@ -8,12 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/mcpeffect/mcpeffect/host"
 )
 
-func hints(t *testing.T, annotations string) host.Hints {
+func hints(t *testing.T, annotations string) host.Declared {
 	t.Helper()
-	h, err := host.ParseHints([]byte(annotations))
+	h, err := host.ParseDeclared([]byte(annotations))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func TestHostRules(t *testing.T) {
 	for _, tc := range []struct {
 		host, mode  string
 		annotations string
-		want        Outcome
+		want        HostAction
 		review      bool
 	}{
 		// VS Code: !readOnlyHint asks; !!openWorldHint reviews the result.
@@ -125,7 +126,7 @@ func TestHostRules(t *testing.T) {
 		{"claude-cowork", "team", `{"readOnlyHint": false}`, AsksAlways, false},
 	} {
 		t.Run(fmt.Sprintf("%s/%s %s", tc.host, tc.mode, tc.annotations), func(t *testing.T) {
-			o, review := profile(t, tc.host, tc.mode).Decide(hints(t, tc.annotations))
+			o, review := profile(t, tc.host, tc.mode).ActionFor(hints(t, tc.annotations))
 			if o != tc.want || review != tc.review {
 				t.Errorf("outcome %s, reviews output %t; want %s, %t", o, review, tc.want, tc.review)
 			}
@@ -135,14 +136,14 @@ func TestHostRules(t *testing.T) {
 
 // everyHints returns the 81 combinations of the four hints, each missing,
 // false or true.
-func everyHints() []host.Hints {
+func everyHints() []host.Declared {
 	values := []*bool{nil, new(bool), func() *bool { b := true; return &b }()}
-	var out []host.Hints
+	var out []host.Declared
 	for _, ro := range values {
 		for _, d := range values {
 			for _, i := range values {
 				for _, ow := range values {
-					out = append(out, host.Hints{ReadOnly: ro, Destructive: d, Idempotent: i, OpenWorld: ow})
+					out = append(out, host.Declared{ReadOnly: ro, Destructive: d, Idempotent: i, OpenWorld: ow})
 				}
 			}
 		}
@@ -168,15 +169,15 @@ func TestHostProfiles(t *testing.T) {
 			defaults[p.Host]++
 		}
 		if p.HostName == "" || p.ModeName == "" || p.Source == "" || !date.MatchString(p.Read) ||
-			!slices.Contains([]string{"high", "medium", "low"}, p.Confidence) || p.Decide == nil {
+			!slices.Contains([]string{"high", "medium", "low"}, p.Confidence) || p.ActionFor == nil {
 			t.Errorf("%s: incomplete profile %+v", id, p)
 		}
 		if p.Host != strings.ToLower(p.Host) || strings.ContainsAny(p.Host, ", ") {
 			t.Errorf("%s: the name -host takes must be lower case, without commas or spaces", id)
 		}
-		outcomes := map[Outcome]bool{}
+		outcomes := map[HostAction]bool{}
 		for _, h := range everyHints() {
-			o, _ := p.Decide(h)
+			o, _ := p.ActionFor(h)
 			if o < Refused || o > Settings {
 				t.Errorf("%s: invalid outcome %d", id, o)
 			}
@@ -200,7 +201,7 @@ func TestHostProfiles(t *testing.T) {
 }
 
 func TestHostSummary(t *testing.T) {
-	tools := []Listed{
+	tools := []connect.Listed{
 		{Name: "get_note", Annotations: json.RawMessage(`{"readOnlyHint": true, "openWorldHint": false}`)},
 		{Name: "search_web", Annotations: json.RawMessage(`{"readOnlyHint": true, "openWorldHint": true}`)},
 		{Name: "fetch_page", Annotations: json.RawMessage(`{"readOnlyHint": false, "destructiveHint": false, "openWorldHint": true}`)},
@@ -215,10 +216,10 @@ func TestHostSummary(t *testing.T) {
 	// the summary of one that does is held here.
 	profiles = append(profiles, HostProfile{
 		Host: "example", HostName: "Example", Mode: "default", ModeName: "default",
-		Decide: always(Settings), IgnoresHints: true, Instead: "its auto-approve settings, by tool name",
+		ActionFor: always(Settings), IgnoresHints: true, Instead: "its auto-approve settings, by tool name",
 		Source: "a test", Read: "2026-12-01", Confidence: "medium",
 	})
-	r, err := Review(Server{}, tools, &Options{Hosts: profiles})
+	r, err := Review(connect.Server{}, tools, &Options{Hosts: profiles})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +255,7 @@ func TestHostSummary(t *testing.T) {
 	if vs.Counts != (HostCounts{Asks: 3, Runs: 2, ReviewsOutput: 2}) {
 		t.Errorf("VS Code counts %+v", vs.Counts)
 	}
-	if o := vs.Tools[4]; o.Name != "legacy" || o.Outcome != Asks || o.ReviewsOutput {
+	if o := vs.Tools[4]; o.Name != "legacy" || o.Action != Asks || o.ReviewsOutput {
 		// A tool without annotations: VS Code asks, and reviews nothing,
 		// as a missing openWorldHint is falsy.
 		t.Errorf("VS Code, legacy: %+v", o)
@@ -282,15 +283,15 @@ func TestOutcomeText(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var back Outcome
+		var back HostAction
 		if err := back.UnmarshalText(text); err != nil || back != o {
 			t.Errorf("%s: read back %s, %v", text, back, err)
 		}
 	}
-	if _, err := Outcome(0).MarshalText(); err == nil {
-		t.Error("Outcome(0) marshals")
+	if _, err := HostAction(0).MarshalText(); err == nil {
+		t.Error("HostAction(0) marshals")
 	}
-	var o Outcome
+	var o HostAction
 	if err := o.UnmarshalText([]byte("maybe")); err == nil {
 		t.Error("unknown outcome read")
 	}

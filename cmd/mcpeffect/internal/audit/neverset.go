@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/mcpeffect/mcpeffect/host"
 )
 
@@ -18,7 +19,7 @@ const RuleHintsNeverSet Rule = "hints-never-set"
 
 // isWorstCase reports whether h declares each of the four hints, at its
 // worst case.
-func isWorstCase(h host.Hints) bool {
+func isWorstCase(h host.Declared) bool {
 	return h.ReadOnly != nil && !*h.ReadOnly &&
 		isTrue(h.Destructive) &&
 		h.Idempotent != nil && !*h.Idempotent &&
@@ -28,12 +29,12 @@ func isWorstCase(h host.Hints) bool {
 // hintsNeverSet reports whether tools, two or more, all declare the worst
 // case on every hint. A tool whose annotations cannot be read counts as
 // not declaring it: [Review] fails on it anyway.
-func hintsNeverSet(tools []Listed) bool {
+func hintsNeverSet(tools []connect.Listed) bool {
 	if len(tools) < 2 {
 		return false
 	}
 	for _, l := range tools {
-		h, err := host.ParseHints(l.Annotations)
+		h, err := host.ParseDeclared(l.Annotations)
 		if err != nil || !isWorstCase(h) {
 			return false
 		}

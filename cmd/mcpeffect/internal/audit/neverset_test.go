@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -33,7 +34,7 @@ func TestHintsNeverSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ss.Close()
-	server, tools, err := List(ctx, ct)
+	server, tools, err := connect.List(ctx, ct)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,13 +67,13 @@ func TestHintsNeverSet(t *testing.T) {
 	// Hosts that read hints ask before every call; Claude Code's plan
 	// mode forces the question whatever was approved before.
 	for _, h := range r.Hosts {
-		want := map[string]Outcome{"vscode/manual": Asks, "codex/auto": Asks, "codex/writes": AsksAlways, "codex/never": Refused, "claude-code/plan": AsksAlways}[h.Host+"/"+h.Mode]
+		want := map[string]HostAction{"vscode/manual": Asks, "codex/auto": Asks, "codex/writes": AsksAlways, "codex/never": Refused, "claude-code/plan": AsksAlways}[h.Host+"/"+h.Mode]
 		if want == 0 {
 			continue
 		}
 		for _, ht := range h.Tools {
-			if ht.Outcome != want {
-				t.Errorf("%s/%s, %s: %s, want %s", h.Host, h.Mode, ht.Name, ht.Outcome, want)
+			if ht.Action != want {
+				t.Errorf("%s/%s, %s: %s, want %s", h.Host, h.Mode, ht.Name, ht.Action, want)
 			}
 		}
 	}
@@ -82,26 +83,26 @@ func TestHintsNeverSet(t *testing.T) {
 // tool, a tool that differs, a hint left out rather than at its worst.
 func TestHintsNeverSetOnly(t *testing.T) {
 	const worst = `{"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": true}`
-	tool := func(name, annotations string) Listed {
-		return Listed{Name: name, Annotations: json.RawMessage(annotations)}
+	tool := func(name, annotations string) connect.Listed {
+		return connect.Listed{Name: name, Annotations: json.RawMessage(annotations)}
 	}
 	for _, tc := range []struct {
 		name  string
-		tools []Listed
+		tools []connect.Listed
 		want  int
 	}{
-		{"two tools, both worst", []Listed{tool("a", worst), tool("b", worst)}, 2},
-		{"one tool", []Listed{tool("a", worst)}, 0},
-		{"one read", []Listed{tool("a", worst), tool("b", `{"readOnlyHint": true, "destructiveHint": true, "idempotentHint": false, "openWorldHint": true}`)}, 0},
-		{"one idempotent", []Listed{tool("a", worst), tool("b", `{"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": true}`)}, 0},
-		{"one closed-world", []Listed{tool("a", worst), tool("b", `{"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false}`)}, 0},
-		{"a hint left out", []Listed{tool("a", worst), tool("b", `{"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false}`)}, 0},
-		{"no annotations", []Listed{tool("a", worst), {Name: "b"}}, 0},
-		{"null hints", []Listed{tool("a", worst), tool("b", `{"readOnlyHint": null, "destructiveHint": true, "idempotentHint": false, "openWorldHint": true}`)}, 0},
+		{"two tools, both worst", []connect.Listed{tool("a", worst), tool("b", worst)}, 2},
+		{"one tool", []connect.Listed{tool("a", worst)}, 0},
+		{"one read", []connect.Listed{tool("a", worst), tool("b", `{"readOnlyHint": true, "destructiveHint": true, "idempotentHint": false, "openWorldHint": true}`)}, 0},
+		{"one idempotent", []connect.Listed{tool("a", worst), tool("b", `{"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": true}`)}, 0},
+		{"one closed-world", []connect.Listed{tool("a", worst), tool("b", `{"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false}`)}, 0},
+		{"a hint left out", []connect.Listed{tool("a", worst), tool("b", `{"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false}`)}, 0},
+		{"no annotations", []connect.Listed{tool("a", worst), {Name: "b"}}, 0},
+		{"null hints", []connect.Listed{tool("a", worst), tool("b", `{"readOnlyHint": null, "destructiveHint": true, "idempotentHint": false, "openWorldHint": true}`)}, 0},
 		{"no tools", nil, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Review(Server{}, tc.tools, nil)
+			r, err := Review(connect.Server{}, tc.tools, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

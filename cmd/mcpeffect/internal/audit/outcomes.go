@@ -1,179 +1,16 @@
 package audit
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/mcpeffect/mcpeffect"
-	"github.com/mcpeffect/mcpeffect/host"
-	"github.com/mcpeffect/mcpeffect/resolution"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 )
 
-// A PublishedOutcome is one outcome of a tool whose effect depends on its
-// arguments, as the server publishes it in the tool's _meta under
-// mcpeffect.OutcomesMetaKey: the effect of the calls with this outcome.
-// It is a claim by the server: the audit shows it and checks it against
-// the tool's hints, and trusts it for nothing else, as hosts decide from
-// the hints.
-type PublishedOutcome struct {
-	// Value is the value of the tool's Argument that selects this
-	// outcome, in the common form; absent from the JSON when it is "",
-	// which the Argument then tells from the general form, where there is
-	// no value.
-	Value string `json:"value,omitempty"`
-	// Effect is the effect of the calls with this outcome.
-	Effect mcpeffect.Effect `json:"effect"`
-	// Hints are the outcome's four hints, all explicit: those Effect
-	// derives, which the server must have published with it.
-	host.Hints
-}
-
-// toolResolutionMarker is where the tool-resolution extension marks a
-// tool whose calls a server resolves (resolution.Extension).
-const toolResolutionMarker = resolution.Extension
-
-// readPublished reads the outcomes published in meta, the _meta object
-// of a tool as listed: the argument that selects them (empty in the
-// general form) and the outcomes, or none if meta does not hold the key;
-// an error says why what it holds cannot be read. It also reports whether
-// meta marks the tool resolvable.
-func readPublished(meta json.RawMessage) (argument string, outcomes []PublishedOutcome, resolvable bool, err error) {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(meta, &m) != nil {
-		// Not an object (or absent): nothing is published there.
-		return "", nil, false, nil
-	}
-	var marker struct {
-		Resolvable bool `json:"resolvable"`
-	}
-	if raw, ok := m[toolResolutionMarker]; ok && json.Unmarshal(raw, &marker) == nil {
-		resolvable = marker.Resolvable
-	}
-	raw, ok := m[mcpeffect.OutcomesMetaKey]
-	if !ok {
-		return "", nil, resolvable, nil
-	}
-	argument, outcomes, err = parsePublished(raw)
-	return argument, outcomes, resolvable, err
-}
-
-// parsePublished parses the value of mcpeffect.OutcomesMetaKey, strictly:
-// an object with "outcomes", a non-empty array of outcomes, and in the
-// common form "argument", a non-empty string; each outcome an object with
-// a valid "effect" and the four hints it derives, and, in the common form
-// only, a "value" that no other outcome has. Other members are ignored.
-func parsePublished(raw json.RawMessage) (string, []PublishedOutcome, error) {
-	var v map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &v); err != nil || v == nil {
-		return "", nil, errors.New("not a JSON object")
-	}
-	var argument string
-	common := false
-	if a, ok := v["argument"]; ok {
-		if isNull(a) || json.Unmarshal(a, &argument) != nil || argument == "" {
-			return "", nil, fmt.Errorf("argument is %s, not the name of an argument", short(a))
-		}
-		common = true
-	}
-	var list []json.RawMessage
-	if err := json.Unmarshal(v["outcomes"], &list); err != nil || len(list) == 0 {
-		return "", nil, errors.New("no outcomes: want a non-empty array")
-	}
-	out := make([]PublishedOutcome, 0, len(list))
-	values := map[string]bool{}
-	for i, raw := range list {
-		o, hasValue, err := parseOutcome(raw)
-		if err != nil {
-			return "", nil, fmt.Errorf("outcome %d: %v", i+1, err)
-		}
-		switch {
-		case common && !hasValue:
-			return "", nil, fmt.Errorf("outcome %d: no value of %s", i+1, strconv.Quote(argument))
-		case !common && hasValue:
-			return "", nil, fmt.Errorf("outcome %d: a value, but no argument that it is the value of", i+1)
-		case common && values[o.Value]:
-			return "", nil, fmt.Errorf("outcome %d: the value %s is given twice", i+1, quoteShort(o.Value))
-		}
-		values[o.Value] = true
-		out = append(out, o)
-	}
-	return argument, out, nil
-}
-
-// parseOutcome parses one published outcome, and reports whether it has
-// a value.
-func parseOutcome(raw json.RawMessage) (PublishedOutcome, bool, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		return PublishedOutcome{}, false, errors.New("not a JSON object")
-	}
-	var o PublishedOutcome
-	v, hasValue := m["value"]
-	if hasValue && (isNull(v) || json.Unmarshal(v, &o.Value) != nil) {
-		return o, false, fmt.Errorf("value is %s, not a string", short(v))
-	}
-	var text string
-	if isNull(m["effect"]) || json.Unmarshal(m["effect"], &text) != nil || len(text) > 100 {
-		return o, false, fmt.Errorf("effect is %s, not an effect such as \"write|destructive\"", short(m["effect"]))
-	}
-	e, err := mcpeffect.ParseEffect(text)
-	if err != nil {
-		return o, false, errors.New(strings.TrimPrefix(err.Error(), "mcpeffect: "))
-	}
-	o.Effect = e
-	want := host.HintsOf(e.Annotations())
-	for _, c := range []struct {
-		name string
-		dst  **bool
-		want bool
-	}{
-		{"readOnlyHint", &o.ReadOnly, *want.ReadOnly},
-		{"destructiveHint", &o.Destructive, *want.Destructive},
-		{"idempotentHint", &o.Idempotent, *want.Idempotent},
-		{"openWorldHint", &o.OpenWorld, *want.OpenWorld},
-	} {
-		v, ok := m[c.name]
-		var b bool
-		switch {
-		case !ok:
-			return o, false, fmt.Errorf("effect %s without %s", e, c.name)
-		case isNull(v) || json.Unmarshal(v, &b) != nil:
-			return o, false, fmt.Errorf("%s is %s, not a boolean", c.name, short(v))
-		case b != c.want:
-			return o, false, fmt.Errorf("effect %s with %s %t: the effect derives %t", e, c.name, b, c.want)
-		}
-		*c.dst = &b
-	}
-	return o, hasValue, nil
-}
-
-// isNull reports whether raw is JSON null, which encoding/json decodes
-// into any type without an error, leaving it unchanged; or is missing.
-func isNull(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) == 0 || bytes.Equal(raw, []byte("null"))
-}
-
-// short returns raw JSON for a message, cut to 40 bytes and made
-// printable.
-func short(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "missing"
-	}
-	s := string(raw)
-	if len(s) > 40 {
-		s = strings.ToValidUTF8(s[:40], "") + "…"
-	}
-	return printable(s)
-}
-
-// outcomeName names an outcome o of t for people: see [outcomeName].
-func (t Tool) outcomeName(o PublishedOutcome) string {
+// OutcomeName names an outcome o of t for people: action="get", or,
+// in the general form, calls of effect write.
+func (t Tool) OutcomeName(o connect.PublishedOutcome) string {
 	return outcomeName(t.Argument, mcpeffect.Outcome{Value: o.Value, Effect: o.Effect})
 }
 
@@ -203,7 +40,7 @@ func checkOutcomes(t Tool, err error) []Finding {
 		if w := widerAxes(o.Effect, t.Effect); len(w) > 0 {
 			what := "some calls are"
 			if t.Argument != "" {
-				what = t.outcomeName(o) + " is"
+				what = t.OutcomeName(o) + " is"
 			}
 			wider = append(wider, fmt.Sprintf("%s %s (beyond %s)", what, o.Effect, strings.Join(w, ", ")))
 		}
@@ -214,32 +51,4 @@ func checkOutcomes(t Tool, err error) []Finding {
 	return []Finding{{Tool: t.Name, Level: RuleOutcomeWider.Level(), Rule: RuleOutcomeWider,
 		Message: fmt.Sprintf("its hints say %s, but it publishes outcomes that may do more: %s; hosts decide from the hints, and would not ask as they should",
 			t.Effect, strings.Join(wider, "; "))}}
-}
-
-// PublishedRule returns the rule of a tool whose _meta, as listed, meta
-// publishes outcomes, as mcpeffect would build it: by the argument, with
-// each value's effect, in the common form; in the general form, a rule of
-// the outcomes' effects whose function is the server's own, so that no
-// call's effect is certain from outside. It returns nil for a tool that
-// publishes none, and an error if what it publishes cannot be read.
-func PublishedRule(meta json.RawMessage) (*mcpeffect.EffectRule, error) {
-	argument, outcomes, _, err := readPublished(meta)
-	if err != nil || outcomes == nil {
-		return nil, err
-	}
-	if argument != "" {
-		effects := make(map[string]mcpeffect.Effect, len(outcomes))
-		for _, o := range outcomes {
-			effects[o.Value] = o.Effect
-		}
-		return mcpeffect.EffectByArgument(argument, effects), nil
-	}
-	effects := make([]mcpeffect.Effect, len(outcomes))
-	for i, o := range outcomes {
-		effects[i] = o.Effect
-	}
-	// The function is never called: a general form over a type of its
-	// own is never certain in CallEffect, where only the raw arguments
-	// are known.
-	return mcpeffect.EffectByFunc(func(struct{}) mcpeffect.Effect { return 0 }, effects...).EffectRule, nil
 }

@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
@@ -9,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/mcpeffect/mcpeffect/host"
 	"github.com/mcpeffect/mcpeffect/resolution"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -156,11 +156,11 @@ func TestReviewPublishedOutcomes(t *testing.T) {
 			rules: []Rule{RuleOutcomesMalformed}, message: `value is "[\n1]", not a string`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := Listed{Name: "tool", Annotations: json.RawMessage(tc.annotations)}
+			l := connect.Listed{Name: "tool", Annotations: json.RawMessage(tc.annotations)}
 			if tc.meta != "" {
 				l.Meta = json.RawMessage(tc.meta)
 			}
-			r, err := Review(Server{}, []Listed{l}, nil)
+			r, err := Review(connect.Server{}, []connect.Listed{l}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -173,7 +173,7 @@ func TestReviewPublishedOutcomes(t *testing.T) {
 			for _, o := range tool.Outcomes {
 				values = append(values, o.Value)
 				effects = append(effects, o.Effect)
-				if got, want := mustJSON(t, o.Hints), mustJSON(t, host.HintsOf(o.Effect.Annotations())); got != want {
+				if got, want := mustJSON(t, o.Declared), mustJSON(t, host.DeclaredOf(o.Effect.Annotations())); got != want {
 					t.Errorf("outcome %q of effect %s: hints %s, want %s", o.Value, o.Effect, got, want)
 				}
 			}
@@ -246,7 +246,7 @@ func TestAuditOurOwnServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ss.Close()
-	server, tools, err := List(ctx, ct)
+	server, tools, err := connect.List(ctx, ct)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +303,7 @@ func TestAuditOurOwnServer(t *testing.T) {
 // of every outcome get the tool's outcome; what the outcome's own hints
 // would get is there beside it.
 func TestHostOutcomes(t *testing.T) {
-	r, err := Review(Server{}, []Listed{{Name: "pods", Annotations: json.RawMessage(hintsDestructive),
+	r, err := Review(connect.Server{}, []connect.Listed{{Name: "pods", Annotations: json.RawMessage(hintsDestructive),
 		Meta: json.RawMessage(outcomesMeta(`{"argument": "action", "outcomes": [{"value": "delete", ` + outDestructive + `}, {"value": "get", ` + outRead + `}, {"value": "fetch", ` + outOpen + `}]}`))}},
 		&Options{Hosts: []HostProfile{profile(t, "vscode", "manual"), profile(t, "claude-code", "plan"), profile(t, "cline", "default")}})
 	if err != nil {
@@ -311,7 +311,7 @@ func TestHostOutcomes(t *testing.T) {
 	}
 	type row struct {
 		value          string
-		outcome, own   Outcome
+		outcome, own   HostAction
 		review, ownRev bool
 	}
 	want := map[string][]row{
@@ -323,7 +323,7 @@ func TestHostOutcomes(t *testing.T) {
 	for _, h := range r.Hosts {
 		var got []row
 		for _, o := range h.Tools[0].Outcomes {
-			got = append(got, row{o.Value, o.Outcome, o.WithOwnHints, o.ReviewsOutput, o.OwnReviewsOutput})
+			got = append(got, row{o.Value, o.Action, o.WithOwnHints, o.ReviewsOutput, o.OwnReviewsOutput})
 		}
 		if w := want[h.Host+"/"+h.Mode]; !slices.Equal(got, w) {
 			t.Errorf("%s/%s: %+v, want %+v", h.Host, h.Mode, got, w)
@@ -331,59 +331,5 @@ func TestHostOutcomes(t *testing.T) {
 		if h.Counts.Asks+h.Counts.AsksAlways != 1 {
 			t.Errorf("%s/%s counts %+v: outcomes are not tools", h.Host, h.Mode, h.Counts)
 		}
-	}
-}
-
-// TestWriteTextOutcomes writes a report with published outcomes, in both
-// forms, for one host.
-func TestWriteTextOutcomes(t *testing.T) {
-	r, err := Review(Server{Name: "pods", Version: "1", ProtocolVersion: "2025-11-25"}, []Listed{
-		{Name: "pods", Annotations: json.RawMessage(hintsDestructive), Meta: json.RawMessage(`{"io.modelcontextprotocol/tool-resolution": {"resolvable": true}, ` +
-			`"` + mcpeffect.OutcomesMetaKey + `": {"argument": "action", "outcomes": [{"value": "delete", ` + outDestructive + `}, {"value": "get", ` + outRead + `}, {"value": "\u001b[2J", ` + outRead + `}]}}`)},
-		{Name: "update_issue", Annotations: json.RawMessage(hintsDestructive), Meta: json.RawMessage(outcomesMeta(`{"outcomes": [{` + outWrite + `}, {` + outDestructive + `}]}`))},
-		{Name: "get_note", Annotations: json.RawMessage(hintsRead)},
-	}, &Options{Hosts: []HostProfile{profile(t, "vscode", "manual")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const want = `pods 1 (MCP 2025-11-25): 3 tools
-
-TOOL                READ-ONLY  DESTRUCTIVE  IDEMPOTENT  OPEN-WORLD  EFFECT
-pods                false      true         false       false       write|destructive
-  action="delete"   false      true         true        false       write|destructive|idempotent
-  action="get"      true       false        true        false       read
-  action="\x1b[2J"  true       false        true        false       read
-update_issue        false      true         false       false       write|destructive
-  some calls        false      false        false       false       write
-  some calls        false      true         true        false       write|destructive|idempotent
-get_note            true       false        true        false       read
-indented: an outcome of the tool's calls, as the server claims it (_meta "io.github.mcpeffect/outcomes"); hosts decide from the tool's hints
-resolvable (tool-resolution extension, experimental): pods
-
-No findings.
-
-3 tools: 1 read, 2 writes (2 destructive, 0 idempotent), 0 open-world. 0 errors, 0 warnings.
-
-Hosts: what each does before a call, from the hints. Profiles go stale: each says when its source was read.
-
-TOOL                MANUAL
-pods                asks
-  action="delete"   asks
-  action="get"      asks (own hints: runs)
-  action="\x1b[2J"  asks (own hints: runs)
-update_issue        asks
-  some calls        asks
-  some calls        asks
-get_note            runs
-indented: the calls of each outcome get what the tool gets: hosts decide from its hints
-(own hints: x): what the host would do with the outcome's hints, which it does not learn before a call
-`
-	var b bytes.Buffer
-	if err := WriteText(&b, r, false); err != nil {
-		t.Fatal(err)
-	}
-	got, _, _ := strings.Cut(b.String(), "\nVS Code")
-	if got != want {
-		t.Errorf("text:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -167,8 +167,15 @@ func (l *Log) Add(id, level, message string, loc Location, fingerprint ...string
 
 // FileLocation returns the location of a thing named name (of kind, a
 // SARIF logical location kind such as "function") in the file at uri: a
-// path relative to the root of the sources, or an absolute URI.
+// path relative to the root of the sources, or an absolute URI; at its
+// first line.
 func FileLocation(uri, name, fullName, kind string) Location {
+	return LineLocation(uri, 1, name, fullName, kind)
+}
+
+// LineLocation is [FileLocation] at line of the file, the first if line
+// is less than 1.
+func LineLocation(uri string, line int, name, fullName, kind string) Location {
 	a := ArtifactLocation{URI: uri}
 	if !strings.Contains(uri, "://") {
 		// A path: a URI reference, escaped (a space is %20), relative
@@ -178,7 +185,7 @@ func FileLocation(uri, name, fullName, kind string) Location {
 			a.URIBaseID = "%SRCROOT%"
 		}
 	}
-	loc := Location{PhysicalLocation: PhysicalLocation{ArtifactLocation: a, Region: &Region{StartLine: 1}}}
+	loc := Location{PhysicalLocation: PhysicalLocation{ArtifactLocation: a, Region: &Region{StartLine: max(line, 1)}}}
 	if name != "" {
 		loc.LogicalLocations = []LogicalLocation{{Name: name, FullyQualifiedName: fullName, Kind: kind}}
 	}

@@ -2,10 +2,10 @@ package verify
 
 import (
 	"fmt"
-	"io"
+	"slices"
 	"strings"
 
-	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/mcpeffect/mcpeffect/host"
 	"github.com/mcpeffect/mcpeffect/internal/effectproof"
 )
@@ -30,18 +30,21 @@ const (
 	NotExamined Verdict = "not examined"
 )
 
-// What one example came to.
+// What one example came to, its Result.
 const (
-	resultShown   = "shown"   // its calls did what the hints allow
-	resultLie     = "lie"     // they did not
-	resultRefused = "refused" // it failed, as expected, and changed nothing
-	resultFailed  = "failed"  // it could not be run as written
+	ResultShown   = "shown"   // its calls did what the hints allow
+	ResultLie     = "lie"     // they did not
+	ResultRefused = "refused" // it failed, as expected, and changed nothing
+	ResultFailed  = "failed"  // it could not be run as written
 )
 
 // A Report is what verify found.
 type Report struct {
-	Server audit.Server `json:"server"`
-	Tools  []ToolReport `json:"tools"`
+	Server connect.Server `json:"server"`
+	// State names the sources of the state, as the examples file gives
+	// them: "sqlite {dir}/db".
+	State []string     `json:"state,omitempty"`
+	Tools []ToolReport `json:"tools"`
 	// LeftOut is what the state leaves out as bookkeeping, each with its
 	// reason: what the proof cannot see.
 	LeftOut []LeaveOut `json:"leftOut"`
@@ -60,7 +63,7 @@ type Report struct {
 type ToolReport struct {
 	Name string `json:"name"`
 	// Hints are the hints the tool advertises, missing ones absent.
-	Hints host.Hints `json:"hints"`
+	Hints host.Declared `json:"hints"`
 	// Effect is what the hints amount to, as mcpeffect writes effects.
 	Effect string `json:"effect,omitempty"`
 	// Rule is the rule of the outcomes it publishes, for a tool whose
@@ -90,8 +93,50 @@ type ExampleReport struct {
 	Error string `json:"error,omitempty"`
 	// RepeatError is the error of the repeat, which may fail, as a
 	// deletion's does once the record is gone.
-	RepeatError string      `json:"repeatError,omitempty"`
-	Lies        []LieReport `json:"lies,omitempty"`
+	RepeatError string `json:"repeatError,omitempty"`
+	// First and Repeat are what its first call and its repeat changed in
+	// the state, each once measured: nil for a call that was not made,
+	// or whose state could not be captured.
+	First  *CallReport `json:"first,omitempty"`
+	Repeat *CallReport `json:"repeat,omitempty"`
+	Lies   []LieReport `json:"lies,omitempty"`
+}
+
+// A CallReport is what one call changed in the state.
+type CallReport struct {
+	// Count is how many records and fields it changed; 0 is a call that
+	// changed nothing.
+	Count int `json:"count"`
+	// Destroyed says it changed or removed a value that existed, among
+	// all its changes, those shown or not.
+	Destroyed bool `json:"destroyed,omitempty"`
+	// Changes are the first of them, at most effectproof.MaxShownChanges,
+	// by record and field.
+	Changes []ChangeReport `json:"changes,omitempty"`
+}
+
+func callReport(changes []effectproof.Change) *CallReport {
+	c := &CallReport{Count: len(changes), Destroyed: slices.ContainsFunc(changes, func(c effectproof.Change) bool { return c.Kind.Destroys() })}
+	for _, ch := range changes[:min(len(changes), effectproof.MaxShownChanges)] {
+		c.Changes = append(c.Changes, changeReport(ch))
+	}
+	return c
+}
+
+// String says in one line what the call changed, showing at most max of
+// its changes: "nothing", or the changes separated by "; ".
+func (c *CallReport) String(max int) string {
+	if c.Count == 0 {
+		return "nothing"
+	}
+	var parts []string
+	for _, ch := range c.Changes[:min(len(c.Changes), max)] {
+		parts = append(parts, ch.String())
+	}
+	if more := c.Count - len(parts); more > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more", more))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // A LieReport is one rule of the hints that a call broke.
@@ -112,6 +157,18 @@ type ChangeReport struct {
 	Field  string `json:"field,omitempty"`
 	Before string `json:"before"`
 	After  string `json:"after"`
+}
+
+// String describes the change as a failure does: record "k", field
+// "f": before → after.
+func (c ChangeReport) String() string {
+	switch c.Kind {
+	case effectproof.RecordAdded.String():
+		return fmt.Sprintf("record %q added: %s", c.Record, c.After)
+	case effectproof.RecordRemoved.String():
+		return fmt.Sprintf("record %q removed; it was %s", c.Record, c.Before)
+	}
+	return fmt.Sprintf("record %q, field %q: %s → %s", c.Record, c.Field, c.Before, c.After)
 }
 
 func changeReport(c effectproof.Change) ChangeReport {
@@ -156,64 +213,3 @@ func (r *Report) Failing() bool {
 	}
 	return false
 }
-
-// WriteText writes the report for people. Every text that came from the
-// server or the state is made printable.
-func WriteText(w io.Writer, r *Report) error {
-	var b strings.Builder
-	name := r.Server.Name
-	if name == "" {
-		name = "(unnamed)"
-	}
-	fmt.Fprintf(&b, "server %s %s: %d tools\n\n", effectproof.Printable(name, 100), effectproof.Printable(r.Server.Version, 50), len(r.Tools))
-	for _, t := range r.Tools {
-		fmt.Fprintf(&b, "  %-14s %-30s %s\n", t.Verdict, effectproof.Printable(t.Name, 100), t.Effect)
-		if t.Rule != "" {
-			// The server's own words: its outcomes' values.
-			fmt.Fprintf(&b, "      outcomes %s\n", effectproof.Printable(t.Rule, effectproof.MaxShownError))
-		}
-		if t.Reason != "" && t.Verdict != Proven {
-			fmt.Fprintf(&b, "      %s\n", t.Reason)
-		}
-		for _, ex := range t.Examples {
-			if ex.Error != "" {
-				fmt.Fprintf(&b, "      example %q failed: %s\n", ex.Name, indent(ex.Error))
-			}
-			for _, l := range ex.Lies {
-				fmt.Fprintf(&b, "      %s\n", indent(l.Message))
-			}
-		}
-		for _, c := range t.Claims {
-			if t.Waived != "" {
-				fmt.Fprintf(&b, "      %s; waived: %s\n", c, t.Waived)
-			} else {
-				fmt.Fprintf(&b, "      %s\n", c)
-			}
-		}
-	}
-	if len(r.Problems) > 0 {
-		b.WriteString("\nProblems:\n")
-		for _, p := range r.Problems {
-			fmt.Fprintf(&b, "  %s\n", p)
-		}
-	}
-	if len(r.LeftOut) > 0 {
-		b.WriteString("\nLeft out of the state, as bookkeeping:\n")
-		for _, l := range r.LeftOut {
-			what := "records " + l.Record
-			if l.Field != "" {
-				what = fmt.Sprintf("%s of records %s", l.Field, l.Record)
-			}
-			fmt.Fprintf(&b, "  %s: %s\n", what, l.Reason)
-		}
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "note: %s\n", n)
-	}
-	fmt.Fprintf(&b, "\n%d proven, %d lie, %d over-cautious, %d failed, %d not examined\n",
-		r.Summary[Proven], r.Summary[Lie], r.Summary[Overcautious], r.Summary[Failed], r.Summary[NotExamined])
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func indent(s string) string { return strings.ReplaceAll(s, "\n\t", "\n\t    ") }

@@ -11,10 +11,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpeffect/mcpeffect"
-	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/progress"
 	"github.com/mcpeffect/mcpeffect/host"
 	"github.com/mcpeffect/mcpeffect/internal/effectproof"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,8 +25,9 @@ import (
 // Options say which server to verify and how.
 type Options struct {
 	// Target is the server: a command, whose arguments may hold {dir},
-	// or a URL with headers. Its Timeout is not used: ctx bounds Run.
-	Target audit.Target
+	// or a URL with headers. Its Timeout is not used: ctx bounds Run,
+	// and each session holds to ctx's deadline.
+	Target connect.Target
 	// SQLiteReader is the command that prints a SQLite database's rows
 	// as records, given the file after its arguments: mcpeffect-sqlite.
 	SQLiteReader []string
@@ -32,6 +35,9 @@ type Options struct {
 	// an instance of its own; 0 is 1. A server reached by URL, whose
 	// instances are one, is verified one example at a time.
 	Parallel int
+	// Progress, if not nil, is told how far the proof has gone: the
+	// tools done of all, and those running.
+	Progress *progress.Meter
 }
 
 // Run verifies the server of o with the examples of f. An error says it
@@ -44,7 +50,15 @@ func Run(ctx context.Context, f *File, o Options) (*Report, error) {
 	if o.Parallel > 1 && len(o.Target.Command) == 0 {
 		return nil, errors.New("a server reached by -url is one instance, which its examples cannot share: -parallel must be 1")
 	}
-	r := &runner{f: f, o: o}
+	if f.State.SQLite != "" && len(o.SQLiteReader) == 0 {
+		return nil, ErrNoSQLiteReader
+	}
+	// A capture past its bounds stops the run: the state cannot be read,
+	// so no example can prove anything.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	r := &runner{f: f, o: o, stop: stop}
+	o.Progress.Note("listing the tools")
 	inst, err := r.newInstance(ctx)
 	if err != nil {
 		return nil, err
@@ -61,7 +75,7 @@ func Run(ctx context.Context, f *File, o Options) (*Report, error) {
 		return nil, err
 	}
 
-	rep := &Report{Server: server}
+	rep := &Report{Server: server, State: f.State.sources()}
 	kinds := f.State.kinds()
 	for _, kind := range kinds {
 		for _, l := range builtinLeftOut[kind] {
@@ -76,7 +90,7 @@ func Run(ctx context.Context, f *File, o Options) (*Report, error) {
 	r.used = make([]bool, len(f.State.LeaveOut))
 	r.flagged = make([]bool, len(f.State.Flags))
 
-	listed := map[string]audit.Listed{}
+	listed := map[string]connect.Listed{}
 	for _, t := range tools {
 		listed[t.Name] = t
 	}
@@ -99,6 +113,8 @@ func Run(ctx context.Context, f *File, o Options) (*Report, error) {
 		}
 	}
 	names := slices.Sorted(maps.Keys(listed))
+	o.Progress.Note("")
+	o.Progress.Steps(len(names), "tools")
 	rep.Tools = make([]ToolReport, len(names))
 	slots := make(chan struct{}, max(o.Parallel, 1))
 	var wg sync.WaitGroup
@@ -109,10 +125,15 @@ func Run(ctx context.Context, f *File, o Options) (*Report, error) {
 		}
 		wg.Go(func() {
 			defer func() { <-slots }()
+			o.Progress.Start(name)
 			rep.Tools[i] = r.tool(ctx, listed[name], byTool[name])
+			o.Progress.Done(name)
 		})
 	}
 	wg.Wait()
+	if err := context.Cause(ctx); errors.As(err, new(*BoundError)) {
+		return nil, err
+	}
 	if ctx.Err() != nil {
 		// An example cut short by the deadline proves nothing either way.
 		return nil, fmt.Errorf("ran out of time: %w", ctx.Err())
@@ -136,6 +157,7 @@ func Run(ctx context.Context, f *File, o Options) (*Report, error) {
 type runner struct {
 	f       *File
 	o       Options
+	stop    context.CancelCauseFunc // ends the run, with the reason
 	mu      sync.Mutex
 	used    []bool // which entries of LeaveOut left something out
 	flagged []bool // which entries of Flags matched a record
@@ -143,8 +165,8 @@ type runner struct {
 
 // tool runs the examples of one tool and gives its verdict, as
 // mcpeffecttest.Verify does.
-func (r *runner) tool(ctx context.Context, t audit.Listed, examples []int) ToolReport {
-	hints, err := host.ParseHints(t.Annotations)
+func (r *runner) tool(ctx context.Context, t connect.Listed, examples []int) ToolReport {
+	hints, err := host.ParseDeclared(t.Annotations)
 	tr := ToolReport{Name: t.Name, Hints: hints}
 	if err != nil {
 		tr.Verdict, tr.Reason = Failed, fmt.Sprintf("its annotations cannot be read: %v", err)
@@ -168,7 +190,7 @@ func (r *runner) tool(ctx context.Context, t audit.Listed, examples []int) ToolR
 			schema = s
 		}
 	}
-	rule, err := audit.PublishedRule(t.Meta)
+	rule, err := t.Rule()
 	if err != nil {
 		tr.Verdict, tr.Reason = Failed, fmt.Sprintf("the outcomes it publishes in its _meta cannot be read: %v", err)
 		return tr
@@ -176,7 +198,7 @@ func (r *runner) tool(ctx context.Context, t audit.Listed, examples []int) ToolR
 	if rule != nil {
 		tr.Rule = rule.String()
 	}
-	byEffect := map[mcpeffect.Effect]*effectproof.Outcome{}
+	byEffect := map[mcpeffect.Effect]*effectproof.Evidence{}
 	complete, lied := true, false
 	for n, i := range examples {
 		ex := r.f.Examples[i]
@@ -187,11 +209,11 @@ func (r *runner) tool(ctx context.Context, t audit.Listed, examples []int) ToolR
 		er, out, held := r.example(ctx, t.Name, name, e, rule, schema, ex)
 		tr.Examples = append(tr.Examples, er)
 		if byEffect[held] == nil {
-			byEffect[held] = &effectproof.Outcome{}
+			byEffect[held] = &effectproof.Evidence{}
 		}
 		byEffect[held].Merge(out)
 		lied = lied || len(er.Lies) > 0
-		complete = complete && er.Result != resultFailed && !lied
+		complete = complete && er.Result != ResultFailed && !lied
 	}
 	switch {
 	case lied:
@@ -239,14 +261,14 @@ const exampleEffect = `the example's "effect"`
 // example runs one example on a fresh instance, and returns what it
 // showed and the effect it was held to: the tool's e, or for a tool with
 // a rule, the outcome of its call.
-func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Effect, rule *mcpeffect.EffectRule, schema *jsonschema.Resolved, ex Example) (er ExampleReport, out effectproof.Outcome, held mcpeffect.Effect) {
+func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Effect, rule *mcpeffect.EffectRule, schema *jsonschema.Resolved, ex Example) (er ExampleReport, out effectproof.Evidence, held mcpeffect.Effect) {
 	er.Name = name
 	at := fmt.Sprintf("tool %q, example %q", tool, name)
 	held = e
-	failed := func(format string, args ...any) (ExampleReport, effectproof.Outcome, mcpeffect.Effect) {
-		er.Result = resultFailed
+	failed := func(format string, args ...any) (ExampleReport, effectproof.Evidence, mcpeffect.Effect) {
+		er.Result = ResultFailed
 		er.Error = fmt.Sprintf(format, args...)
-		return er, effectproof.Outcome{}, held
+		return er, effectproof.Evidence{}, held
 	}
 	inst, err := r.newInstance(ctx)
 	if err != nil {
@@ -281,83 +303,68 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 	if err != nil {
 		return failed("%s: connecting as caller %q: %v", at, ex.Caller, err)
 	}
-	var snaps [3]effectproof.Snapshot
-	capture := func(i int) error {
-		st, err := capture(ctx, r.f.State, inst.vars, r.o.SQLiteReader)
-		if err == nil {
-			// Flags first: a flag may show the state of a field that
-			// leaveOut then leaves out, such as the time of a deletion.
-			r.mu.Lock()
-			err = flag(st, r.f.State.Flags, r.flagged)
-			leaveOut(st, r.f.State.LeaveOut, r.used)
-			r.mu.Unlock()
-		}
-		if err == nil {
-			snaps[i], err = effectproof.Canonical(st)
-		}
-		return err
-	}
-	call := func() string {
-		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: raw})
-		switch {
-		case err != nil:
-			return effectproof.Printable(err.Error(), effectproof.MaxShownError)
-		case res.IsError:
-			return effectproof.Printable(resultText(res), effectproof.MaxShownError)
-		}
-		return ""
-	}
-	if err := capture(0); err != nil {
-		return failed("%s: capturing the state: %v", at, err)
-	}
-	firstErr := call()
-	if err := capture(1); err != nil {
-		return failed("%s: capturing the state: %v", at, err)
-	}
-	if ex.WantError != "" {
-		if msg := effectproof.ExpectedError(at, ex.WantError, firstErr, "first call", effectproof.Diff(snaps[0], snaps[1])); msg != "" {
-			return failed("%s", msg)
-		}
-		secondErr := call()
-		if err := capture(2); err != nil {
-			return failed("%s: capturing the state: %v", at, err)
-		}
-		if msg := effectproof.ExpectedError(at, ex.WantError, secondErr, "repeat", effectproof.Diff(snaps[1], snaps[2])); msg != "" {
-			return failed("%s", msg)
-		}
-		er.Result = resultRefused
-		return er, effectproof.Outcome{}, held
-	}
-	if firstErr != "" {
-		return failed("%s: the example did not reach the tool's work: %s", at, firstErr)
-	}
-	er.RepeatError = call()
-	if err := capture(2); err != nil {
-		return failed("%s: capturing the state: %v", at, err)
-	}
-	first, second := effectproof.Diff(snaps[0], snaps[1]), effectproof.Diff(snaps[1], snaps[2])
-	out, lies := effectproof.Judge(tool, name, held, first, second)
-	if !effectproof.Allows(e, held) {
-		// The hints claim less than the outcome the server publishes
-		// for this call: a call the outcome allows may still make the
-		// hints, which hosts decide from, a lie.
-		_, more := effectproof.Judge(tool, name, e, first, second)
-		for _, l := range more {
-			if !slices.ContainsFunc(lies, func(o effectproof.Lie) bool { return o.Rule == l.Rule && o.When == l.When }) {
-				lies = append(lies, l)
+	res := effectproof.Prove(effectproof.Trial{
+		At: at, Tool: tool, Example: name, Effect: held, Hints: e, WantError: ex.WantError,
+		Capture: func() (effectproof.Snapshot, error) {
+			st, err := capture(ctx, r.f.State, inst.vars, r.o.SQLiteReader)
+			if err == nil {
+				// Flags first: a flag may show the state of a field that
+				// leaveOut then leaves out, such as the time of a deletion.
+				r.mu.Lock()
+				err = flag(st, r.f.State.Flags, r.flagged)
+				leaveOut(st, r.f.State.LeaveOut, r.used)
+				r.mu.Unlock()
 			}
-		}
+			if err != nil {
+				var be *BoundError
+				if errors.As(err, &be) {
+					r.stop(fmt.Errorf("%s: capturing the state: %w", at, be))
+				}
+				return nil, err
+			}
+			return effectproof.Canonical(st)
+		},
+		Call: func() string {
+			res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: raw})
+			switch {
+			case err != nil:
+				return effectproof.Printable(err.Error(), effectproof.MaxShownError)
+			case res.IsError:
+				return effectproof.Printable(resultText(res), effectproof.MaxShownError)
+			}
+			if text, failed := r.f.resultError(tool, res); failed {
+				return effectproof.Printable(text, effectproof.MaxShownError)
+			}
+			return ""
+		},
+	})
+	if res.Measured > 0 {
+		er.First = callReport(res.First)
 	}
-	er.Result = resultShown
-	for _, l := range lies {
-		er.Result = resultLie
+	if res.Measured > 1 {
+		er.Repeat = callReport(res.Repeat)
+	}
+	er.RepeatError = res.RepeatError
+	switch {
+	case res.CaptureErr != nil:
+		// The state's words may be a hostile server's.
+		return failed("%s: capturing the state: %s", at, effectproof.Printable(res.CaptureErr.Error(), effectproof.MaxShownError))
+	case res.Failure != "":
+		return failed("%s", res.Failure)
+	case res.Refused:
+		er.Result = ResultRefused
+		return er, effectproof.Evidence{}, held
+	}
+	er.Result = ResultShown
+	for _, l := range res.Lies {
+		er.Result = ResultLie
 		lr := LieReport{Rule: l.Rule, When: l.When, Message: l.Message}
 		for _, c := range l.Changes {
 			lr.Changes = append(lr.Changes, changeReport(c))
 		}
 		er.Lies = append(er.Lies, lr)
 	}
-	return er, out, held
+	return er, res.Evidence, held
 }
 
 func resultText(res *mcp.CallToolResult) string {
@@ -380,7 +387,7 @@ type instance struct {
 	r        *runner
 	dir      string
 	vars     vars
-	sessions map[string]*audit.Session
+	sessions map[string]*connect.Session
 }
 
 func (r *runner) newInstance(ctx context.Context) (*instance, error) {
@@ -388,7 +395,7 @@ func (r *runner) newInstance(ctx context.Context) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	inst := &instance{r: r, dir: dir, vars: vars{"dir": dir}, sessions: map[string]*audit.Session{}}
+	inst := &instance{r: r, dir: dir, vars: vars{"dir": dir}, sessions: map[string]*connect.Session{}}
 	if len(r.f.Reset) > 0 {
 		args, err := inst.vars.texts(r.f.Reset)
 		if err == nil {
@@ -406,7 +413,7 @@ func (r *runner) newInstance(ctx context.Context) (*instance, error) {
 }
 
 // session returns the session of the caller called name, opening it.
-func (inst *instance) session(ctx context.Context, name string) (*audit.Session, error) {
+func (inst *instance) session(ctx context.Context, name string) (*connect.Session, error) {
 	if name == "default" {
 		name = ""
 	}
@@ -416,6 +423,12 @@ func (inst *instance) session(ctx context.Context, name string) (*audit.Session,
 	caller := inst.r.f.caller(name)
 	t := inst.r.o.Target
 	t.Confirm = inst.r.f.Confirm
+	t.Timeout = 0
+	if dl, ok := ctx.Deadline(); ok {
+		// The session's own deadline is the run's, so that closing it
+		// kills a server that does not stop rather than wait past it.
+		t.Timeout = max(time.Until(dl), time.Nanosecond)
+	}
 	var err error
 	if len(t.Command) > 0 {
 		if t.Command, err = inst.vars.texts(t.Command); err != nil {
@@ -476,6 +489,9 @@ func (inst *instance) fixture(ctx context.Context, fx Fixture) error {
 		return errors.New(effectproof.Printable(err.Error(), effectproof.MaxShownError))
 	case res.IsError:
 		return fmt.Errorf("it returned a tool error: %s", effectproof.Printable(resultText(res), effectproof.MaxShownError))
+	}
+	if text, failed := inst.r.f.resultError(fx.Tool, res); failed {
+		return fmt.Errorf("its result reports an error (resultErrors): %s", effectproof.Printable(text, effectproof.MaxShownError))
 	}
 	for _, name := range slices.Sorted(maps.Keys(fx.Save)) {
 		ptr := fx.Save[name]

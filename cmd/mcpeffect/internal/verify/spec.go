@@ -1,8 +1,10 @@
 // Package verify is mcpeffect verify: the proof, from outside, that the
 // hints each tool of an MCP server advertises are true, by calling it on
-// a known state and comparing the state before and after. It judges
-// through internal/effectproof, the engine mcpeffecttest.Verify uses, so
-// that the command and the Go helper cannot disagree.
+// a known state and comparing the state before and after. Each example
+// runs through effectproof.Prove, the procedure mcpeffecttest.Verify runs
+// too, so that the command and the Go helper cannot disagree; the
+// servers are reached through package connect, and the report is
+// written by package write.
 package verify
 
 import (
@@ -16,6 +18,8 @@ import (
 	"strings"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/internal/effectproof"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A File is an examples file: what to call, on what state, as whom. Its
@@ -50,6 +54,31 @@ type File struct {
 	// they are reported as not examined rather than as lacking an
 	// example.
 	Skip map[string]string `json:"skip,omitempty"`
+	// ResultErrors say how to read a failure that a tool reports in its
+	// result alone, without setting isError: a call whose result matches
+	// one is a tool error, for its example and for a fixture alike.
+	ResultErrors []ResultError `json:"resultErrors,omitempty"`
+}
+
+// A ResultError is a way a tool reports failure in its result alone, such
+// as {"success": false, "error": "no such note"} without isError: a
+// result whose value at the JSON pointer At (in its structured content
+// or, without it, in its first text read as JSON, as a fixture's Save
+// reads it) equals Equals, as JSON values are equal, is a tool error
+// whose text is the value at Message, or the result's text.
+type ResultError struct {
+	// Tools matches the names of the tools whose results it reads; *
+	// matches any run of characters. Every tool if empty.
+	Tools string `json:"tools,omitempty"`
+	// At is the JSON pointer of the value that says whether the call
+	// failed.
+	At string `json:"at"`
+	// Equals is the value that says it failed.
+	Equals json.RawMessage `json:"equals"`
+	// Message, if set, is the JSON pointer of the error's text.
+	Message string `json:"message,omitempty"`
+
+	equals string // Equals, in canonical form
 }
 
 // A StateSpec is where the state is: one or more of Dir, SQLite, JSON
@@ -170,6 +199,7 @@ type Example struct {
 	Effect string `json:"effect,omitempty"`
 
 	effect mcpeffect.Effect // Effect, parsed
+	line   int              // where it begins in the file, counting from 1
 }
 
 // A Fixture is a call that makes what an example needs.
@@ -206,6 +236,7 @@ func ReadFile(name string) (*File, error) {
 
 // ParseFile parses an examples file and checks what needs no server.
 func ParseFile(data []byte) (*File, error) {
+	original := data
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
@@ -225,7 +256,65 @@ func ParseFile(data []byte) (*File, error) {
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("the examples file: %v", err)
 	}
+	for i, line := range exampleLines(original) {
+		if i < len(f.Examples) {
+			f.Examples[i].line = line
+		}
+	}
 	return &f, f.check()
+}
+
+// exampleLines returns the line where each member of the array
+// "examples" of the JSON object data begins, counting from 1; nil if data
+// is not such an object.
+func exampleLines(data []byte) []int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		if key != "examples" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nil
+			}
+			continue
+		}
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+			return nil
+		}
+		var lines []int
+		for dec.More() {
+			// The offset is the end of what came before: the member
+			// begins after the space and the comma that follow.
+			at := int(dec.InputOffset())
+			for at < len(data) && strings.IndexByte(" \t\r\n,", data[at]) >= 0 {
+				at++
+			}
+			lines = append(lines, 1+bytes.Count(data[:at], []byte("\n")))
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return lines
+			}
+		}
+		return lines
+	}
+	return nil
+}
+
+// ExampleLine returns the line of the file where the first example of
+// tool begins, counting from 1, or 0 if it has none.
+func (f *File) ExampleLine(tool string) int {
+	for _, ex := range f.Examples {
+		if ex.Tool == tool {
+			return ex.line
+		}
+	}
+	return 0
 }
 
 var saveName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -315,6 +404,25 @@ func (f *File) check() error {
 			caller(w, fx.Caller)
 		}
 	}
+	for i, re := range f.ResultErrors {
+		where := fmt.Sprintf("resultErrors[%d]", i)
+		switch {
+		case !strings.HasPrefix(re.At, "/"):
+			errs = append(errs, fmt.Errorf("%s: at %q: give the JSON pointer of the value that says the call failed, such as \"/success\"", where, re.At))
+		case len(re.Equals) == 0:
+			errs = append(errs, fmt.Errorf("%s: no equals: give the value that says the call failed, such as false", where))
+		case re.Message != "" && !strings.HasPrefix(re.Message, "/"):
+			errs = append(errs, fmt.Errorf("%s: message %q: give the JSON pointer of the error's text, such as \"/error\"", where, re.Message))
+		default:
+			v, err := decodeJSON(re.Equals)
+			if err == nil {
+				f.ResultErrors[i].equals, err = effectproof.CanonicalJSON(v)
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: equals: %v", where, err))
+			}
+		}
+	}
 	for tool, reason := range f.Overcautious {
 		if strings.TrimSpace(reason) == "" {
 			errs = append(errs, fmt.Errorf("overcautious: tool %q is waived without a reason", tool))
@@ -329,6 +437,36 @@ func (f *File) check() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// resultError returns the text of the failure that the result res of a
+// call of tool reports in itself, by the first of the file's ResultErrors
+// that reads it, and whether there is one.
+func (f *File) resultError(tool string, res *mcp.CallToolResult) (string, bool) {
+	for _, re := range f.ResultErrors {
+		if re.Tools != "" && !globMatch(re.Tools, tool) {
+			continue
+		}
+		v, err := saved(res, re.At)
+		if err != nil {
+			continue // no such value: not this way of failing
+		}
+		if got, err := effectproof.CanonicalJSON(v); err != nil || got != re.equals {
+			continue
+		}
+		text := resultText(res)
+		if re.Message != "" {
+			if m, err := saved(res, re.Message); err == nil {
+				if s, ok := m.(string); ok {
+					text = s
+				} else {
+					text, _ = effectproof.CanonicalJSON(m)
+				}
+			}
+		}
+		return text, true
+	}
+	return "", false
 }
 
 // caller returns the caller called name.

@@ -22,6 +22,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/connect"
 	"github.com/mcpeffect/mcpeffect/internal/effectproof"
 )
 
@@ -29,16 +30,72 @@ import (
 // effectproof.Canonical reads them.
 type state map[string]map[string]any
 
-// Bounds on what a state source may make Verify read, so that a hostile
-// or broken server cannot exhaust its memory through its state.
+// Bounds on what one capture of the state may make verify hold and read,
+// so that a hostile or broken server cannot exhaust its memory, or its
+// time, through its state. Bytes alone do not bound what JSON holds once
+// decoded: "[0,0,…]" takes some 40 bytes of memory a value of 2 bytes, so
+// values are counted too. Variables, so that a test can pass them
+// without reading as much.
+var (
+	// maxStateBytes bounds the bytes held: a JSON file and the output of a
+	// command (the SQLite reader's included), read whole, and the contents
+	// kept and the paths of a tree.
+	maxStateBytes = 16 << 20
+	// maxStateValues bounds the values that JSON decodes to, the name of
+	// each member of an object counted as one, and the fields of a tree's
+	// records.
+	maxStateValues = 1_000_000
+	// maxTreeBytes bounds the bytes read of a tree's files, those only
+	// digested included.
+	maxTreeBytes = 256 << 20
+)
+
 const (
 	maxRecords      = 200_000
 	maxContentBytes = 1 << 20 // a file's contents kept as they are; past this, its digest
 )
 
-// maxStateBytes bounds all the bytes read for one capture; a variable,
-// so that a test can pass it without reading as much.
-var maxStateBytes = 256 << 20
+// A BoundError is a capture of the state that went past one of its
+// bounds: nothing more of it was read, and verify, which can prove
+// nothing of a server whose state it cannot read, stops.
+type BoundError struct {
+	// Source is the source of the state that went past it: dir, sqlite,
+	// json or command.
+	Source string
+	// What says what went past which bound.
+	What string
+}
+
+func (e *BoundError) Error() string { return fmt.Sprintf("the %s state: %s", e.Source, e.What) }
+
+// A budget is what is left of the bounds of one capture, shared by its
+// sources.
+type budget struct {
+	bytes  int64 // of maxStateBytes
+	values int   // of maxStateValues
+	tree   int64 // of maxTreeBytes
+}
+
+func newBudget() *budget {
+	return &budget{bytes: int64(maxStateBytes), values: maxStateValues, tree: int64(maxTreeBytes)}
+}
+
+// hold takes n bytes held out of the budget, or fails naming the bound;
+// what is where they are.
+func (b *budget) hold(n int64, what string) error {
+	if b.bytes -= n; b.bytes < 0 {
+		return &BoundError{What: fmt.Sprintf("%s: more than %d bytes held (the bound of one capture)", what, maxStateBytes)}
+	}
+	return nil
+}
+
+// count takes n values out of the budget, or fails naming the bound.
+func (b *budget) count(n int, what string) error {
+	if b.values -= n; b.values < 0 {
+		return &BoundError{What: fmt.Sprintf("%s: more than %d values once decoded (the bound of one capture)", what, maxStateValues)}
+	}
+	return nil
+}
 
 // builtinLeftOut is what each kind of state source leaves out by itself,
 // with the reason; help and the report show it.
@@ -59,19 +116,23 @@ var builtinLeftOut = map[string][]LeaveOut{
 // capture reads the state spec describes, with placeholders replaced:
 // each of its sources, and with more than one, each record's key
 // prefixed with its source's name.
+//
+// It holds to the bounds of one capture, failing with a [*BoundError]
+// past one, and stops when ctx is done.
 func capture(ctx context.Context, spec StateSpec, v vars, sqliteReader []string) (state, error) {
 	kinds := spec.kinds()
+	b := newBudget()
 	if len(kinds) == 1 {
-		return captureSource(ctx, spec, kinds[0], v, sqliteReader)
+		return captureSource(ctx, spec, kinds[0], v, sqliteReader, b)
 	}
 	all := state{}
 	for _, kind := range kinds {
-		s, err := captureSource(ctx, spec, kind, v, sqliteReader)
+		s, err := captureSource(ctx, spec, kind, v, sqliteReader, b)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", kind, err)
 		}
 		if len(all)+len(s) > maxRecords {
-			return nil, fmt.Errorf("more than %d records", maxRecords)
+			return nil, &BoundError{Source: kind, What: fmt.Sprintf("more than %d records in all (the bound of one capture)", maxRecords)}
 		}
 		for key, rec := range s {
 			all[kind+":"+key] = rec
@@ -94,46 +155,98 @@ func (s StateSpec) kinds() []string {
 	return kinds
 }
 
-// captureSource reads the source of spec called kind.
-func captureSource(ctx context.Context, spec StateSpec, kind string, v vars, sqliteReader []string) (state, error) {
+// sources names the sources of s as the examples file gives them, in the
+// order of kinds: "dir {dir}/root", "json {dir}/db.json at /notes".
+func (s StateSpec) sources() []string {
+	var out []string
+	for _, kind := range s.kinds() {
+		switch kind {
+		case "dir":
+			out = append(out, "dir "+s.Dir)
+		case "sqlite":
+			out = append(out, "sqlite "+s.SQLite)
+		case "json":
+			text := "json " + s.JSON.File
+			if s.JSON.Lines {
+				text = "json lines " + s.JSON.File
+			}
+			if s.JSON.At != "" {
+				text += " at " + s.JSON.At
+			}
+			out = append(out, text)
+		default:
+			out = append(out, "command "+strings.Join(s.Command, " "))
+		}
+	}
+	return out
+}
+
+// captureSource reads the source of spec called kind, within b. A bound
+// passed is a [*BoundError] that names the source.
+func captureSource(ctx context.Context, spec StateSpec, kind string, v vars, sqliteReader []string, b *budget) (s state, err error) {
+	defer func() {
+		var be *BoundError
+		if errors.As(err, &be) {
+			be.Source = kind
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	switch kind {
 	case "dir":
 		root, err := v.text(spec.Dir)
 		if err != nil {
 			return nil, err
 		}
-		return dirState(root)
+		return dirState(ctx, root, b)
 	case "json":
 		file, err := v.text(spec.JSON.File)
 		if err != nil {
 			return nil, err
 		}
-		return jsonState(file, spec.JSON)
+		return jsonState(ctx, file, spec.JSON, b)
 	case "sqlite":
 		file, err := v.text(spec.SQLite)
 		if err != nil {
 			return nil, err
 		}
 		if len(sqliteReader) == 0 {
-			return nil, errors.New("no SQLite reader: install mcpeffect-sqlite (go install github.com/mcpeffect/mcpeffect/cmd/mcpeffect-sqlite@latest) or give -sqlite-reader")
+			return nil, ErrNoSQLiteReader
 		}
-		return commandState(ctx, append(slices.Clone(sqliteReader), file), "")
+		s, err := commandState(ctx, append(slices.Clone(sqliteReader), file), "", b)
+		var ce *commandError
+		var ee *exec.ExitError
+		if errors.As(err, &ce) && errors.As(ce.err, &ee) && ee.ExitCode() == sqliteReaderBound {
+			// The reader names the bound it met.
+			return nil, &BoundError{What: file + ": " + ce.stderr}
+		}
+		return s, err
 	default:
 		args, err := v.texts(spec.Command)
 		if err != nil {
 			return nil, err
 		}
 		dir, _ := v["dir"].(string)
-		return commandState(ctx, args, dir)
+		return commandState(ctx, args, dir, b)
 	}
 }
+
+// sqliteReaderBound is the exit code of mcpeffect-sqlite for a database
+// past one of its bounds.
+const sqliteReaderBound = 3
+
+// ErrNoSQLiteReader is the error of a SQLite state without the command
+// that reads it: a setup problem, which the examples cannot fix.
+var ErrNoSQLiteReader = errors.New("no SQLite reader: the state has a SQLite source, which mcpeffect-sqlite reads: " +
+	"install it beside mcpeffect, from a clone of mcpeffect, with go install ./cmd/mcpeffect ./cmd/mcpeffect-sqlite, or give its path with -sqlite-reader")
 
 // dirState reads the tree under root: a record for each path, relative
 // and with slashes ("." for root), with its kind and mode, a file's
 // contents, and a symbolic link's target. Links are never followed, and
 // special files (FIFOs, devices, sockets) never opened: both are reported
 // as what they are.
-func dirState(root string) (state, error) {
+func dirState(ctx context.Context, root string, b *budget) (state, error) {
 	fi, err := os.Lstat(root)
 	if err != nil {
 		return nil, err
@@ -142,7 +255,6 @@ func dirState(root string) (state, error) {
 		return nil, fmt.Errorf("%s is not a directory", root)
 	}
 	s := state{}
-	budget := int64(maxStateBytes)
 	var walk func(dir, rel string) error
 	walk = func(dir, rel string) error {
 		entries, err := os.ReadDir(dir)
@@ -150,13 +262,19 @@ func dirState(root string) (state, error) {
 			return err
 		}
 		for _, e := range entries {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			if len(s) >= maxRecords {
-				return fmt.Errorf("more than %d entries", maxRecords)
+				return &BoundError{What: fmt.Sprintf("%s: more than %d entries (the bound of one capture)", root, maxRecords)}
 			}
 			path := filepath.Join(dir, e.Name())
 			key := e.Name()
 			if rel != "." {
 				key = rel + "/" + e.Name()
+			}
+			if err := b.hold(int64(len(key)), root); err != nil {
+				return err
 			}
 			info, err := os.Lstat(path)
 			if errors.Is(err, fs.ErrNotExist) {
@@ -165,9 +283,17 @@ func dirState(root string) (state, error) {
 			if err != nil {
 				return err
 			}
-			rec, err := fileRecord(path, info, &budget)
-			if err != nil {
+			rec, err := fileRecord(ctx, path, info, b)
+			var be *BoundError
+			switch {
+			case errors.As(err, &be):
+				be.What = root + ": " + be.What
+				return be
+			case err != nil:
 				return fmt.Errorf("%s: %w", key, err)
+			}
+			if err := b.count(len(rec), root); err != nil {
+				return err
 			}
 			s[key] = rec
 			if info.IsDir() {
@@ -199,7 +325,7 @@ func modeText(m fs.FileMode) string {
 	return fmt.Sprintf("%04o", n)
 }
 
-func fileRecord(path string, info fs.FileInfo, budget *int64) (map[string]any, error) {
+func fileRecord(ctx context.Context, path string, info fs.FileInfo, b *budget) (map[string]any, error) {
 	rec := map[string]any{"mode": modeText(info.Mode())}
 	switch m := info.Mode(); {
 	case m.IsDir():
@@ -210,10 +336,13 @@ func fileRecord(path string, info fs.FileInfo, budget *int64) (map[string]any, e
 		if err != nil {
 			return nil, err
 		}
+		if err := b.hold(int64(len(target)), "a link's target"); err != nil {
+			return nil, err
+		}
 		rec["target"] = target
 	case m.IsRegular():
 		rec["kind"] = "file"
-		if err := readContent(path, info.Size(), rec, budget); err != nil {
+		if err := readContent(ctx, path, rec, b); err != nil {
 			return nil, err
 		}
 	case m&fs.ModeNamedPipe != 0:
@@ -232,8 +361,9 @@ func fileRecord(path string, info fs.FileInfo, budget *int64) (map[string]any, e
 // it is UTF-8, in base64 otherwise, and as its size and SHA-256 past
 // maxContentBytes. It opens the file without following a link and
 // without blocking, and checks it is still a regular file, since it may
-// have been replaced since it was listed.
-func readContent(path string, size int64, rec map[string]any, budget *int64) error {
+// have been replaced since it was listed. What it reads comes out of b's
+// tree, what it keeps out of its bytes.
+func readContent(ctx context.Context, path string, rec map[string]any, b *budget) error {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -252,27 +382,47 @@ func readContent(path string, size int64, rec map[string]any, budget *int64) err
 	}
 	h := sha256.New()
 	var kept bytes.Buffer
-	n, err := io.Copy(io.MultiWriter(h, &limitedBuffer{&kept, maxContentBytes}), io.LimitReader(f, *budget+1))
+	n, err := io.Copy(io.MultiWriter(h, &limitedBuffer{&kept, maxContentBytes}), io.LimitReader(ctxReader{ctx, f}, max(b.tree, 0)+1))
 	if err != nil {
 		return err
 	}
-	*budget -= n
-	if *budget < 0 {
-		return fmt.Errorf("the tree holds more than %d bytes", maxStateBytes)
+	if b.tree -= n; b.tree < 0 {
+		return &BoundError{What: fmt.Sprintf("the tree holds more than %d bytes (the bound of one capture's reading)", maxTreeBytes)}
 	}
 	switch {
 	case n > maxContentBytes:
 		rec["size"] = n
 		rec["sha256"] = hex.EncodeToString(h.Sum(nil))
 	case utf8.Valid(kept.Bytes()):
+		if err := b.hold(n, "the contents kept"); err != nil {
+			return err
+		}
 		rec["content"] = kept.String()
 		if n == 0 {
 			rec["size"] = 0 // an empty file is a value, not an empty field
 		}
 	default:
-		rec["base64"] = base64.StdEncoding.EncodeToString(kept.Bytes())
+		text := base64.StdEncoding.EncodeToString(kept.Bytes())
+		if err := b.hold(int64(len(text)), "the contents kept"); err != nil {
+			return err
+		}
+		rec["base64"] = text
 	}
 	return nil
+}
+
+// A ctxReader reads r until ctx is done, so that reading a large file
+// or a slow one holds to the deadline.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p[:min(len(p), 1<<20)])
 }
 
 // A limitedBuffer keeps the first n bytes written to it and drops the
@@ -289,21 +439,51 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// readBounded reads at most maxStateBytes of r.
-func readBounded(r io.Reader, what string) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, int64(maxStateBytes)+1))
+// A valueCounter counts the values of the JSON text written to it (see
+// connect.ValueCounter), and fails the write that passes max.
+type valueCounter struct {
+	connect.ValueCounter
+	max  int
+	what string // where the text is, for the error
+}
+
+func newValueCounter(b *budget, what string) *valueCounter {
+	return &valueCounter{max: b.values, what: what}
+}
+
+func (c *valueCounter) Write(p []byte) (int, error) {
+	c.ValueCounter.Write(p)
+	if c.over() {
+		return 0, c.err()
+	}
+	return len(p), nil
+}
+
+func (c *valueCounter) over() bool { return c.Count() > c.max }
+
+func (c *valueCounter) err() error {
+	return &BoundError{What: fmt.Sprintf("%s: more than %d values once decoded (the bound of one capture)", c.what, maxStateValues)}
+}
+
+// readBounded reads r whole, until ctx is done, its bytes and values
+// taken out of b: nothing more is read once it passes either.
+func readBounded(ctx context.Context, r io.Reader, b *budget, what string) ([]byte, error) {
+	var data bytes.Buffer
+	count := newValueCounter(b, what)
+	_, err := io.Copy(io.MultiWriter(&data, count), io.LimitReader(ctxReader{ctx, r}, max(b.bytes, 0)+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > maxStateBytes {
-		return nil, fmt.Errorf("%s: more than %d bytes", what, maxStateBytes)
+	if err := b.hold(int64(data.Len()), what); err != nil {
+		return nil, err
 	}
-	return data, nil
+	b.values -= count.Count()
+	return data.Bytes(), nil
 }
 
 // jsonState reads a JSON document, or JSON Lines, as records: each member
 // of the collection at spec.At.
-func jsonState(file string, spec *JSONState) (state, error) {
+func jsonState(ctx context.Context, file string, spec *JSONState, b *budget) (state, error) {
 	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return state{}, nil // no file yet: nothing stored
@@ -315,7 +495,7 @@ func jsonState(file string, spec *JSONState) (state, error) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", file)
 	}
-	data, err := readBounded(f, file)
+	data, err := readBounded(ctx, f, b, file)
 	if err != nil {
 		return nil, err
 	}
@@ -323,7 +503,7 @@ func jsonState(file string, spec *JSONState) (state, error) {
 	if spec.Lines {
 		var lines []any
 		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(nil, maxStateBytes)
+		sc.Buffer(nil, len(data)+1)
 		for i := 1; sc.Scan(); i++ {
 			line := bytes.TrimSpace(sc.Bytes())
 			if len(line) == 0 {
@@ -351,7 +531,7 @@ func jsonState(file string, spec *JSONState) (state, error) {
 	s := state{}
 	add := func(ptr string, member any) error {
 		if len(s) >= maxRecords {
-			return fmt.Errorf("more than %d records", maxRecords)
+			return &BoundError{What: fmt.Sprintf("%s: more than %d records (the bound of one capture)", file, maxRecords)}
 		}
 		key := ptr
 		if len(spec.Key) > 0 {
@@ -460,21 +640,27 @@ func pointer(doc any, p string) (any, error) {
 }
 
 // commandState runs args, in dir if it is not "", and reads what it
-// prints: one JSON object of records by key, each a JSON object of fields.
-func commandState(ctx context.Context, args []string, dir string) (state, error) {
+// prints, within b: one JSON object of records by key, each a JSON object
+// of fields.
+func commandState(ctx context.Context, args []string, dir string, b *budget) (state, error) {
 	if len(args) == 0 || args[0] == "" {
 		return nil, errors.New("no state command")
 	}
 	var stdout bytes.Buffer
 	var stderr tailBuffer
-	out := &boundedWriter{b: &stdout, max: maxStateBytes}
-	err := runBounded(ctx, args, dir, out, &stderr)
+	out := &boundedWriter{b: &stdout, max: int(max(b.bytes, 0))}
+	count := newValueCounter(b, printable(args[0])+" printed")
+	err := runBounded(ctx, args, dir, io.MultiWriter(out, count), &stderr)
 	switch {
 	case out.over:
-		return nil, fmt.Errorf("%s printed more than %d bytes", args[0], maxStateBytes)
+		return nil, &BoundError{What: fmt.Sprintf("%s printed more than %d bytes held (the bound of one capture)", printable(args[0]), maxStateBytes)}
+	case count.over():
+		return nil, count.err()
 	case err != nil:
-		return nil, fmt.Errorf("%s: %v: %s", args[0], err, stderr.String())
+		return nil, &commandError{args[0], err, stderr.String()}
 	}
+	b.bytes -= int64(stdout.Len())
+	b.values -= count.Count()
 	var s state
 	dec := json.NewDecoder(&stdout)
 	dec.UseNumber()
@@ -482,13 +668,25 @@ func commandState(ctx context.Context, args []string, dir string) (state, error)
 		return nil, fmt.Errorf("%s printed what is not records by key (a JSON object of JSON objects): %v", args[0], err)
 	}
 	if len(s) > maxRecords {
-		return nil, fmt.Errorf("%s printed more than %d records", args[0], maxRecords)
+		return nil, &BoundError{What: fmt.Sprintf("%s printed more than %d records (the bound of one capture)", printable(args[0]), maxRecords)}
 	}
 	if s == nil {
 		s = state{}
 	}
 	return s, nil
 }
+
+// A commandError is a state command that failed: its name, how, and the
+// end of what it wrote on its standard error, made printable.
+type commandError struct {
+	name   string
+	err    error
+	stderr string
+}
+
+func (e *commandError) Error() string { return fmt.Sprintf("%s: %v: %s", e.name, e.err, e.stderr) }
+
+func (e *commandError) Unwrap() error { return e.err }
 
 // runBounded runs args until it exits or ctx is done, its output to
 // stdout and stderr. Processes it starts that keep its output open are
@@ -528,7 +726,11 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (t *tailBuffer) String() string { return strings.TrimSpace(string(bytes.ToValidUTF8(t.b, nil))) }
+// String returns what was kept, made printable: it may be a hostile
+// server's words.
+func (t *tailBuffer) String() string {
+	return effectproof.Printable(strings.TrimSpace(string(bytes.ToValidUTF8(t.b, nil))), 2048)
+}
 
 // leaveOut removes what the list names from s, and reports which entries
 // matched anything.
@@ -577,26 +779,41 @@ func flag(s state, list []Flag, used []bool) error {
 
 // globMatch reports whether name matches pattern, in which * matches any
 // run of characters, slashes included, and every other character itself.
+// It takes time in proportion to the lengths of both, never more: the
+// names are the server's, and a pattern of several stars tried against a
+// long name by backtracking would take time without bound.
 func globMatch(pattern, name string) bool {
-	star := strings.Index(pattern, "*")
-	if star < 0 {
-		return pattern == name
-	}
-	if !strings.HasPrefix(name, pattern[:star]) {
-		return false
-	}
-	rest := pattern[star+1:]
-	for i := star; i <= len(name); i++ {
-		if globMatch(rest, name[i:]) {
-			return true
+	p, n := 0, 0
+	star, from := -1, 0 // the last star met, and where in name it began to match
+	for n < len(name) {
+		switch {
+		case p < len(pattern) && pattern[p] == '*':
+			star, from = p, n
+			p++
+		case p < len(pattern) && pattern[p] == name[n]:
+			p++
+			n++
+		case star >= 0:
+			// The last star takes one more character; what follows it
+			// is tried again from there.
+			from++
+			p, n = star+1, from
+		default:
+			return false
 		}
 	}
-	return false
+	for p < len(pattern) && pattern[p] == '*' {
+		p++
+	}
+	return p == len(pattern)
 }
 
 // ReadDir returns the state of the directory tree at root as the dir
 // state source reads it, records by key each its fields by name: for a
 // Go test that holds mcpeffecttest.Verify to the same state as verify.
 func ReadDir(root string) (map[string]map[string]any, error) {
-	return dirState(root)
+	return dirState(context.Background(), root, newBudget())
 }
+
+// printable makes a command's name printable for a message.
+func printable(s string) string { return effectproof.Printable(s, 200) }

@@ -3,6 +3,8 @@ package verify
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpeffect/mcpeffect/internal/effectproof"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func loadSchema(t *testing.T) *jsonschema.Resolved {
@@ -76,6 +79,7 @@ func TestSchema(t *testing.T) {
 		Examples:     []Example{{Tool: "t", Name: "n", Fixtures: []Fixture{{Tool: "f", Args: map[string]any{"a": 1}, Caller: "agent", Save: map[string]string{"id": "/id"}}}, Args: map[string]any{"id": "{id}"}, Caller: "agent", WantError: "no", Effect: "write|destructive|idempotent"}},
 		Overcautious: map[string]string{"t": "why"},
 		Skip:         map[string]string{"u": "why"},
+		ResultErrors: []ResultError{{Tools: "t*", At: "/success", Equals: json.RawMessage(`false`), Message: "/error"}},
 	}
 	data, _ := json.Marshal(full)
 	if err := validate(t, schema, data); err != nil {
@@ -160,7 +164,7 @@ func TestDirState(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(root, "pipe"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := dirState(root)
+	s, err := dirState(t.Context(), root, newBudget())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +206,7 @@ func TestDirState(t *testing.T) {
 			t.Errorf("the link out of the tree was followed: %q", key)
 		}
 	}
-	if _, err := dirState(filepath.Join(root, "empty")); err == nil {
+	if _, err := dirState(t.Context(), filepath.Join(root, "empty"), newBudget()); err == nil {
 		t.Error("a file taken as a directory tree")
 	}
 }
@@ -214,7 +218,7 @@ func TestJSONState(t *testing.T) {
 {"type":"relation","from":"Ann","to":"Bob","relationType":"knows"}
 
 `), 0o644)
-	s, err := jsonState(lines, &JSONState{File: lines, Lines: true, Key: []string{"/type", "/name", "/from", "/relationType", "/to"}, Sets: []string{"observations"}})
+	s, err := jsonState(t.Context(), lines, &JSONState{File: lines, Lines: true, Key: []string{"/type", "/name", "/from", "/relationType", "/to"}, Sets: []string{"observations"}}, newBudget())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,23 +233,23 @@ func TestJSONState(t *testing.T) {
 
 	doc := filepath.Join(dir, "doc.json")
 	os.WriteFile(doc, []byte(`{"notes": {"1": {"title": "Milk"}, "a/b": {"title": "Eggs"}}, "list": [1, 1]}`), 0o644)
-	s, err = jsonState(doc, &JSONState{File: doc, At: "/notes"})
+	s, err = jsonState(t.Context(), doc, &JSONState{File: doc, At: "/notes"}, newBudget())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s["/notes/1"]["title"] != "Milk" || s["/notes/a~1b"]["title"] != "Eggs" {
 		t.Errorf("records by JSON pointer: %v", s)
 	}
-	if _, err := jsonState(doc, &JSONState{File: doc, At: "/list", Key: []string{"/x"}}); err == nil || !strings.Contains(err.Error(), "two records") {
+	if _, err := jsonState(t.Context(), doc, &JSONState{File: doc, At: "/list", Key: []string{"/x"}}, newBudget()); err == nil || !strings.Contains(err.Error(), "two records") {
 		t.Errorf("two members of one key: %v, want an error", err)
 	}
-	if s, err := jsonState(filepath.Join(dir, "none.json"), &JSONState{}); err != nil || len(s) != 0 {
+	if s, err := jsonState(t.Context(), filepath.Join(dir, "none.json"), &JSONState{}, newBudget()); err != nil || len(s) != 0 {
 		t.Errorf("a file not yet made: %v, %v; want no records", s, err)
 	}
 	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := jsonState(filepath.Join(dir, "pipe"), &JSONState{}); err == nil {
+	if _, err := jsonState(t.Context(), filepath.Join(dir, "pipe"), &JSONState{}, newBudget()); err == nil {
 		t.Error("a FIFO read as a JSON file")
 	}
 }
@@ -342,6 +346,15 @@ func TestGlobMatch(t *testing.T) {
 		{"a*b*c", "aXbYc", true},
 		{"a*b*c", "aXbY", false},
 		{"exact", "exact", true},
+		{"*b", "ab", true},
+		{"a*", "a", true},
+		{"a*a", "a", false},
+		{"**x", "yx", true},
+		{"*a*", "bab", true},
+		// Stars against a long name the pattern does not match: by
+		// backtracking, longer than any test would wait.
+		{"*a*a*a*a*a*b", strings.Repeat("a", 100_000), false},
+		{"*a*a*a*a*a*b", strings.Repeat("a", 100_000) + "b", true},
 	} {
 		if got := globMatch(tt.pattern, tt.name); got != tt.want {
 			t.Errorf("globMatch(%q, %q) = %t, want %t", tt.pattern, tt.name, got, tt.want)
@@ -353,7 +366,7 @@ func TestCommandState(t *testing.T) {
 	defer func(n int) { maxStateBytes = n }(maxStateBytes)
 	maxStateBytes = 1 << 20
 	ctx := t.Context()
-	s, err := commandState(ctx, []string{"sh", "-c", `echo '{"task/1": {"title": "Milk", "n": 12345678901234567890}}'`}, "")
+	s, err := commandState(ctx, []string{"sh", "-c", `echo '{"task/1": {"title": "Milk", "n": 12345678901234567890}}'`}, "", newBudget())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,7 +381,7 @@ func TestCommandState(t *testing.T) {
 		{"too much", `head -c 3000000 /dev/zero`, "more than 1048576 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := commandState(ctx, []string{"sh", "-c", tc.script}, "")
+			_, err := commandState(ctx, []string{"sh", "-c", tc.script}, "", newBudget())
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want one containing %q", err, tc.want)
 			}
@@ -379,8 +392,121 @@ func TestCommandState(t *testing.T) {
 	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err = commandState(short, []string{"sh", "-c", "sleep 30 & sleep 30"}, "")
+	_, err = commandState(short, []string{"sh", "-c", "sleep 30 & sleep 30"}, "", newBudget())
 	if err == nil || time.Since(start) > 10*time.Second {
 		t.Errorf("a command that outlived its deadline: %v after %v", err, time.Since(start))
+	}
+}
+
+// lowerBounds lowers the bounds of one capture for the test.
+func lowerBounds(t *testing.T, bytes, values, tree int) {
+	t.Helper()
+	b, v, tr := maxStateBytes, maxStateValues, maxTreeBytes
+	t.Cleanup(func() { maxStateBytes, maxStateValues, maxTreeBytes = b, v, tr })
+	maxStateBytes, maxStateValues, maxTreeBytes = bytes, values, tree
+}
+
+// TestCaptureBounds holds every source to the bounds of one capture, on
+// what it holds once decoded as well as on the bytes it reads: past one,
+// the capture fails with a *BoundError that names the source and the
+// bound. A JSON text of small values decodes to some 40 bytes a value of
+// 2, so bytes alone do not bound it.
+func TestCaptureBounds(t *testing.T) {
+	lowerBounds(t, 64<<10, 1000, 256<<10)
+	dir := t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	zeros := "[" + strings.Repeat("0,", 1000) + "0]" // 1001 values in 2 KiB
+	write("values.json", `{"a": `+zeros+`}`)
+	write("lines.jsonl", strings.Repeat("{\"a\": 1}\n", 400))
+	write("bytes.json", `{"a": "`+strings.Repeat("x", 64<<10)+`"}`)
+	tree := filepath.Join(dir, "tree")
+	os.Mkdir(tree, 0o755)
+	for i := range 3 {
+		os.WriteFile(filepath.Join(tree, fmt.Sprint(i)), []byte(strings.Repeat("x", 30<<10)), 0o644)
+	}
+	os.Mkdir(filepath.Join(dir, "empty"), 0o755)
+	digested := filepath.Join(dir, "digested")
+	os.Mkdir(digested, 0o755)
+	os.WriteFile(filepath.Join(digested, "big"), make([]byte, 300<<10), 0o644)
+	for _, tc := range []struct {
+		name   string
+		spec   StateSpec
+		source string
+		want   string
+	}{
+		{"json values", StateSpec{JSON: &JSONState{File: "{dir}/values.json"}}, "json", "more than 1000 values once decoded (the bound of one capture)"},
+		{"json lines values", StateSpec{JSON: &JSONState{File: "{dir}/lines.jsonl", Lines: true}}, "json", "more than 1000 values once decoded"},
+		{"json bytes", StateSpec{JSON: &JSONState{File: "{dir}/bytes.json"}}, "json", "more than 65536 bytes held (the bound of one capture)"},
+		{"command values", StateSpec{Command: []string{"cat", "{dir}/values.json"}}, "command", "cat printed: more than 1000 values once decoded"},
+		{"command bytes", StateSpec{Command: []string{"cat", "{dir}/bytes.json"}}, "command", "cat printed more than 65536 bytes held"},
+		{"tree contents", StateSpec{Dir: "{dir}/tree"}, "dir", "more than 65536 bytes held"},
+		{"tree read", StateSpec{Dir: "{dir}/digested"}, "dir", "the tree holds more than 262144 bytes"},
+		{"second source", StateSpec{Dir: "{dir}/empty", JSON: &JSONState{File: "{dir}/values.json"}}, "json", "more than 1000 values"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := capture(t.Context(), tc.spec, vars{"dir": dir}, nil)
+			var be *BoundError
+			if !errors.As(err, &be) || be.Source != tc.source || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "the "+tc.source+" state") {
+				t.Errorf("capture = %v, want a BoundError of the %s source, saying %q", err, tc.source, tc.want)
+			}
+		})
+	}
+}
+
+// TestCaptureDeadline: a capture ends when its context does, whatever
+// its source, rather than read and decode to the end.
+func TestCaptureDeadline(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "state.json"), []byte(`{"a": {"b": 1}}`), 0o644)
+	ctx, cancel := context.WithDeadline(t.Context(), time.Now().Add(-time.Second))
+	defer cancel()
+	for _, spec := range []StateSpec{
+		{Dir: "{dir}"},
+		{JSON: &JSONState{File: "{dir}/state.json"}},
+		{Command: []string{"cat", "{dir}/state.json"}},
+		{SQLite: "{dir}/db"},
+	} {
+		s, err := capture(ctx, spec, vars{"dir": dir}, []string{"cat"})
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("capture of %+v past its deadline = %v, %v; want the deadline", spec, s, err)
+		}
+	}
+}
+
+func TestParseResultErrors(t *testing.T) {
+	for _, tt := range []struct{ name, member, want string }{
+		{"no pointer", `{"equals": false}`, `resultErrors[0]: at "": give the JSON pointer`},
+		{"a pointer without its slash", `{"at": "success", "equals": false}`, `at "success"`},
+		{"no value", `{"at": "/success"}`, "resultErrors[0]: no equals"},
+		{"a message that is no pointer", `{"at": "/ok", "equals": 0, "message": "error"}`, `message "error"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseFile([]byte(`{"state": {"dir": "d"}, "examples": [{"tool": "t"}], "resultErrors": [` + tt.member + `]}`))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("ParseFile = %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+	f, err := ParseFile([]byte(`{"state": {"dir": "d"}, "examples": [{"tool": "t"}], "resultErrors": [{"at": "/status", "equals": {"b": [1, "x"], "a": null}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		content any
+		failed  bool
+	}{
+		{map[string]any{"status": map[string]any{"a": nil, "b": []any{1, "x"}}}, true},
+		{map[string]any{"status": map[string]any{"b": []any{1, "x"}}}, false},
+		{map[string]any{"status": map[string]any{"b": []any{1}}}, false},
+		{map[string]any{"other": true}, false},
+	} {
+		res := &mcp.CallToolResult{StructuredContent: tc.content, Content: []mcp.Content{&mcp.TextContent{Text: "it failed"}}}
+		if text, failed := f.resultError("t", res); failed != tc.failed || failed && text != "it failed" {
+			t.Errorf("result %v: %q, %t; want %t", tc.content, text, failed, tc.failed)
+		}
 	}
 }

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/notrun"
 )
 
 // EnvBackend is the variable that selects the store the tests of a
@@ -41,6 +42,9 @@ const EnvBackend = "DONE_TEST_DB"
 // EnvRequire, set to 1, makes a missing PostgreSQL a failure instead of a
 // skip.
 const EnvRequire = "MCPEFFECT_REQUIRE_POSTGRES"
+
+// NeedPostgres is what the tests on PostgreSQL need, for [notrun].
+var NeedPostgres = notrun.Need{What: "PostgreSQL", Enable: "apt-get install -y postgresql", Require: EnvRequire}
 
 // Role is the ordinary role that owns the test databases: no superuser,
 // no password, as in postgres://done@127.0.0.1:PORT/done.
@@ -79,10 +83,11 @@ func Run(m *testing.M) int {
 	}
 	if _, err := binDir(); err != nil {
 		if os.Getenv(EnvRequire) == "1" {
-			fmt.Fprintf(os.Stderr, "pgtest: %v, and %s=1\n", err, EnvRequire)
+			fmt.Fprintf(os.Stderr, "pgtest: %v, and %s=1 (%s)\n", err, EnvRequire, NeedPostgres.Enable)
 			return 1
 		}
-		fmt.Fprintf(os.Stderr, "pgtest: SKIP the same tests on PostgreSQL: %v (install Debian's postgresql)\n", err)
+		where, _ := os.Getwd()
+		notrun.Print(os.Stderr, notrun.Line(NeedPostgres, where, err.Error(), []string{"every test of the package, again on PostgreSQL"}))
 		return 0
 	}
 	fmt.Fprintln(os.Stderr, "pgtest: the same tests again, on PostgreSQL")
@@ -158,7 +163,7 @@ var (
 // [Main] stops it.
 func Start(tb testing.TB) *Cluster {
 	tb.Helper()
-	startOnce.Do(func() { started, startErr = start() })
+	startOnce.Do(func() { started, startErr = StartCluster(0) })
 	if startErr != nil {
 		if os.Getenv(EnvRequire) == "1" || Postgres() {
 			tb.Fatalf("pgtest: %v", startErr)
@@ -221,7 +226,14 @@ func (c *Cluster) Restart(down func()) error {
 	return err
 }
 
-func start() (*Cluster, error) {
+// StartCluster starts a PostgreSQL server of its own, as the tests start
+// theirs: on a new temporary directory, on loopback only, on port (a free
+// one if 0), trusting every connection from there, with a role [Role]
+// that may log in; run by root, its programs run as nobody, since
+// initdb and postgres refuse root. It is for tests and for trying Done's
+// replicas by hand (see throwaway), never for data to keep: fsync is off,
+// and [Cluster.Stop] removes it all.
+func StartCluster(port int) (*Cluster, error) {
 	bin, err := binDir()
 	if err != nil {
 		return nil, err
@@ -255,10 +267,13 @@ func start() (*Cluster, error) {
 		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
 	}
 	for range 5 {
-		if c.port, err = freePort(); err != nil {
-			break
+		c.port = port
+		if c.port == 0 {
+			if c.port, err = freePort(); err != nil {
+				break
+			}
 		}
-		if err = c.run(); err == nil {
+		if err = c.run(); err == nil || port != 0 {
 			break
 		}
 	}
@@ -339,6 +354,15 @@ func (c *Cluster) url(role, db string) string {
 // addr is the host and port the cluster listens on.
 func (c *Cluster) addr() string {
 	return net.JoinHostPort("127.0.0.1", strconv.Itoa(c.port))
+}
+
+// CreateDatabase makes an empty database called name, owned by [Role],
+// and returns its URL.
+func (c *Cluster) CreateDatabase(ctx context.Context, name string) (string, error) {
+	if err := c.admin(ctx, fmt.Sprintf("CREATE DATABASE %s OWNER %s", pgx.Identifier{name}.Sanitize(), Role)); err != nil {
+		return "", err
+	}
+	return c.url(Role, name), nil
 }
 
 func (c *Cluster) admin(ctx context.Context, stmt string) error {
