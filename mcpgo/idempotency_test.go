@@ -338,6 +338,11 @@ func TestRecoveryListed(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `"unpurge_task", which the registry does not classify`) {
 		t.Errorf("a listing with an unclassified undo: %v", err)
 	}
+	// A listing without params, in plain ASCII, is checked too.
+	resp := asJSON(t, s2.HandleMessage(context.Background(), json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)))
+	if !strings.Contains(resp, `which the registry does not classify`) {
+		t.Errorf("a listing without params: %s", resp)
+	}
 	// The schemas: a parameter that the undo does not take.
 	s3, r3, _, _ := idemServer(t, nil)
 	mcpgo.AddTool(s3, r3, mcp.NewTool("archive_task", mcp.WithString("task_id")), mcpeffect.Destructive|mcpeffect.Idempotent, (&calls{}).tool("archive_task"))

@@ -349,7 +349,14 @@ func (a *adapter) early(ctx context.Context, id any, message any) error {
 		Params json.RawMessage `json:"params"`
 	}
 	// A message mcp-go cannot decode either is refused by mcp-go.
-	if json.Unmarshal(raw, &m) != nil || len(m.Params) == 0 || string(m.Params) == "null" {
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	if m.Method == string(mcp.MethodToolsList) {
+		// With params or without.
+		return a.checkRecoveries(ctx)
+	}
+	if len(m.Params) == 0 || string(m.Params) == "null" {
 		return nil
 	}
 	// The params of each method are decoded alone, into the fields that
@@ -374,8 +381,6 @@ func (a *adapter) early(ctx context.Context, id any, message any) error {
 			return nil
 		}
 		return a.taskCall(ctx, raw)
-	case string(mcp.MethodToolsList):
-		return a.checkRecoveries(ctx)
 	case string(mcp.MethodInitialize), string(mcp.MethodServerDiscover):
 		// Listen and Handler carry the draft's key, and declare that
 		// they do in the result, which mcp-go's types cannot hold.
@@ -438,6 +443,9 @@ func (a *adapter) early(ctx context.Context, id any, message any) error {
 var earlyMethods = [][]byte{
 	[]byte(mcp.MethodToolsCall), []byte(mcp.MethodResourcesSubscribe),
 	[]byte(mcp.MethodSubscriptionsListen), []byte(mcp.MethodCompletionComplete),
+	// Not decided, but seen: a listing's recoveries are checked, and the
+	// answers to these declare the idempotency capability.
+	[]byte(mcp.MethodToolsList), []byte(mcp.MethodInitialize), []byte(mcp.MethodServerDiscover),
 }
 
 // plainlyNotEarly reports whether raw, a message, is certainly none that
@@ -467,12 +475,17 @@ func plainlyNotEarly(raw []byte) bool {
 	case method == nil:
 		return true
 	case string(method) == string(mcp.MethodToolsCall):
-		return !containsFold(raw, taskKey)
+		// A task, or the draft's idempotency key, which mcp-go would drop
+		// where no carrier moved it (see uncarried).
+		return !containsFold(raw, taskKey) && !bytes.Contains(raw, idempotencyKeyMember)
 	}
 	return false
 }
 
-var taskKey = []byte(`"task"`)
+var (
+	taskKey              = []byte(`"task"`)
+	idempotencyKeyMember = []byte(`"` + mcpeffect.IdempotencyKeyParam + `"`)
+)
 
 // containsFold reports whether s holds sub, which starts with a quote,
 // in ASCII, in any case. It looks only where s has a quote.
