@@ -546,9 +546,11 @@ func (c *IdempotentCall) Finish(ctx context.Context, o CallOutcome) error {
 	return c.keep(ctx, IdempotencyResultNotKept, err.Error())
 }
 
-// keep keeps, in place of the call's answer, the error of type typ.
+// keep keeps, in place of the call's answer, the error of type typ. The
+// key and the detail are cut short, so that it fits in what a store
+// reserves at the claim (see MemoryIdempotencyStore) whatever they hold.
 func (c *IdempotentCall) keep(ctx context.Context, typ, detail string) error {
-	raw, err := json.Marshal(CallOutcome{Error: (&IdempotencyError{Type: typ, IdempotencyKey: c.key, Detail: clip(detail, 300)}).rpcError()})
+	raw, err := json.Marshal(CallOutcome{Error: (&IdempotencyError{Type: typ, IdempotencyKey: clip(c.key, 64), Detail: clip(detail, 120)}).rpcError()})
 	if err != nil {
 		return err
 	}

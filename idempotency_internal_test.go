@@ -224,3 +224,19 @@ func BenchmarkMiddlewareNoKey(b *testing.B) {
 	b.ReportMetric(float64(spent[1].Nanoseconds())/calls, "no-key-ns/call")
 	b.ReportMetric(float64(spent[1])/float64(spent[0]), "ratio")
 }
+
+// TestKeptErrorFits: the error kept in place of an answer that could not
+// be kept fits in what the memory store reserves at the claim, whatever
+// the key and the store's error hold.
+func TestKeptErrorFits(t *testing.T) {
+	key := strings.Repeat("\x01", MaxIdempotencyKeyBytes)
+	store := NewMemoryIdempotencyStore(1, memoryRecordOverhead+memoryOutcomeReserve)
+	i := newIdempotency(&IdempotencyOptions{Store: store})
+	call, _, ie := i.begin(context.Background(), "t", nil, key, "caller")
+	if ie != nil {
+		t.Fatal(ie)
+	}
+	if err := call.keep(context.Background(), IdempotencyResultNotKept, strings.Repeat("\u202e\x00", 1000)); err != nil {
+		t.Fatalf("the kept error does not fit: %v", err)
+	}
+}
