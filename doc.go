@@ -116,6 +116,18 @@
 // honestly: it puts a person in the loop, and is not an authorization
 // boundary, which the scope is. See [ConfirmOptions].
 //
+// # Retries that run once, and undos
+//
+// [MiddlewareOptions] Idempotency runs a write that is not idempotent at
+// most once for each idempotency key a caller sends with it (SEP-3182): a
+// retry gets the first call's answer, and other arguments under the key
+// are refused. A go-sdk server brings the draft's field to the middleware
+// with a carrier, [Enforcer.IdempotencyTransport] or
+// [Enforcer.IdempotencyHandler]; the records live in an
+// [IdempotencyStore], in memory by default. A write names the tool that
+// undoes it with [Registry.DeclareRecovery] (SEP-3172), published in its
+// listing.
+//
 // # Every operation scoped
 //
 // Reading a resource and getting a prompt need a scope too: read-only,

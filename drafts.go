@@ -46,3 +46,38 @@ const (
 	// asks them.
 	ConfirmationHint = "io.github.mcpeffect/confirmation"
 )
+
+// SEP-3182, request idempotency: a tools/call that carries a key runs at
+// most once (see [IdempotencyOptions]).
+const (
+	// IdempotencyKeyParam is the member of the params of a tools/call
+	// that carries the caller's key.
+	IdempotencyKeyParam = "idempotencyKey"
+	// IdempotencyCapability is the member of a server's
+	// capabilities.tools by which it declares that it honors keys.
+	IdempotencyCapability = "idempotency"
+	// IdempotencyKeyConflict is the type, in the error data, of a key
+	// sent again with another tool or other arguments.
+	IdempotencyKeyConflict = "idempotency_key_conflict"
+	// IdempotencyKeyInProgress is the type, in the error data, of a key
+	// sent again while the call that first carried it still runs.
+	IdempotencyKeyInProgress = "idempotency_key_in_progress"
+)
+
+// SEP-3172, recovery metadata: the operation that undoes a tool's effect
+// (see [Recovery]).
+const (
+	// RecoveryAnnotation is the member of a tool's annotations that holds
+	// its [Recovery].
+	RecoveryAnnotation = "recovery"
+	// RecoveryCompensation is the one strategy the draft defines: a call
+	// of another tool of the same server undoes the effect.
+	RecoveryCompensation = "compensation"
+	// ResponseBodyExpression begins a runtime expression (OpenAPI 3.0's,
+	// which the draft adopts) that reads the response of the original
+	// call: here, the structured content of its result.
+	ResponseBodyExpression = "$response.body#"
+	// RequestBodyExpression begins a runtime expression that reads the
+	// original call's request: here, its arguments.
+	RequestBodyExpression = "$request.body#"
+)

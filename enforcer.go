@@ -23,7 +23,8 @@ import (
 type Enforcer struct {
 	r         *Registry
 	opts      MiddlewareOptions
-	confirmer *confirmer // nil without Confirm
+	confirmer *confirmer   // nil without Confirm
+	idem      *idempotency // nil without Idempotency
 }
 
 // MiddlewareOptions are the configuration of an [Enforcer]
@@ -91,6 +92,12 @@ type MiddlewareOptions struct {
 	// by default) before they run: see [ConfirmOptions], and what it does
 	// not protect against.
 	Confirm *ConfirmOptions
+
+	// Idempotency, if non-nil, makes a call that carries an idempotency
+	// key (SEP-3182) run at most once, and a repeat get the answer of the
+	// first: see [IdempotencyOptions], and the carriers that the draft's
+	// field needs on a go-sdk server.
+	Idempotency *IdempotencyOptions
 }
 
 // Enforcer returns the [Enforcer] of r configured by opts; a nil opts is
@@ -107,6 +114,9 @@ func (r *Registry) Enforcer(opts *MiddlewareOptions) *Enforcer {
 	}
 	if e.opts.Confirm != nil {
 		e.confirmer = newConfirmer(e.opts.Confirm)
+	}
+	if e.opts.Idempotency != nil {
+		e.idem = newIdempotency(e.opts.Idempotency)
 	}
 	return e
 }
@@ -266,6 +276,9 @@ type Decision struct {
 	// receives, which the raw arguments did not give with certainty.
 	pending bool
 	enf     *Enforcer
+	// once is the idempotency of a tools/call with a key, begun by the
+	// middleware (see callOnce); nil otherwise.
+	once *onceState
 }
 
 // Allowed reports whether the operation may go on (once confirmed, if
@@ -571,7 +584,9 @@ func admitCall(ctx context.Context, req *mcp.CallToolRequest, t *mcp.Tool, outco
 		return ctx, nil, notEnforced(fmt.Sprintf("tool %q", t.Name), "run")
 	}
 	d, e, changed := *on, on.enf, false
+	st := on.once
 	if d.Operation.Method != methodCallTool || d.Operation.Name != t.Name {
+		st = nil // the key is the call's that the middleware saw
 		// A handler run from another's, with its context: this call is
 		// decided afresh, for the same caller.
 		op := Operation{Method: methodCallTool, Name: t.Name}
@@ -595,6 +610,12 @@ func admitCall(ctx context.Context, req *mcp.CallToolRequest, t *mcp.Tool, outco
 			return ctx, nil, d.Denied.rpcError()
 		}
 		changed = true
+		if st != nil {
+			// Its effect known, the call with a key begins.
+			if err := e.beginPending(ctx, st, d); err != nil {
+				return ctx, nil, err
+			}
+		}
 	}
 	if d.Confirm {
 		res, answer, err := e.confirmer.confirm(ctx, req, t, d.Effect, d.Scope)
@@ -604,6 +625,9 @@ func admitCall(ctx context.Context, req *mcp.CallToolRequest, t *mcp.Tool, outco
 		if res != nil || err != nil {
 			return ctx, res, err
 		}
+	}
+	if st != nil {
+		st.started = true
 	}
 	if changed {
 		ctx = &decisionContext{ctx, d}

@@ -252,3 +252,51 @@ func BenchmarkReadResource(b *testing.B) {
 		func() error { _, err := plainSession.ReadResource(ctx, params); return err },
 		func() error { _, err := scopedSession.ReadResource(ctx, params); return err })
 }
+
+// BenchmarkCallIdempotency measures what idempotency keys cost, over
+// in-memory transports, each against the middleware without Idempotency
+// (the "with" of BenchmarkCallInMemory) as the baseline: no-key is a
+// call without a key on a server with Idempotency and the carrier, the
+// cost every call pays; repeat, a call whose key's answer is kept and
+// sent again; new-key, a call under a new key, claimed and kept.
+func BenchmarkCallIdempotency(b *testing.B) {
+	ctx := mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full)
+	plain, _ := benchServer(b, 84, &mcpeffect.MiddlewareOptions{})
+	plainSession := connect(b, ctx, plain)
+	idem := &mcpeffect.MiddlewareOptions{Idempotency: &mcpeffect.IdempotencyOptions{Store: mcpeffect.NewMemoryIdempotencyStore(1<<30, 1<<40)}}
+	keyed, r := benchServer(b, 84, idem)
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := keyed.Connect(ctx, r.Enforcer(idem).IdempotencyTransport(st), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ss.Close() })
+	keyedSession, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { keyedSession.Close() })
+	// tool_04 is a write (see benchServer), which a key runs once.
+	params := &mcp.CallToolParams{Name: "tool_04", Arguments: map[string]any{"id": "1"}}
+	baseline := func() error { _, err := plainSession.CallTool(ctx, params); return err }
+	withKey := func(key string) *mcp.CallToolParams {
+		p := *params
+		p.Meta = mcp.Meta{mcpeffect.IdempotencyKeyMetaKey: key}
+		return &p
+	}
+	b.Run("no-key", func(b *testing.B) {
+		paired(b, baseline, func() error { _, err := keyedSession.CallTool(ctx, params); return err })
+	})
+	b.Run("repeat", func(b *testing.B) {
+		repeat := withKey("the same key")
+		paired(b, baseline, func() error { _, err := keyedSession.CallTool(ctx, repeat); return err })
+	})
+	b.Run("new-key", func(b *testing.B) {
+		n := 0
+		paired(b, baseline, func() error {
+			n++
+			_, err := keyedSession.CallTool(ctx, withKey(fmt.Sprintf("key-%d", n)))
+			return err
+		})
+	})
+}

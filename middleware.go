@@ -38,7 +38,10 @@ func (r *Registry) Middleware(opts *MiddlewareOptions) mcp.Middleware {
 // ([DecisionFromContext]), without which a tool, resource or prompt added
 // with [AddTool] and the others refuses to run. With HideDenied, it
 // filters the lists of tools, resources, resource templates and prompts.
-// Every other method passes through untouched.
+// A tool whose recovery is declared ([Registry.DeclareRecovery]) is
+// listed with it in its _meta ([RecoveryMetaKey]), and a listing fails
+// with the error of [Registry.CheckRecoveries]. Every other method passes
+// through untouched.
 //
 // For a tool whose effect depends on its arguments (see [EffectRule]), the
 // decision is made here when the raw arguments give the call's effect
@@ -60,15 +63,29 @@ func (e *Enforcer) wrap(next mcp.MethodHandler) mcp.MethodHandler {
 				if err != nil {
 					return res, err
 				}
-				return advertised(res), nil
+				res = advertised(res)
+				if e.idem != nil && carriedRequest(req) {
+					res = &idempotencyAdvertised{res}
+				}
+				return res, nil
 			case methodListTools, methodListResources, methodListTemplates, methodListPrompts:
-				if e.opts.HideDenied && !testhook.UnfilteredList(ctx) {
+				hide := e.opts.HideDenied && !testhook.UnfilteredList(ctx)
+				publish := method == methodListTools && e.r.hasRecoveries()
+				if hide || publish {
 					res, err := next(ctx, method, req)
 					if err != nil {
 						return res, err
 					}
-					s, _ := granted(ctx, e.requestCaller(ctx, req))
-					return e.filterList(res, s), nil
+					if publish {
+						if res, err = e.r.publishRecoveries(res); err != nil {
+							return nil, err
+						}
+					}
+					if hide {
+						s, _ := granted(ctx, e.requestCaller(ctx, req))
+						res = e.filterList(res, s)
+					}
+					return res, nil
 				}
 			}
 			return next(ctx, method, req)
@@ -79,6 +96,13 @@ func (e *Enforcer) wrap(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		if !d.pending {
 			e.report(ctx, d)
+		}
+		if e.idem != nil {
+			if call, ok := req.(*mcp.CallToolRequest); ok {
+				if _, keyed := call.Params.Meta[IdempotencyKeyMetaKey]; keyed {
+					return e.callOnce(ctx, d, method, call, next)
+				}
+			}
 		}
 		return next(&decisionContext{ctx, d}, method, req)
 	}

@@ -300,7 +300,7 @@ func (r *Registry) classify(t *mcp.Tool, e Effect, tr *toolRule) *mcp.Tool {
 		if err := r.addRule(t.Name, tr); err != nil {
 			panic(err)
 		}
-	} else if err := r.Add(t.Name, e); err != nil {
+	} else if err := r.addWrapped(t.Name, e); err != nil {
 		if ent := r.lookup(t.Name); ent.rule != nil || ent.effect != e {
 			panic(err)
 		}

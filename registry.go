@@ -31,7 +31,9 @@ type Registry struct {
 	// scoped holds the scopes of resources and prompts, copied on write
 	// (it changes rarely, and is small).
 	scoped atomic.Pointer[scopedTable]
-	mu     sync.Mutex // held by the writers of tools and scoped
+	// recoveries holds the declared recoveries by tool, copied on write.
+	recoveries atomic.Pointer[map[string]Recovery]
+	mu         sync.Mutex // held by the writers of tools, scoped and recoveries
 }
 
 // A toolRule is the rule of a tool, as AddTool, AddToolHandler and
@@ -109,6 +111,19 @@ func (r *Registry) Add(name string, e Effect) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.insert(name, newEntry(e))
+}
+
+// addWrapped is Add for a tool that AddTool or AddToolHandler adds, whose
+// handler runs behind their wrapper.
+func (r *Registry) addWrapped(name string, e Effect) error {
+	if err := validateEntry(name, e); err != nil {
+		return err
+	}
+	ent := newEntry(e)
+	ent.wrapped = true
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.insert(name, ent)
 }
 
 // insert adds the tool called name, or returns the error of a name

@@ -32,7 +32,8 @@ type entry struct {
 	schema *jsonschema.Resolved
 	// wrapped reports a tool added with AddTool or AddToolHandler, whose
 	// wrapper decides a call that the raw arguments leave uncertain from
-	// the input its handler receives. A tool classified with AddRule has
+	// the input its handler receives, and tells the idempotency of a call
+	// whether its handler ran. A tool classified with Add or AddRule has
 	// no such wrapper: its raw arguments decide, whatever they give.
 	wrapped bool
 }

@@ -74,6 +74,8 @@ type adapter struct {
 	// runUnasked reports that a call which needs confirmation runs when
 	// the client cannot ask a person (ConfirmOptions.RunIfClientCannotAsk).
 	runUnasked bool
+	// idem is the idempotency of the options; nil without it.
+	idem *mcpeffect.IdempotencyOptions
 	// hooks holds the Hooks that ServerOptions installed on each server
 	// built with it, to tell when a later option replaced them.
 	hooks sync.Map // *server.MCPServer to *server.Hooks
@@ -142,6 +144,7 @@ func ServerOptions(r *mcpeffect.Registry, opts *Options) []server.ServerOption {
 	if opts != nil {
 		a.scope, a.hide = opts.Scope, opts.HideDenied
 		a.runUnasked = opts.Confirm != nil && opts.Confirm.RunIfClientCannotAsk
+		a.idem = opts.Idempotency
 	}
 	return []server.ServerOption{
 		a.installHooks,
@@ -170,6 +173,12 @@ func (a *adapter) installHooks(s *server.MCPServer) {
 	h.AddAfterDiscover(func(_ context.Context, _ any, _ *mcp.DiscoverRequest, res *mcp.DiscoverResult) {
 		if res != nil {
 			advertise(&res.Capabilities)
+		}
+	})
+	// A tool whose undo is declared lists it in its _meta, as on go-sdk.
+	h.AddAfterListTools(func(_ context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+		if res != nil {
+			a.publishRecoveries(res)
 		}
 	})
 	if !a.hide {
@@ -272,12 +281,28 @@ func (a *adapter) tools(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		if d.Denied != nil {
 			return nil, refuse(ctx, d.Denied)
 		}
+		call, kept, err := a.beginOnce(ctx, req, d)
+		if kept != nil || err != nil {
+			return kept, err
+		}
 		if d.Confirm {
 			if res, err := a.confirm(ctx, req, d); res != nil || err != nil {
+				// The handler did not run: the key may be sent again.
+				a.storeError(ctx, call.Abandon(ctx))
 				return res, err
 			}
 		}
-		return next(mcpeffect.WithDecision(ctx, d), req)
+		finished := false
+		defer func() {
+			if !finished {
+				// The handler panicked: whatever it did stays done.
+				a.storeError(ctx, call.Panicked(ctx))
+			}
+		}()
+		res, err := next(mcpeffect.WithDecision(ctx, d), req)
+		finished = true
+		a.finishOnce(ctx, call, res, err)
+		return res, err
 	}
 }
 
@@ -314,7 +339,7 @@ func argumentsJSON(req mcp.CallToolRequest) json.RawMessage {
 // middleware would come only with the task's result; resources/subscribe,
 // the 2026-07-28 subscriptions/listen and completion/complete, which
 // [mcpeffect.Enforcer.Decide] decides by what they tell.
-func (a *adapter) early(ctx context.Context, _ any, message any) error {
+func (a *adapter) early(ctx context.Context, id any, message any) error {
 	raw, ok := message.(json.RawMessage)
 	if !ok || plainlyNotEarly(raw) {
 		return nil
@@ -324,7 +349,14 @@ func (a *adapter) early(ctx context.Context, _ any, message any) error {
 		Params json.RawMessage `json:"params"`
 	}
 	// A message mcp-go cannot decode either is refused by mcp-go.
-	if json.Unmarshal(raw, &m) != nil || len(m.Params) == 0 || string(m.Params) == "null" {
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	if m.Method == string(mcp.MethodToolsList) {
+		// With params or without.
+		return a.checkRecoveries(ctx)
+	}
+	if len(m.Params) == 0 || string(m.Params) == "null" {
 		return nil
 	}
 	// The params of each method are decoded alone, into the fields that
@@ -340,10 +372,22 @@ func (a *adapter) early(ctx context.Context, _ any, message any) error {
 		if json.Unmarshal(m.Params, &p) != nil {
 			return errUnreadable
 		}
+		if a.idem != nil {
+			if err := uncarried(m.Params); err != nil {
+				return err
+			}
+		}
 		if len(p.Task) == 0 || string(p.Task) == "null" {
 			return nil
 		}
 		return a.taskCall(ctx, raw)
+	case string(mcp.MethodInitialize), string(mcp.MethodServerDiscover):
+		// Listen and Handler carry the draft's key, and declare that
+		// they do in the result, which mcp-go's types cannot hold.
+		if rs, _ := ctx.Value(refusalsKey{}).(*refusals); rs != nil && a.idem != nil {
+			rs.expectDeclare(id)
+		}
+		return nil
 	case string(mcp.MethodResourcesSubscribe):
 		var p struct {
 			URI string `json:"uri"`
@@ -399,6 +443,9 @@ func (a *adapter) early(ctx context.Context, _ any, message any) error {
 var earlyMethods = [][]byte{
 	[]byte(mcp.MethodToolsCall), []byte(mcp.MethodResourcesSubscribe),
 	[]byte(mcp.MethodSubscriptionsListen), []byte(mcp.MethodCompletionComplete),
+	// Not decided, but seen: a listing's recoveries are checked, and the
+	// answers to these declare the idempotency capability.
+	[]byte(mcp.MethodToolsList), []byte(mcp.MethodInitialize), []byte(mcp.MethodServerDiscover),
 }
 
 // plainlyNotEarly reports whether raw, a message, is certainly none that
@@ -428,12 +475,17 @@ func plainlyNotEarly(raw []byte) bool {
 	case method == nil:
 		return true
 	case string(method) == string(mcp.MethodToolsCall):
-		return !containsFold(raw, taskKey)
+		// A task, or the draft's idempotency key, which mcp-go would drop
+		// where no carrier moved it (see uncarried).
+		return !containsFold(raw, taskKey) && !bytes.Contains(raw, idempotencyKeyMember)
 	}
 	return false
 }
 
-var taskKey = []byte(`"task"`)
+var (
+	taskKey              = []byte(`"task"`)
+	idempotencyKeyMember = []byte(`"` + mcpeffect.IdempotencyKeyParam + `"`)
+)
 
 // containsFold reports whether s holds sub, which starts with a quote,
 // in ASCII, in any case. It looks only where s has a quote.
@@ -468,6 +520,14 @@ func (a *adapter) taskCall(ctx context.Context, raw json.RawMessage) error {
 	d := a.enf.Decide(ctx, a.callOf(req), a.caller(ctx))
 	if d.Denied != nil {
 		return refuse(ctx, d.Denied)
+	}
+	if a.idem != nil && req.Params.Meta != nil {
+		if _, has := req.Params.Meta.AdditionalFields[mcpeffect.IdempotencyKeyMetaKey]; has {
+			// The task runs after the call is answered, without the
+			// middleware: its key could not be kept.
+			return refuseIdempotency(ctx, &mcpeffect.IdempotencyError{Type: mcpeffect.IdempotencyUnavailable,
+				Detail: "a task-augmented call cannot be run once by its key: send it without a task, or without a key"})
+		}
 	}
 	if d.Confirm {
 		// A task runs after its call has been answered: there is no

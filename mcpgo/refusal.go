@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mcpeffect/mcpeffect"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // mcp-go answers every error that a tool, resource or prompt handler
@@ -31,6 +33,10 @@ type rpcError struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
+func (e rpcError) jsonrpc() *jsonrpc.Error {
+	return &jsonrpc.Error{Code: int64(e.Code), Message: e.Message, Data: e.Data}
+}
+
 // A refusal is the error that a check returns to mcp-go for a refused
 // request: its text is the message of the JSON-RPC error, and wire is
 // the error to send in its place.
@@ -51,11 +57,72 @@ func (r *refusal) Unwrap() error { return r.cause }
 const maxPending = 1024
 
 // refusals holds the refusals of one connection (stdio) or one HTTP
-// request that were decided and not yet written, by message.
+// request that were decided and not yet written, by message; and the
+// results of initialize and server/discover, by request id (in JSON),
+// that declare capabilities.tools.idempotency.
 type refusals struct {
 	mu      sync.Mutex
 	pending map[string][]rpcError
 	n       int
+	declare map[string]bool
+	// connection identifies a stdio connection served by Listen, for
+	// the idempotency keys of its calls; empty over HTTP.
+	connection string
+}
+
+// expectDeclare notes that the result of the request id declares the
+// idempotency capability.
+func (rs *refusals) expectDeclare(id any) {
+	raw, err := json.Marshal(id)
+	if err != nil {
+		return
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if len(rs.declare) >= maxPending {
+		return
+	}
+	if rs.declare == nil {
+		rs.declare = map[string]bool{}
+	}
+	rs.declare[string(raw)] = true
+}
+
+func (rs *refusals) declaring() bool {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return len(rs.declare) > 0
+}
+
+// declared returns msg, one JSON-RPC message, with the capability
+// declared if it is a result noted by expectDeclare, and whether it is.
+func (rs *refusals) declared(msg []byte) ([]byte, bool) {
+	var m struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(msg, &m) != nil || m.Result == nil {
+		return msg, false
+	}
+	var id any
+	if json.Unmarshal(m.ID, &id) != nil {
+		return msg, false
+	}
+	key, _ := json.Marshal(id)
+	rs.mu.Lock()
+	ok := rs.declare[string(key)]
+	delete(rs.declare, string(key))
+	rs.mu.Unlock()
+	if !ok {
+		return msg, false
+	}
+	m.Result = mcpeffect.DeclareIdempotency(m.Result)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return msg, false
+	}
+	return out, true
 }
 
 type refusalsKey struct{}
@@ -121,6 +188,11 @@ func (rs *refusals) rewrite(line []byte) []byte {
 		prefix, msg = line[:len("data:")], rest
 	}
 	trimmed := bytes.TrimRight(msg, "\r\n")
+	if bytes.Contains(trimmed, []byte(`"capabilities"`)) && rs.declaring() {
+		if out, ok := rs.declared(trimmed); ok {
+			return rejoin(prefix, out, msg[len(trimmed):])
+		}
+	}
 	// Most lines are results and notifications: leave them unparsed.
 	if !bytes.Contains(trimmed, []byte(`"error"`)) || rs.empty() {
 		return line
@@ -145,11 +217,16 @@ func (rs *refusals) rewrite(line []byte) []byte {
 	if err != nil {
 		return line
 	}
+	return rejoin(prefix, out, msg[len(trimmed):])
+}
+
+// rejoin returns a line of prefix, msg and end, the line's end as it was.
+func rejoin(prefix, msg, end []byte) []byte {
 	var b bytes.Buffer
-	b.Grow(len(prefix) + len(out) + len(msg) - len(trimmed))
+	b.Grow(len(prefix) + len(msg) + len(end))
 	b.Write(prefix)
-	b.Write(out)
-	b.Write(msg[len(trimmed):]) // the line's end, as it was
+	b.Write(msg)
+	b.Write(end)
 	return b.Bytes()
 }
 

@@ -1,10 +1,16 @@
 package mcpgo
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcpeffect/mcpeffect"
@@ -20,9 +26,50 @@ import (
 // Over stdio there is no token: give the connection its scope on ctx
 // with [mcpeffect.WithConnectionScope]. Without one, every request has
 // the zero Scope, which may call nothing.
+//
+// It carries the idempotency key of each tools/call from
+// params.idempotencyKey, where SEP-3182 puts it and where mcp-go drops
+// it, into params._meta, where the options' Idempotency reads it, and
+// declares capabilities.tools.idempotency (see
+// [mcpeffect.IdempotencyOptions]).
 func Listen(ctx context.Context, s *server.StdioServer, in io.Reader, out io.Writer) error {
-	rs := new(refusals)
-	return s.Listen(withRefusals(ctx, rs), in, &lineWriter{rs: rs, write: out.Write})
+	rs := &refusals{connection: newConnectionID()}
+	return s.Listen(withRefusals(ctx, rs), &carryingReader{r: bufio.NewReader(in)}, &lineWriter{rs: rs, write: out.Write})
+}
+
+// newConnectionID returns a random identity for a stdio connection.
+func newConnectionID() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on the systems Go supports
+	}
+	return hex.EncodeToString(b)
+}
+
+// A carryingReader passes on the lines of r, each JSON-RPC message with
+// its idempotency key carried ([mcpeffect.CarryIdempotencyKeys]).
+type carryingReader struct {
+	r    *bufio.Reader
+	line []byte // what is left of the line being read
+	err  error  // the error after it
+}
+
+func (c *carryingReader) Read(p []byte) (int, error) {
+	for len(c.line) == 0 && c.err == nil {
+		line, err := c.r.ReadBytes('\n')
+		c.err = err
+		if len(line) > 0 {
+			msg := bytes.TrimRight(line, "\r\n")
+			end := line[len(msg):]
+			c.line = append(mcpeffect.CarryIdempotencyKeys(msg), end...)
+		}
+	}
+	n := copy(p, c.line)
+	c.line = c.line[n:]
+	if len(c.line) == 0 && c.err != nil {
+		return n, c.err
+	}
+	return n, nil
 }
 
 // ServeStdio serves s over the process's standard input and output with
@@ -60,9 +107,18 @@ func (w *refusingWriter) Flush() {
 func (w *refusingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // refusing returns h, which serves MCP with mcp-go, with the refusals
-// of each request rewritten as Listen rewrites them.
-func refusing(h http.Handler) http.Handler {
+// of each request rewritten as Listen rewrites them; with idem, the
+// idempotency key of each tools/call carried, from a body read whole up
+// to its MaxBodyBytes.
+func refusing(h http.Handler, idem *mcpeffect.IdempotencyOptions) http.Handler {
+	limit := int64(mcpeffect.DefaultMaxIdempotencyBodyBytes)
+	if idem != nil && idem.MaxBodyBytes > 0 {
+		limit = idem.MaxBodyBytes
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if idem != nil && req.Method == http.MethodPost && req.Body != nil && !carryBody(w, req, limit) {
+			return
+		}
 		rs := new(refusals)
 		rw := &refusingWriter{ResponseWriter: w}
 		rw.lines = &lineWriter{rs: rs, write: w.Write}
@@ -93,6 +149,11 @@ func refusing(h http.Handler) http.Handler {
 //	h := mcpgo.Handler(r, opts, server.NewStreamableHTTPServer(s))
 //	http.Handle("/mcp", auth.RequireBearerToken(verify, nil)(h))
 //
+// With the options' Idempotency, it carries the idempotency key of each
+// tools/call into params._meta and declares the capability, as [Listen]
+// does, reading each POST body whole, up to its MaxBodyBytes, and
+// answering a longer one 413.
+//
 // A response that mcp-go keeps in an event store
 // ([server.WithEventStore]) and replays on a resumed stream is replayed
 // as mcp-go stored it, with the refusal as an internal error.
@@ -100,9 +161,38 @@ func refusing(h http.Handler) http.Handler {
 // [auth.RequireBearerToken]: https://pkg.go.dev/github.com/modelcontextprotocol/go-sdk/auth#RequireBearerToken
 // [auth.TokenInfo]: https://pkg.go.dev/github.com/modelcontextprotocol/go-sdk/auth#TokenInfo
 func Handler(r *mcpeffect.Registry, opts *Options, h http.Handler) http.Handler {
-	h = refusing(h)
+	var idem *mcpeffect.IdempotencyOptions
+	if opts != nil {
+		idem = opts.Idempotency
+	}
+	h = refusing(h, idem)
 	if opts != nil && opts.Challenge != nil {
 		h = opts.enforcer(r).Challenge(opts.Challenge)(h)
 	}
 	return h
+}
+
+// carryBody replaces the body of req, a POST, with the same messages,
+// their idempotency keys carried; it answers 413 to a body longer than
+// limit, whose key it could not carry, and reports whether req goes on.
+func carryBody(w http.ResponseWriter, req *http.Request, limit int64) bool {
+	if req.ContentLength > limit {
+		http.Error(w, fmt.Sprintf("the request body is %d bytes; at most %d are read", req.ContentLength, limit), http.StatusRequestEntityTooLarge)
+		return false
+	}
+	body, err := io.ReadAll(io.LimitReader(req.Body, limit+1))
+	req.Body.Close()
+	switch {
+	case err != nil:
+		http.Error(w, "the request body could not be read: "+err.Error(), http.StatusBadRequest)
+		return false
+	case int64(len(body)) > limit:
+		http.Error(w, fmt.Sprintf("the request body is longer than %d bytes, the most that is read", limit), http.StatusRequestEntityTooLarge)
+		return false
+	}
+	body = mcpeffect.CarryIdempotencyKeys(body)
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.ContentLength = int64(len(body))
+	req.Header.Set("Content-Length", strconv.Itoa(len(body)))
+	return true
 }

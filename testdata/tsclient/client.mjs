@@ -13,7 +13,9 @@
 //   extension ("resolution": true); and the operations to make, in order:
 //   {"op": "call", "name", "arguments"}, {"op": "read", "uri"},
 //   {"op": "prompt", "name"}, {"op": "resolve", "name", "arguments"},
-//   {"op": "listTools"}. It prints a JSON array, a report per operation:
+//   {"op": "listTools"}, {"op": "capabilities"} (the server's, as the
+//   client read them). A call with "idempotencyKey" sends it in its params,
+//   where SEP-3182 puts it. It prints a JSON array, a report per operation:
 //   {"op", "outcome", "name", "code", "message", "data", "text", "asked"}.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -67,7 +69,9 @@ try {
     try {
       switch (op.op) {
         case "call": {
-          const result = await client.callTool({ name: op.name, arguments: op.arguments ?? {} });
+          const params = { name: op.name, arguments: op.arguments ?? {} };
+          if (op.idempotencyKey !== undefined) params.idempotencyKey = op.idempotencyKey;
+          const result = await client.callTool(params);
           report = result.isError
             ? { outcome: "tool-error", message: JSON.stringify(result.content) }
             : { outcome: "result", text: texts(result.content) };
@@ -89,6 +93,10 @@ try {
             ResultSchema,
           );
           report = { outcome: "result", data: result };
+          break;
+        }
+        case "capabilities": {
+          report = { outcome: "result", data: client.getServerCapabilities() };
           break;
         }
         case "listTools": {
