@@ -114,6 +114,11 @@ func (rs *refusals) empty() bool {
 // as it sends the error of a hook that refuses a request before it is
 // handled.
 func (rs *refusals) rewrite(line []byte) []byte {
+	// Most lines are results and notifications, written while no refusal
+	// waits: leave them unread, however long.
+	if rs.empty() {
+		return line
+	}
 	prefix, msg := []byte(nil), line
 	if rest, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
 		prefix, msg = line[:len("data: ")], rest
@@ -121,8 +126,7 @@ func (rs *refusals) rewrite(line []byte) []byte {
 		prefix, msg = line[:len("data:")], rest
 	}
 	trimmed := bytes.TrimRight(msg, "\r\n")
-	// Most lines are results and notifications: leave them unparsed.
-	if !bytes.Contains(trimmed, []byte(`"error"`)) || rs.empty() {
+	if !bytes.Contains(trimmed, []byte(`"error"`)) {
 		return line
 	}
 	var m struct {
