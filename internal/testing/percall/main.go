@@ -28,6 +28,11 @@
 // range, and the interval that holds the median with at least 95%
 // confidence, which narrows as rounds are added.
 //
+// With -work FILE, it also builds go-sdk's server and Done with another
+// go.work, one that replaces go-sdk with a copy to try a change, and
+// measures each against the same built with the clone's: what a change
+// to go-sdk would save, in the same run.
+//
 // Elsewhere than on Linux, the CPU time of another process is not read:
 // the table gives the client's wall time a call instead, which counts
 // the client, the pipes and the scheduler as well, and says so.
@@ -68,6 +73,7 @@ type config struct {
 	turn                  int
 	done, options         bool
 	cpuprofiles           string
+	work                  string
 	verbose               bool
 }
 
@@ -82,6 +88,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&c.done, "done", true, "measure Done's reads too (the first build of Done compiles SQLite: minutes)")
 	fs.BoolVar(&c.options, "options", false, "also measure go-sdk's cheaper ways to add a tool: a handler of the raw request (Server.AddTool), and typed input with an output of type any")
 	fs.StringVar(&c.cpuprofiles, "cpuprofiles", "", "write each SDK server's CPU profile into this `directory` (Done writes none)")
+	fs.StringVar(&c.work, "work", "", "also measure go-sdk's server, and Done's, built with this go.work `file` (one that replaces go-sdk with a copy to try a change, say), each against the same built with the clone's")
 	fs.BoolVar(&c.verbose, "v", false, "print each server's process id and, at the end, what it wrote on stderr")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -91,6 +98,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if c.rounds < 1 || c.calls < 1 || c.turn < 1 || c.warmup < 0 {
 		return fmt.Errorf("-rounds %d, -calls %d, -turn %d, -warmup %d: want at least 1 round of 1 call in turns of 1 or more, and no negative warm-up", c.rounds, c.calls, c.turn, c.warmup)
+	}
+	if c.work != "" {
+		abs, err := filepath.Abs(c.work)
+		if err == nil {
+			_, err = os.Stat(abs)
+		}
+		if err != nil {
+			return fmt.Errorf("-work: %w", err)
+		}
+		c.work = abs
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
@@ -183,21 +200,32 @@ type spec struct {
 // buildServers builds the servers' binaries into dir and returns the
 // specs of what to measure, in the table's order.
 func buildServers(ctx context.Context, root, dir string, c config, stderr io.Writer) ([]*spec, error) {
-	build := func(pkg, name string) (string, error) {
+	// By import path, so that another workspace (-work) builds them too.
+	build := func(pkg, name, work string) (string, error) {
 		bin := filepath.Join(dir, name)
-		fmt.Fprintf(stderr, "percall: go build %s\n", pkg)
 		cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
 		cmd.Dir = root
+		if work != "" {
+			cmd.Env = append(os.Environ(), "GOWORK="+work)
+			fmt.Fprintf(stderr, "percall: GOWORK=%s go build %s\n", work, pkg)
+		} else {
+			fmt.Fprintf(stderr, "percall: go build %s\n", pkg)
+		}
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return "", fmt.Errorf("go build %s: %w\n%s", pkg, err, out)
 		}
 		return bin, nil
 	}
-	gosdk, err := build("./internal/testing/percall/gosdkserver", "gosdkserver")
+	const (
+		gosdkPkg = "github.com/mcpeffect/mcpeffect/internal/testing/percall/gosdkserver"
+		mcpgoPkg = "github.com/mcpeffect/mcpeffect/mcpgo/internal/percall/mcpgoserver"
+		donePkg  = "github.com/mcpeffect/mcpeffect/examples/done-server"
+	)
+	gosdk, err := build(gosdkPkg, "gosdkserver", "")
 	if err != nil {
 		return nil, err
 	}
-	mcpgo, err := build("./mcpgo/internal/percall/mcpgoserver", "mcpgoserver")
+	mcpgo, err := build(mcpgoPkg, "mcpgoserver", "")
 	if err != nil {
 		return nil, err
 	}
@@ -230,10 +258,24 @@ func buildServers(ctx context.Context, root, dir string, c config, stderr io.Wri
 				bin: gosdk, args: append([]string{"-variant", "noschema"}, profile("gosdk-noschema")...), tool: echo},
 		)
 	}
+	var otherDone string
+	if c.work != "" {
+		other, err := build(gosdkPkg, "gosdkserver-work", c.work)
+		if err != nil {
+			return nil, err
+		}
+		specs = append(specs, &spec{key: "gosdk-work", row: "the first row's server built with -work (go-sdk " + moduleVersion(other, "github.com/modelcontextprotocol/go-sdk") + ")", against: 0,
+			bin: other, args: append([]string{"-variant", "plain"}, profile("gosdk-work")...), tool: echo})
+		if c.done {
+			if otherDone, err = build(donePkg, "done-server-work", c.work); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if !c.done {
 		return specs, nil
 	}
-	done, err := build("./examples/done-server", "done-server")
+	done, err := build(donePkg, "done-server", "")
 	if err != nil {
 		return nil, err
 	}
@@ -246,8 +288,13 @@ func buildServers(ctx context.Context, root, dir string, c config, stderr io.Wri
 		{"get_task", "Done `get_task` (one task, made with `create_task`)", seedTask},
 	} {
 		data := filepath.Join(dir, "done-"+d.tool)
-		specs = append(specs, &spec{key: "done-" + d.tool, row: d.row, against: 0, bin: done, args: []string{"-data", data},
+		specs = append(specs, &spec{key: "done-" + d.tool, short: "Done", row: d.row, against: 0, bin: done, args: []string{"-data", data},
 			dataDir: data, tool: &mcp.CallToolParams{Name: d.tool, Arguments: map[string]any{}}, seed: d.seed})
+		if otherDone != "" {
+			data := filepath.Join(dir, "done-work-"+d.tool)
+			specs = append(specs, &spec{key: "done-work-" + d.tool, row: d.row + ", built with -work", against: len(specs) - 1, bin: otherDone, args: []string{"-data", data},
+				dataDir: data, tool: &mcp.CallToolParams{Name: d.tool, Arguments: map[string]any{}}, seed: d.seed})
+		}
 	}
 	return specs, nil
 }
@@ -281,7 +328,7 @@ func moduleVersion(bin, module string) string {
 		for _, d := range info.Deps {
 			if d.Path == module {
 				if d.Replace != nil {
-					return d.Version + " (replaced by " + d.Replace.Path + " " + d.Replace.Version + ")"
+					return d.Version + " replaced by " + d.Replace.Path
 				}
 				return d.Version
 			}

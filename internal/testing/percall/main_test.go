@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
@@ -15,11 +16,14 @@ func TestRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds two servers")
 	}
-	if _, err := workspace(t.Context()); err != nil {
+	root, err := workspace(t.Context())
+	if err != nil {
 		t.Skipf("percall runs in the workspace only: %v", err)
 	}
 	var stdout, stderr bytes.Buffer
-	err := run(t.Context(), []string{"-done=false", "-options", "-rounds", "2", "-calls", "6", "-turn", "2", "-warmup", "2"}, &stdout, &stderr)
+	// -work with the clone's own go.work: the same server, built again.
+	err = run(t.Context(), []string{"-done=false", "-options", "-work", filepath.Join(root, "go.work"),
+		"-rounds", "2", "-calls", "6", "-turn", "2", "-warmup", "2"}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
@@ -46,13 +50,14 @@ func TestRun(t *testing.T) {
 		"the first again, another process of the same server: the noise alone",
 		"go-sdk, the same tool with a handler of the raw request (`Server.AddTool`)",
 		"go-sdk, typed input and an output of type `any` (no output schema)",
+		"the first row's server built with -work (go-sdk v1.8.0)",
 	} {
 		if !rows[want] {
 			t.Errorf("no row of figures for %q in\n%s", want, out)
 		}
 	}
-	if len(rows) != 7 {
-		t.Errorf("%d rows of figures, want 7:\n%s", len(rows), out)
+	if len(rows) != 8 {
+		t.Errorf("%d rows of figures, want 8:\n%s", len(rows), out)
 	}
 	if runtime.GOOS == "linux" {
 		if !strings.Contains(out, "server CPU a call") || !strings.Contains(out, "agrees with /proc/PID/stat") {
@@ -70,6 +75,7 @@ func TestRunFlags(t *testing.T) {
 		{"-turn", "0"},
 		{"-warmup", "-1"},
 		{"extra"},
+		{"-work", "/nonexistent/go.work", "-done=false"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if err := run(t.Context(), args, &stdout, &stderr); err == nil {
