@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mcpeffect/mcpeffect"
 )
 
@@ -58,6 +60,11 @@ func TestEarlyHostile(t *testing.T) {
 		{"a task call, the method's key in capitals", `{"jsonrpc":"2.0","id":1,"METHOD":"tools/call","params":{"name":"delete_task","task":{"ttl":1000}}}`, true, false},
 		{"a subscription, the method escaped", `{"jsonrpc":"2.0","id":1,"method":"resources\/subscribe","params":{"uri":"notes://payroll"}}`, true, false},
 		{"a call whose arguments name a task", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_task","arguments":{"note":"\"task\""}}}`, false, false},
+		{"a task call, the task's key with the Kelvin sign unescaped", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"delete_task\",\"tas\u212a\":{\"ttl\":1000}}}", true, false},
+		{"a task call, slashes in its arguments", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_task","arguments":{"url":"https://example.com/a/b","path":"/"},"task":{}}}`, true, false},
+		{"a task call, another method named in its arguments", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_task","arguments":{"then":"resources/subscribe"},"Task":{}}}`, true, false},
+		{"a task call, the method named twice", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_task","arguments":{"again":"tools/call"},"tAsK":{}}}`, true, false},
+		{"a subscription, the method as a key's name too", `{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"notes://payroll","tools/call":1}}`, true, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := a.early(ctx, 1, json.RawMessage(tt.msg))
@@ -71,5 +78,91 @@ func TestEarlyHostile(t *testing.T) {
 				t.Errorf("error %v, want it let through", err)
 			}
 		})
+	}
+}
+
+// FuzzPlainlyNotEarly holds the early hook's fast path to what the
+// decoding it skips would find: of a message that mcp-go decodes, one
+// that plainlyNotEarly lets through undecoded names none of early's
+// methods, or is a tools/call whose params have no member that
+// encoding/json would take for its task (in any case, with the Kelvin
+// sign or the long s).
+func FuzzPlainlyNotEarly(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_task","arguments":{"id":"7"}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_task","TaSk":{}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_task","arguments":{"task":1}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"tools/call"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"x"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"completion/complete","params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"Method":"subscriptions/listen","params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","ta\u017fk":{}}}`,
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"x\",\"tas\u212a\":{}}}",
+		`{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"name":"x","task":{}}}`,
+		`{"jsonrpc":"2.0","id":"task","method":"ping"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var m struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		// mcp-go hands the hook only what it decoded.
+		if json.Unmarshal(raw, &m) != nil || !plainlyNotEarly(raw) {
+			return
+		}
+		for _, name := range earlyMethods {
+			if m.Method == name && name != string(mcp.MethodToolsCall) {
+				t.Fatalf("plainlyNotEarly(%s): true, but the method is %s", raw, m.Method)
+			}
+		}
+		if m.Method != string(mcp.MethodToolsCall) {
+			return
+		}
+		var params map[string]json.RawMessage
+		if json.Unmarshal(m.Params, &params) != nil {
+			return // mcp-go refuses params that are not an object
+		}
+		for k := range params {
+			if strings.EqualFold(k, "task") {
+				t.Fatalf("plainlyNotEarly(%s): true, but the params have the member %q", raw, k)
+			}
+		}
+	})
+}
+
+// TestEarlyMethodsHaveSlash holds what plainlyNotEarly's search stands
+// on: every method that early decides is written with a slash.
+func TestEarlyMethodsHaveSlash(t *testing.T) {
+	for _, m := range earlyMethods {
+		if !strings.Contains(m, "/") {
+			t.Errorf("early decides %q, which has no slash: plainlyNotEarly would let it through undecoded", m)
+		}
+	}
+}
+
+func TestHasTaskKey(t *testing.T) {
+	for _, tt := range []struct {
+		json string
+		want bool
+	}{
+		{`{"task":{}}`, true},
+		{`{"TASK":{}}`, true},
+		{`{"tAsK":1}`, true},
+		{`{"a":"task"}`, true}, // a value too: the decoding tells
+		{`"task"`, true},
+		{`{"tasks":{}}`, false},
+		{`{"get_task":{}}`, false},
+		{`{"task_id":"k"}`, false},
+		{`{"ask":"k","sk":"K"}`, false},
+		{`{"tas":"k"}`, false},
+		{`k"`, false},
+		{`"tak"`, false},
+		{``, false},
+	} {
+		if got := hasTaskKey([]byte(tt.json)); got != tt.want {
+			t.Errorf("hasTaskKey(%s) = %t, want %t", tt.json, got, tt.want)
+		}
 	}
 }

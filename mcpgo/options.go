@@ -7,7 +7,6 @@ import (
 	"errors"
 	"maps"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -440,68 +439,101 @@ func (a *adapter) early(ctx context.Context, id any, message any) error {
 }
 
 // The methods that early decides, as they are written in a message.
-var earlyMethods = [][]byte{
-	[]byte(mcp.MethodToolsCall), []byte(mcp.MethodResourcesSubscribe),
-	[]byte(mcp.MethodSubscriptionsListen), []byte(mcp.MethodCompletionComplete),
+var earlyMethods = []string{
+	string(mcp.MethodToolsCall), string(mcp.MethodResourcesSubscribe),
+	string(mcp.MethodSubscriptionsListen), string(mcp.MethodCompletionComplete),
 	// Not decided, but seen: a listing's recoveries are checked, and the
-	// answers to these declare the idempotency capability.
-	[]byte(mcp.MethodToolsList), []byte(mcp.MethodInitialize), []byte(mcp.MethodServerDiscover),
+	// answer to server/discover declares the idempotency capability (as
+	// the answer to initialize does: see initializeMethod).
+	string(mcp.MethodToolsList), string(mcp.MethodServerDiscover),
 }
 
-// plainlyNotEarly reports whether raw, a message, is certainly none that
-// early decides, without decoding it: the path of every call, which
-// should cost nothing that grows with its arguments. It is certain only
-// for a message in plain ASCII without escapes, in which every key and
-// method is written as it decodes (mcp-go decodes with encoding/json,
-// which matches keys regardless of case, the Kelvin sign and the long s
-// included): one that names none of early's methods, or a tools/call
-// with no member that could be its task. Anything else is decoded.
+// plainlyNotEarly reports whether raw, a message that mcp-go decoded
+// (the hook runs after it did), is certainly none that early decides,
+// without decoding it: the path of every call, which should cost little,
+// and little more for larger arguments. It looks for what could make the
+// message one of early's, with the searches of package bytes:
+//
+//   - a backslash: an escape may spell a method or a key; and the long s
+//     and the Kelvin sign, which encoding/json (mcp-go's decoder, which
+//     matches keys regardless of case) takes for an s and a k: anything
+//     else outside ASCII cannot spell a method or the key of a task;
+//   - then, since every method early decides has a slash, and a slash is
+//     found in JSON only inside a string, each string around a slash: if
+//     none is one of early's methods, the message is none of them;
+//   - and for a tools/call, a string that could be the key of its task:
+//     "task" in any case, between quotes, which with no escapes are
+//     exactly where strings start and end.
+//
+// Anything else is decoded.
 func plainlyNotEarly(raw []byte) bool {
-	for _, c := range raw {
-		if c >= utf8.RuneSelf || c == '\\' {
-			return false
-		}
+	if bytes.IndexByte(raw, '\\') >= 0 || bytes.Contains(raw, longS) || bytes.Contains(raw, kelvin) || bytes.Contains(raw, initializeMethod) {
+		return false
 	}
-	var method []byte
-	for _, m := range earlyMethods {
-		if bytes.Contains(raw, m) {
-			if method != nil {
-				return false // two: let the decoding say which
-			}
-			method = m
+	method := -1
+	for from := 0; ; {
+		i := bytes.IndexByte(raw[from:], '/')
+		if i < 0 {
+			break
 		}
+		slash := from + i
+		start := bytes.LastIndexByte(raw[:slash], '"') + 1
+		end := bytes.IndexByte(raw[slash:], '"')
+		if start == 0 || end < 0 {
+			return false // a slash outside a string: not JSON
+		}
+		end += slash
+		for m, name := range earlyMethods {
+			if string(raw[start:end]) == name {
+				if method >= 0 && method != m {
+					return false // two: let the decoding say which
+				}
+				method = m
+			}
+		}
+		from = end + 1
 	}
 	switch {
-	case method == nil:
+	case method < 0:
 		return true
-	case string(method) == string(mcp.MethodToolsCall):
+	case earlyMethods[method] == string(mcp.MethodToolsCall):
 		// A task, or the draft's idempotency key, which mcp-go would drop
 		// where no carrier moved it (see uncarried).
-		return !containsFold(raw, taskKey) && !bytes.Contains(raw, idempotencyKeyMember)
+		return !hasTaskKey(raw) && !bytes.Contains(raw, idempotencyKeyMember)
 	}
 	return false
 }
 
 var (
-	taskKey              = []byte(`"task"`)
+	longS                = []byte("\u017f") // ſ, which folds to s
+	kelvin               = []byte("\u212a") // K, which folds to k
 	idempotencyKeyMember = []byte(`"` + mcpeffect.IdempotencyKeyParam + `"`)
+	// initializeMethod, the one method early sees without a slash, is
+	// looked for as a string of its own.
+	initializeMethod = []byte(`"` + string(mcp.MethodInitialize) + `"`)
 )
 
-// containsFold reports whether s holds sub, which starts with a quote,
-// in ASCII, in any case. It looks only where s has a quote.
-func containsFold(s, sub []byte) bool {
-	for i := 0; ; {
-		j := bytes.IndexByte(s[i:], sub[0])
-		if j < 0 || i+j+len(sub) > len(s) {
-			return false
+// hasTaskKey reports whether raw, JSON without escapes, holds the string
+// "task" in any case of ASCII: a k, in either case, between "tas" and a
+// quote, and a quote before them.
+func hasTaskKey(raw []byte) bool {
+	for _, k := range [...]byte{'k', 'K'} {
+		for from := 0; ; {
+			i := bytes.IndexByte(raw[from:], k)
+			if i < 0 {
+				break
+			}
+			at := from + i
+			if at >= 4 && at+1 < len(raw) && raw[at+1] == '"' && raw[at-4] == '"' && bytes.EqualFold(raw[at-3:at], tas) {
+				return true
+			}
+			from = at + 1
 		}
-		i += j
-		if bytes.EqualFold(s[i:i+len(sub)], sub) {
-			return true
-		}
-		i++
 	}
+	return false
 }
+
+var tas = []byte("tas")
 
 // errUnreadable refuses a request whose params the check cannot read:
 // what it cannot read, it cannot let through.

@@ -181,6 +181,12 @@ func (rs *refusals) empty() bool {
 // as it sends the error of a hook that refuses a request before it is
 // handled.
 func (rs *refusals) rewrite(line []byte) []byte {
+	// Most lines are results and notifications, written while no refusal
+	// waits and no capability is to be declared: leave them unread,
+	// however long.
+	if rs.empty() && !rs.declaring() {
+		return line
+	}
 	prefix, msg := []byte(nil), line
 	if rest, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
 		prefix, msg = line[:len("data: ")], rest
