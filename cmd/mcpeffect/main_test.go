@@ -259,12 +259,18 @@ var badFindings = []struct {
 }{
 	{"export_everything", audit.RuleNoAnnotations},
 	{"archive_project", audit.RuleReadOnlyDestructive},
+	{"archive_project", audit.RuleRecoveryUndoUnhinted},
 	{"send_invoice", audit.RuleMissingDestructive},
+	{"send_invoice", audit.RuleRecoveryUndoUnlisted},
 	{"rename_project", audit.RuleMissingIdempotent},
 	{"rename_project", audit.RuleOutcomesMalformed},
+	{"rename_project", audit.RuleRecoveryParameters},
 	{"fetch_page", audit.RuleMissingOpenWorld},
+	{"fetch_page", audit.RuleRecoveryOfRead},
 	{"drafts_delete", audit.RuleDeleteNotDestructive},
+	{"drafts_delete", audit.RuleRecoveryMalformed},
 	{"get_token", audit.RuleReadNotReadOnly},
+	{"get_token", audit.RuleRecoveryUndoReadOnly},
 	{"set_reminder", audit.RuleWriteReadOnly},
 	{"set_reminder", audit.RuleOutcomeWider},
 }
@@ -323,7 +329,7 @@ func TestAuditBadServer(t *testing.T) {
 				}
 			}
 
-			wantSummary := audit.Summary{Tools: 10, Reads: 3, Writes: 7, Destructive: 3, Idempotent: 3, OpenWorld: 3, Errors: 3, Warnings: 7}
+			wantSummary := audit.Summary{Tools: 12, Reads: 3, Writes: 9, Destructive: 5, Idempotent: 5, OpenWorld: 3, Errors: 5, Warnings: 11, Recoveries: 6}
 			if r.Summary != wantSummary {
 				t.Errorf("summary %+v, want %+v", r.Summary, wantSummary)
 			}

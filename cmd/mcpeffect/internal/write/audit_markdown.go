@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
+	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
 )
 
@@ -21,6 +23,28 @@ func AuditMarkdown(w io.Writer, r *audit.Report) error {
 	fmt.Fprintf(bw, "%s: %s, %s (%d destructive, %d idempotent), %d open-world. **%s**, %s.\n\n",
 		plural(s.Tools, "tool"), plural(s.Reads, "read"), plural(s.Writes, "write"),
 		s.Destructive, s.Idempotent, s.OpenWorld, plural(s.Errors, "error"), plural(s.Warnings, "warning"))
+	if s.Idempotency {
+		fmt.Fprintf(bw, "The server declares `capabilities.tools.%s` (SEP-3182): a write that is not idempotent, retried with the same idempotency key, runs once.\n\n", mcpeffect.IdempotencyCapability)
+	}
+	if s.Recoveries > 0 {
+		fmt.Fprintln(bw, "| tool | undone by (SEP-3172) | arguments, from the call |")
+		fmt.Fprintln(bw, "| --- | --- | --- |")
+		for _, t := range r.Tools {
+			if t.Recovery == nil {
+				continue
+			}
+			op := t.Recovery.CompensatingOperation
+			var params []string
+			for _, p := range slices.Sorted(maps.Keys(op.Parameters)) {
+				params = append(params, p+" = "+op.Parameters[p])
+			}
+			if len(params) == 0 {
+				params = []string{"none"}
+			}
+			fmt.Fprintf(bw, "| %s | %s | %s |\n", mdEscape(t.Name), mdEscape(op.OperationID), mdEscape(strings.Join(params, ", ")))
+		}
+		fmt.Fprintln(bw)
+	}
 	if len(r.Findings) == 0 {
 		fmt.Fprintln(bw, "No findings.")
 		return bw.Flush()
