@@ -73,7 +73,11 @@ func DiffMarkdown(w io.Writer, d *audit.DiffReport) error {
 	if d.Widened() {
 		verdict = fmt.Sprintf("**%s may do more than before: the diff fails.**", plural(s.Widened, "tool"))
 	}
-	fmt.Fprintf(bw, "%s %d narrowed, %d otherwise changed; %d added, %d removed.\n\n", verdict, s.Narrowed, s.Changed, s.Added, s.Removed)
+	fmt.Fprintf(bw, "%s %d narrowed, %d otherwise changed; %d added, %d removed.", verdict, s.Narrowed, s.Changed, s.Added, s.Removed)
+	if s.Server > 0 {
+		fmt.Fprint(bw, " What the server declares of itself changed.")
+	}
+	fmt.Fprint(bw, "\n\n")
 
 	type line struct {
 		dir     audit.Direction // the widest of the tool's changes
@@ -97,6 +101,9 @@ func DiffMarkdown(w io.Writer, d *audit.DiffReport) error {
 			l = &line{dir: c.Direction, tool: c.Tool, effect: oldEffect[c.Tool] + " → " + newEffect[c.Tool]}
 			if oldEffect[c.Tool] == newEffect[c.Tool] {
 				l.effect = newEffect[c.Tool]
+			}
+			if c.Tool == "" {
+				l.tool, l.effect = "(server)", ""
 			}
 			byTool[c.Tool] = l
 			lines = append(lines, l)

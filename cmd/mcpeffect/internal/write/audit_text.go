@@ -402,7 +402,7 @@ func DiffText(w io.Writer, d *audit.DiffReport, color bool) error {
 			case audit.Narrowed:
 				s = st.narrowed
 			}
-			rows = append(rows, []cell{{string(dir), s}, {text: printable(c.Tool)}, {text: string(c.Kind)}, {text: printable(c.Message)}})
+			rows = append(rows, []cell{{string(dir), s}, {text: changedName(c)}, {text: string(c.Kind)}, {text: printable(c.Message)}})
 		}
 	}
 	for _, t := range d.Added {
@@ -421,9 +421,21 @@ func DiffText(w io.Writer, d *audit.DiffReport, color bool) error {
 	s := d.Summary
 	fmt.Fprintf(bw, "%s widened, %d narrowed, %d otherwise changed; %d added, %d removed.",
 		st.count(s.Widened, "tool", st.error), s.Narrowed, s.Changed, s.Added, s.Removed)
+	if s.Server > 0 {
+		fmt.Fprint(bw, " What the server declares of itself changed.")
+	}
 	if s.Widened > 0 {
 		fmt.Fprint(bw, " A widening fails the diff.")
 	}
 	fmt.Fprintln(bw)
 	return bw.Flush()
+}
+
+// changedName names what a change of a diff is about: its tool, or the
+// server, for a change of what the server declares of itself.
+func changedName(c audit.Change) string {
+	if c.Tool == "" {
+		return "(server)"
+	}
+	return printable(c.Tool)
 }
