@@ -42,7 +42,8 @@ const serverEnv = "MCPEFFECT_TEST_SERVER"
 // "hang" (one that never answers: see hang), "ledger" (one that reports
 // failures in its results alone: see ledgerServer), "seed" (one whose
 // state is files it is given: see seedServer), "stall" (one whose tool
-// never returns: see stallServer), "shelf" (see shelfServer), or
+// never returns: see stallServer), "shelf" (see shelfServer), "trash"
+// (one whose writes publish their undos: see trashServer), or
 // "hostile:ATTACK[:SIZE]" (a server of package hostile). With runEnv set,
 // the test binary runs mcpeffect itself with its arguments, so that a test
 // can measure it as a process of its own.
@@ -87,6 +88,12 @@ func TestMain(m *testing.M) {
 	case "drawer":
 		s, _ := drawerServer(os.Getenv(shelfDirEnv))
 		if err := s.Run(mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full), &mcp.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "trash":
+		if err := serveTrash(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
