@@ -64,6 +64,9 @@ func recoveryChecks(t Tool, l connect.Listed, listed map[string]connect.Listed) 
 		problems = undoSchemaProblems(*rec, u)
 	}
 	problems = append(problems, bindingProblems(*rec, l, u, ok)...)
+	if n := len(problems); n > maxShownBindings {
+		problems = append(problems[:maxShownBindings], fmt.Sprintf("and %d more", n-maxShownBindings))
+	}
 	if len(problems) > 0 {
 		add(RuleRecoveryParameters, "its undo, %s, cannot be bound as published: %s", quoteShort(undo), strings.Join(problems, "; "))
 	}
@@ -108,21 +111,24 @@ func bindingProblems(rec mcpeffect.Recovery, l, u connect.Listed, listed bool) [
 	}
 	var out []string
 	params := rec.CompensatingOperation.Parameters
+	// Each schema is read once, whatever the number of parameters: a
+	// server may send many, all into one large schema.
+	input, output := newSchemaWalker(l.InputSchema), newSchemaWalker(l.OutputSchema)
 	for _, p := range slices.Sorted(maps.Keys(params)) {
 		expr := params[p]
 		binding := quoteShort(p) + " = " + quoteShort(expr)
-		schema, what := l.InputSchema, "input"
+		walker, what := input, "input"
 		pointer, ok := strings.CutPrefix(expr, mcpeffect.RequestBodyExpression)
 		if !ok {
 			// Validate let nothing else through.
 			pointer, _ = strings.CutPrefix(expr, mcpeffect.ResponseBodyExpression)
-			schema, what = l.OutputSchema, "output"
-			if isNull(schema) {
+			walker, what = output, "output"
+			if isNull(l.OutputSchema) {
 				out = append(out, fmt.Sprintf("%s reads the structured content of its result, for which it declares no outputSchema: a call whose result has none cannot be undone", binding))
 				continue
 			}
 		}
-		node, problem := walkSchema(schema, pointerTokens(pointer))
+		node, problem := walker.walk(pointerTokens(pointer))
 		switch {
 		case problem != "":
 			out = append(out, fmt.Sprintf("%s: its %s schema %s", binding, what, problem))
@@ -175,14 +181,40 @@ func (s *schemaNode) composed() bool {
 	return !isNull(s.Ref) || !isNull(s.AllOf) || !isNull(s.AnyOf) || !isNull(s.OneOf) || !isNull(s.If)
 }
 
-// walkSchema follows tokens, those of a JSON pointer, through schema: it
+// A schemaWalker follows JSON pointers through one schema, reading each
+// of its subschemas once.
+type schemaWalker struct {
+	root   json.RawMessage
+	parsed map[string]*schemaNode // by the path that reaches it; nil: not a schema
+}
+
+func newSchemaWalker(schema json.RawMessage) *schemaWalker {
+	return &schemaWalker{root: schema, parsed: map[string]*schemaNode{}}
+}
+
+// parse returns the subschema raw, reached by path, read once.
+func (w *schemaWalker) parse(path string, raw json.RawMessage) (*schemaNode, bool) {
+	if s, done := w.parsed[path]; done {
+		return s, s != nil
+	}
+	s, ok := parseSchema(raw)
+	if !ok {
+		s = nil
+	}
+	w.parsed[path] = s
+	return s, ok
+}
+
+// walk follows tokens, those of a JSON pointer, through the schema: it
 // returns the schema of the value they reach, nil where the schema does
 // not tell (it does not name its properties, or composes others), or
 // what is wrong, for a message: a member it does not have, one it does
 // not require, an element of something that is not an array.
-func walkSchema(schema json.RawMessage, tokens []string) (*schemaNode, string) {
-	s, ok := parseSchema(schema)
-	var path []string
+func (w *schemaWalker) walk(tokens []string) (*schemaNode, string) {
+	s, ok := w.parse("", w.root)
+	// path is where the pointer is, for messages; key where the schema
+	// is, every element of an array being at "-".
+	var path, key []string
 	at := func() string {
 		if len(path) == 0 {
 			return ""
@@ -205,21 +237,27 @@ func walkSchema(schema json.RawMessage, tokens []string) (*schemaNode, string) {
 			if !slices.Contains(s.Required, tok) {
 				return nil, fmt.Sprintf("does not require %s%s: a call without it cannot be undone", quoteShort(tok), at())
 			}
-			s, ok = parseSchema(next)
+			path, key = append(path, escapeToken(tok)), append(key, escapeToken(tok))
+			s, ok = w.parse("/"+strings.Join(key, "/"), next)
 		case !isNull(s.Items) || slices.Contains(schemaTypes(s.Type), "array"):
 			if i, err := strconv.Atoi(tok); err != nil || i < 0 || tok != strconv.Itoa(i) {
 				return nil, fmt.Sprintf("has an array%s, which has no member %s", at(), quoteShort(tok))
 			}
-			s, ok = parseSchema(s.Items)
+			path, key = append(path, tok), append(key, "-")
+			s, ok = w.parse("/"+strings.Join(key, "/"), s.Items)
 		default:
 			return nil, ""
 		}
-		path = append(path, strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1"))
 	}
 	if !ok || s.composed() {
 		return nil, ""
 	}
 	return s, ""
+}
+
+// escapeToken escapes a reference token for a JSON pointer.
+func escapeToken(tok string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
 }
 
 // pointerTokens returns the reference tokens of p, a valid JSON pointer
@@ -305,10 +343,26 @@ func shortText(s string, n int) string {
 // their names: restore_from_trash(item_id: $request.body#/task_id).
 // The server's words are made printable.
 func RecoveryText(rec mcpeffect.Recovery) string {
-	op := rec.CompensatingOperation
-	var params []string
-	for _, p := range slices.Sorted(maps.Keys(op.Parameters)) {
-		params = append(params, printable(p)+": "+printable(op.Parameters[p]))
+	return printable(rec.CompensatingOperation.OperationID) + "(" + strings.Join(BindingTexts(rec, ": "), ", ") + ")"
+}
+
+// maxShownBindings is how many parameters of an undo a report shows: a
+// server may send any number.
+const maxShownBindings = 10
+
+// BindingTexts returns the parameters of rec for a report, in the order
+// of their names, each its name, sep and its expression, made printable
+// and cut at 200 characters; at most ten, and then how many more there
+// are.
+func BindingTexts(rec mcpeffect.Recovery, sep string) []string {
+	params := rec.CompensatingOperation.Parameters
+	names := slices.Sorted(maps.Keys(params))
+	var out []string
+	for _, p := range names[:min(len(names), maxShownBindings)] {
+		out = append(out, shortText(p, 200)+sep+shortText(params[p], 200))
 	}
-	return printable(op.OperationID) + "(" + strings.Join(params, ", ") + ")"
+	if more := len(names) - maxShownBindings; more > 0 {
+		out = append(out, fmt.Sprintf("and %d more", more))
+	}
+	return out
 }

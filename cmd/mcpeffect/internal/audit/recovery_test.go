@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -276,5 +277,37 @@ func TestReviewRecoveriesOfGoSDK(t *testing.T) {
 				t.Errorf("%s: recovery %+v in %q, want %s in _meta", tool.Name, tool.Recovery, tool.RecoveryIn, RecoveryText(want))
 			}
 		}
+	}
+}
+
+// TestRecoveryBounded gives the audit an undo of a thousand parameters,
+// each bound by a pointer of a thousand characters: what it writes of it,
+// in a finding and in a report's line, stays short, and says how many it
+// leaves out.
+func TestRecoveryBounded(t *testing.T) {
+	params := map[string]string{}
+	for i := range 1000 {
+		params[fmt.Sprintf("p%04d", i)] = "$request.body#/" + strings.Repeat("x", 1000)
+	}
+	raw, err := json.Marshal(mcpeffect.Compensation("restore", params))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Review(connect.Server{}, []connect.Listed{
+		{Name: "trash", InputSchema: json.RawMessage(`{"type": "object", "properties": {"task_id": {"type": "integer"}}, "required": ["task_id"]}`),
+			Annotations: json.RawMessage(withRecovery(hintsDestructive, string(raw)))},
+		{Name: "restore", Annotations: json.RawMessage(hintsDestructive), InputSchema: json.RawMessage(`{"type": "object", "properties": {"item_id": {"type": "integer"}}}`)},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Findings) != 1 || r.Findings[0].Rule != RuleRecoveryParameters {
+		t.Fatalf("findings %+v", r.Findings)
+	}
+	if m := r.Findings[0].Message; len(m) > 4000 || !strings.HasSuffix(m, "and 1990 more") {
+		t.Errorf("a finding of %d bytes, ending %q", len(m), m[max(0, len(m)-40):])
+	}
+	if text := RecoveryText(*r.Tools[0].Recovery); len(text) > 3000 || !strings.HasSuffix(text, "and 990 more)") {
+		t.Errorf("a recovery's text of %d bytes, ending %q", len(text), text[max(0, len(text)-40):])
 	}
 }

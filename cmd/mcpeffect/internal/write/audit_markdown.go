@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strings"
 
@@ -34,10 +33,7 @@ func AuditMarkdown(w io.Writer, r *audit.Report) error {
 				continue
 			}
 			op := t.Recovery.CompensatingOperation
-			var params []string
-			for _, p := range slices.Sorted(maps.Keys(op.Parameters)) {
-				params = append(params, p+" = "+op.Parameters[p])
-			}
+			params := audit.BindingTexts(*t.Recovery, " = ")
 			if len(params) == 0 {
 				params = []string{"none"}
 			}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -186,10 +185,7 @@ func writeRecoveries(w io.Writer, r *audit.Report, st palette) {
 			continue
 		}
 		op := t.Recovery.CompensatingOperation
-		var params []string
-		for _, p := range slices.Sorted(maps.Keys(op.Parameters)) {
-			params = append(params, printable(p)+" = "+printable(op.Parameters[p]))
-		}
+		params := audit.BindingTexts(*t.Recovery, " = ")
 		if len(params) == 0 {
 			params = []string{"none"}
 		}
