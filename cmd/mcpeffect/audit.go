@@ -59,6 +59,20 @@ not ask as they should); outcomes that cannot be read, a warning. A tool the
 server marks resolvable (the experimental tool-resolution extension) is
 named: a host could ask for the hints of one call before making it.
 
+A tool may publish its undo (SEP-3172): the tool whose call undoes a call of
+it, with each argument bound from the call's arguments ($request.body#/ptr)
+or its result's structured content ($response.body#/ptr). The draft puts it
+in annotations.recovery; servers built with mcpeffect put it in _meta
+"io.github.mcpeffect/recovery", which SDKs carry. Each undo is shown, in a
+table of its own, and checked against the tools the server lists and their
+schemas (the recovery-* rules): an undo that names no listed tool, that is a
+read, of a tool that is a read, or whose parameters the schemas cannot
+bind. An undo of a write that is not destructive is no fault (create_task
+undone by delete_task). Whether the server declares
+capabilities.tools.idempotency (SEP-3182: a call with an idempotency key
+runs at most once) is said under the summary when it does, and is in the
+JSON's summary always.
+
 -host says what hosts do with each tool before a call, from its hints: run
 it without asking, ask first, ask every time whatever was approved before,
 refuse it, leave it to a model, or leave it to their own settings (hosts

@@ -42,7 +42,13 @@ may do as hosts that assume the worst case for a missing hint see it:
             now-closed-world
   changed   hint-changed (the same for the worst case, but a host reads the
             missing hint its own way), title-changed, description-changed
-            (a changed description can tell a model to do something else)
+            (a changed description can tell a model to do something else);
+            recovery-added, recovery-changed, recovery-removed (the undo a
+            tool publishes, SEP-3172); and, for the server as a whole,
+            idempotency-declared, idempotency-withdrawn (its
+            capabilities.tools.idempotency, SEP-3182), where both sides have
+            them: a live server, or a report of an audit that read them (a
+            manifest has neither)
 
 A tool whose effect depends on its arguments is also compared outcome by
 outcome, where both sides have its outcomes (a manifest lists them; a report

@@ -313,3 +313,157 @@ func TestDiffOutcomesCommand(t *testing.T) {
 		})
 	}
 }
+
+// notesServer returns a server of notes whose registry declares the undos
+// of recoveries (tool to undo, each bound by its id), served over
+// Streamable HTTP; with idempotency, the server runs calls with a key
+// once, and declares it.
+func notesServer(t *testing.T, recoveries map[string]string, idempotency bool) string {
+	t.Helper()
+	type idArgs struct {
+		ID int `json:"id"`
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "notes", Version: "1"}, nil)
+	r := mcpeffect.NewRegistry()
+	mcpeffect.AddTool(s, r, &mcp.Tool{Name: "create_note"}, mcpeffect.Write,
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, idArgs, error) {
+			return nil, idArgs{1}, nil
+		})
+	for _, name := range []string{"delete_note", "restore_note", "undelete_note"} {
+		mcpeffect.AddTool(s, r, &mcp.Tool{Name: name}, mcpeffect.Destructive|mcpeffect.Idempotent,
+			func(context.Context, *mcp.CallToolRequest, idArgs) (*mcp.CallToolResult, any, error) {
+				return nil, nil, nil
+			})
+	}
+	for tool, undo := range recoveries {
+		from := "$request.body#/id"
+		if tool == "create_note" {
+			from = "$response.body#/id"
+		}
+		if err := r.DeclareRecovery(tool, mcpeffect.Compensation(undo, map[string]string{"id": from})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := &mcpeffect.MiddlewareOptions{}
+	if idempotency {
+		opts.Idempotency = &mcpeffect.IdempotencyOptions{}
+	}
+	e := r.Enforcer(opts)
+	s.AddReceivingMiddleware(e.Middleware())
+	h := e.IdempotencyHandler(streamable(s))
+	return httpServer(t, h)[1]
+}
+
+// TestDiffRecoveries diffs a saved report of a server of notes against
+// new versions of it, live: an undo added, changed or removed, and the
+// idempotency capability declared or withdrawn, each a change that does
+// not fail the diff; a report written before the audit read them compares
+// neither.
+func TestDiffRecoveries(t *testing.T) {
+	deleted := map[string]string{"delete_note": "restore_note"}
+	res := runCommand(t, "audit", "-json", "-url", notesServer(t, deleted, false))
+	if res.code != exitOK {
+		t.Fatalf("audit: exit %d: %s%s", res.code, res.stdout, res.stderr)
+	}
+	saved := writeFile(t, "old.json", []byte(res.stdout))
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(res.stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	summary := doc["summary"].(map[string]any)
+	delete(summary, "recoveries")
+	delete(summary, "idempotency")
+	older, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := writeFile(t, "older.json", older)
+
+	for _, tc := range []struct {
+		name        string
+		old         string
+		recoveries  map[string]string
+		idempotency bool
+		kinds       []audit.ChangeKind
+		text        []string
+	}{
+		{name: "the same", old: saved, recoveries: deleted, text: []string{"No change."}},
+		{name: "an undo added", old: saved, recoveries: map[string]string{"delete_note": "restore_note", "create_note": "delete_note"},
+			kinds: []audit.ChangeKind{audit.RecoveryAdded},
+			text:  []string{"changed  create_note  recovery-added  now publishes its undo (SEP-3172): delete_note(id: $response.body#/id)"}},
+		{name: "an undo changed", old: saved, recoveries: map[string]string{"delete_note": "undelete_note"},
+			kinds: []audit.ChangeKind{audit.RecoveryChanged},
+			text:  []string{"changed  delete_note  recovery-changed  its undo (SEP-3172) changed: restore_note(id: $request.body#/id) → undelete_note(id: $request.body#/id)"}},
+		{name: "an undo removed", old: saved, kinds: []audit.ChangeKind{audit.RecoveryRemoved},
+			text: []string{"changed  delete_note  recovery-removed  no longer publishes its undo (SEP-3172), which was restore_note(id: $request.body#/id)"}},
+		{name: "idempotency declared", old: saved, recoveries: deleted, idempotency: true,
+			kinds: []audit.ChangeKind{audit.IdempotencyDeclared},
+			text: []string{"changed  (server)  idempotency-declared  the server now declares capabilities.tools.idempotency (SEP-3182)",
+				"0 tools widened, 0 narrowed, 0 otherwise changed; 0 added, 0 removed. What the server declares of itself changed."}},
+		{name: "a report from before: neither compared", old: before, idempotency: true, text: []string{"No change."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url := notesServer(t, tc.recoveries, tc.idempotency)
+			res := runCommand(t, "diff", tc.old, url)
+			if res.code != exitOK {
+				t.Errorf("exit %d, want %d: %s", res.code, exitOK, res.stderr)
+			}
+			for _, w := range tc.text {
+				if !strings.Contains(res.stdout, w) {
+					t.Errorf("the diff does not say %q:\n%s", w, res.stdout)
+				}
+			}
+			res = runCommand(t, "diff", "-json", tc.old, url)
+			var d struct {
+				Changes []audit.Change
+				Summary audit.DiffSummary
+			}
+			if err := json.Unmarshal([]byte(res.stdout), &d); err != nil {
+				t.Fatalf("%v:\n%s", err, res.stdout)
+			}
+			if d.Summary.Widened != 0 || d.Summary.Server+d.Summary.Changed != len(tc.kinds) {
+				t.Errorf("summary %+v, for the changes %v", d.Summary, tc.kinds)
+			}
+			var kinds []audit.ChangeKind
+			for _, c := range d.Changes {
+				kinds = append(kinds, c.Kind)
+			}
+			if strings.Join(toStrings(kinds), ",") != strings.Join(toStrings(tc.kinds), ",") {
+				t.Errorf("changes %v, want %v", kinds, tc.kinds)
+			}
+			for _, format := range []string{"sarif", "markdown"} {
+				res := runCommand(t, "diff", "-format", format, tc.old, url)
+				if res.code != exitOK {
+					t.Errorf("-format %s: exit %d: %s", format, res.code, res.stderr)
+				}
+				if format == "sarif" {
+					_, results := checkSARIF(t, res.stdout)
+					if len(results) != len(tc.kinds) {
+						t.Errorf("SARIF results %q, want one for each of %v", results, tc.kinds)
+					}
+				}
+				for _, k := range tc.kinds {
+					if format == "markdown" && !strings.Contains(res.stdout, strings.ReplaceAll(string(k), "-", `\-`)) {
+						t.Errorf("-format markdown does not say %s:\n%s", k, res.stdout)
+					}
+				}
+			}
+		})
+	}
+
+	// Withdrawn, and another undo: what the README shows, after the
+	// lines that name the sides.
+	res = runCommand(t, "audit", "-json", "-url", notesServer(t, deleted, true))
+	res = runCommand(t, "diff", writeFile(t, "declared.json", []byte(res.stdout)), notesServer(t, map[string]string{"delete_note": "undelete_note"}, false))
+	if res.code != exitOK || !strings.Contains(res.stdout, "changed  (server)     idempotency-withdrawn  the server no longer declares capabilities.tools.idempotency (SEP-3182): a retry of a write that is not idempotent may run it twice") {
+		t.Errorf("exit %d:\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	_, table, _ := strings.Cut(res.stdout, "\n\n")
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "```text\n"+table+"```\n") {
+		t.Errorf("README.md does not quote the diff of the notes server; it prints:\n%s", table)
+	}
+}

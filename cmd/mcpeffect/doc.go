@@ -33,6 +33,12 @@
 //	warning  write-name-read-only         a word such as create or update, read-only
 //	error    outcome-wider-than-hints     a published outcome that may do more than the hints say
 //	warning  outcomes-malformed           published outcomes that cannot be read
+//	warning  recovery-malformed           a published undo (SEP-3172) that cannot be used
+//	error    recovery-of-read             a read that publishes an undo
+//	warning  recovery-undo-unlisted       an undo that names a tool the server does not list
+//	error    recovery-undo-read-only      an undo that is a read
+//	warning  recovery-undo-unhinted       an undo without readOnlyHint
+//	warning  recovery-parameters          an undo whose parameters the schemas cannot bind
 //	error    duplicate-name               two tools of the same name
 //
 // Every word of a name is read, words being separated by _ - . (any
@@ -53,6 +59,17 @@
 // is an error, and outcomes that cannot be read a warning. A tool the
 // server marks resolvable (the experimental tool-resolution extension) is
 // named.
+//
+// A tool may publish its undo (SEP-3172): the tool whose call undoes a
+// call of it, each argument bound from the call's arguments
+// ($request.body#/ptr) or its result's structured content
+// ($response.body#/ptr), in annotations.recovery, where the draft puts it,
+// or in _meta "io.github.mcpeffect/recovery", where servers built with
+// mcpeffect put it. Each undo is shown, and checked against the tools the
+// server lists and their schemas (the recovery-* rules). Whether the
+// server declares capabilities.tools.idempotency (SEP-3182: a call with
+// an idempotency key runs at most once) is said under the summary when it
+// does, and is in the JSON always.
 //
 // -host says what hosts (VS Code, Claude Code, Codex, GitHub Copilot,
 // Gemini CLI, goose, Cursor, ChatGPT, Claude Cowork, and hosts that ignore
@@ -89,9 +106,11 @@
 // JSON object
 // with the server's name, version and protocol version, the tools with
 // their title, description, hints as declared (a missing hint is absent)
-// and as assumed, their effect, and the outcomes they publish, the findings, a summary (counts of
-// tools, reads, writes, destructive writes, idempotent writes, open-world
-// tools, errors and warnings), and with -host and -profile what each host
+// and as assumed, their effect, and the outcomes and the undo they
+// publish, the findings, a summary (counts of tools, reads, writes,
+// destructive writes, idempotent writes, open-world tools, errors,
+// warnings and tools with an undo, and whether the server declares
+// idempotency), and with -host and -profile what each host
 // does with each tool and what each directory would reject.
 // -format sarif writes the findings as a SARIF 2.1.0 log, for GitHub code
 // scanning and other SARIF readers, each result at the file -location
@@ -138,7 +157,10 @@
 // outcome that may do more widens, even when the tool's worst case does
 // not change (outcome-added widens when the new outcome may do more than
 // every one before it); removed outcomes, another argument selecting them,
-// and outcomes no longer listed are reported. The exit status is 0 when nothing widened, 1 when something did,
+// and outcomes no longer listed are reported. So are an undo that
+// appeared, changed or went, and the idempotency capability declared or
+// withdrawn, where both sides have them (a live server, or a report that
+// has them); none of these widens. The exit status is 0 when nothing widened, 1 when something did,
 // and 2 when the diff could not run: a check for CI, against a report
 // saved with the last release.
 //
@@ -157,7 +179,10 @@
 // nothing, a write that is not destructive may only add, and an
 // idempotent write's repeat must change nothing. A tool whose effect
 // depends on its arguments, one that publishes its outcomes, is held call
-// by call to the outcome its arguments select, and to its hints. Each tool is proven, a lie (naming the record and field, with
+// by call to the outcome its arguments select, and to its hints. An
+// example with "undo": true has the tool's undo checked too, on an
+// instance of its own: the call, then the undo bound from it, and the
+// state held to the one before the call. Each tool is proven, a lie (naming the record and field, with
 // the values before and after), over-cautious (its hints claim more than
 // any example showed), failed or not examined. mcpeffect help verify
 // explains the examples file; the exit status is 0 when every examined

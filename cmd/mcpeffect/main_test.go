@@ -42,7 +42,8 @@ const serverEnv = "MCPEFFECT_TEST_SERVER"
 // "hang" (one that never answers: see hang), "ledger" (one that reports
 // failures in its results alone: see ledgerServer), "seed" (one whose
 // state is files it is given: see seedServer), "stall" (one whose tool
-// never returns: see stallServer), "shelf" (see shelfServer), or
+// never returns: see stallServer), "shelf" (see shelfServer), "trash"
+// (one whose writes publish their undos: see trashServer), or
 // "hostile:ATTACK[:SIZE]" (a server of package hostile). With runEnv set,
 // the test binary runs mcpeffect itself with its arguments, so that a test
 // can measure it as a process of its own.
@@ -87,6 +88,12 @@ func TestMain(m *testing.M) {
 	case "drawer":
 		s, _ := drawerServer(os.Getenv(shelfDirEnv))
 		if err := s.Run(mcpeffect.WithConnectionScope(context.Background(), mcpeffect.Full), &mcp.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "trash":
+		if err := serveTrash(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -259,12 +266,18 @@ var badFindings = []struct {
 }{
 	{"export_everything", audit.RuleNoAnnotations},
 	{"archive_project", audit.RuleReadOnlyDestructive},
+	{"archive_project", audit.RuleRecoveryUndoUnhinted},
 	{"send_invoice", audit.RuleMissingDestructive},
+	{"send_invoice", audit.RuleRecoveryUndoUnlisted},
 	{"rename_project", audit.RuleMissingIdempotent},
 	{"rename_project", audit.RuleOutcomesMalformed},
+	{"rename_project", audit.RuleRecoveryParameters},
 	{"fetch_page", audit.RuleMissingOpenWorld},
+	{"fetch_page", audit.RuleRecoveryOfRead},
 	{"drafts_delete", audit.RuleDeleteNotDestructive},
+	{"drafts_delete", audit.RuleRecoveryMalformed},
 	{"get_token", audit.RuleReadNotReadOnly},
+	{"get_token", audit.RuleRecoveryUndoReadOnly},
 	{"set_reminder", audit.RuleWriteReadOnly},
 	{"set_reminder", audit.RuleOutcomeWider},
 }
@@ -323,7 +336,7 @@ func TestAuditBadServer(t *testing.T) {
 				}
 			}
 
-			wantSummary := audit.Summary{Tools: 10, Reads: 3, Writes: 7, Destructive: 3, Idempotent: 3, OpenWorld: 3, Errors: 3, Warnings: 7}
+			wantSummary := audit.Summary{Tools: 12, Reads: 3, Writes: 9, Destructive: 5, Idempotent: 5, OpenWorld: 3, Errors: 5, Warnings: 11, Recoveries: 6}
 			if r.Summary != wantSummary {
 				t.Errorf("summary %+v, want %+v", r.Summary, wantSummary)
 			}

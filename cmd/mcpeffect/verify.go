@@ -110,6 +110,16 @@ cmd/mcpeffect of the mcpeffect repository. Its members:
                 hints, and each outcome must show what it claims; "effect":
                 "write|idempotent" says the outcome of a call whose
                 arguments do not select one, as in the general form.
+                "undo": true checks the undo the tool publishes (SEP-3172,
+                annotations.recovery or _meta
+                "io.github.mcpeffect/recovery"): on another fresh instance,
+                the fixtures made again, verify captures the state, makes
+                the call, binds the undo's arguments from the call's
+                arguments and result, calls the undo as the same caller,
+                and holds the state to the one before the call, with the
+                same leaveOut and flags; an undo that leaves anything
+                changed is a lie, naming each record and field. The call
+                must succeed and change something: not with wantError.
   callers       {"name": {"env": {...}, "headers": {...}}}: who calls; a
                 caller's env starts another process of the server, on the
                 same {dir}; "default" makes calls that name no caller

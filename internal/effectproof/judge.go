@@ -28,9 +28,11 @@ func (o *Evidence) Merge(other Evidence) {
 // A Lie is a call whose changes its tool's classification does not allow:
 // the message that says so, and the changes that break the rule.
 type Lie struct {
-	// When is "its first call" or "its repeat".
+	// When is "its first call" or "its repeat", or, for an undo that did
+	// not restore the state (see [ProveUndo]), "its undo".
 	When string
-	// Rule is the rule broken: "read", "non-destructive" or "idempotent".
+	// Rule is the rule broken: "read", "non-destructive" or "idempotent",
+	// or "undo".
 	Rule string
 	// Changes are those the rule does not allow, every one of them;
 	// Message shows at most MaxShownChanges.

@@ -115,6 +115,36 @@ const (
 	// read; they are not shown. Hosts do not read them: only the audit
 	// loses them.
 	RuleOutcomesMalformed Rule = "outcomes-malformed"
+	// RuleRecoveryMalformed: the tool publishes a recovery (SEP-3172: in
+	// annotations.recovery, or in its _meta, as a server built with
+	// mcpeffect does) that cannot be used: not an object of the draft's
+	// shape, another strategy than compensation, a bad tool name, or a
+	// parameter whose runtime expression is not $request.body# or
+	// $response.body# and a JSON pointer. Hosts must take its calls as
+	// not recoverable.
+	RuleRecoveryMalformed Rule = "recovery-malformed"
+	// RuleRecoveryOfRead: a tool whose hints say it is a read publishes
+	// an undo. A read changes nothing, so there is nothing to undo: its
+	// hints or its recovery are wrong, and if it is the hints, hosts run
+	// a write without asking.
+	RuleRecoveryOfRead Rule = "recovery-of-read"
+	// RuleRecoveryUndoUnlisted: the undo a tool publishes names a tool
+	// that the server does not list. A server that lists each caller
+	// only the tools it may call may list it to others.
+	RuleRecoveryUndoUnlisted Rule = "recovery-undo-unlisted"
+	// RuleRecoveryUndoReadOnly: the undo is a tool whose hints say it is a
+	// read: it changes nothing, so it cannot undo a call.
+	RuleRecoveryUndoReadOnly Rule = "recovery-undo-read-only"
+	// RuleRecoveryUndoUnhinted: the undo declares no readOnlyHint: it is a
+	// write only by the worst case that hosts assume.
+	RuleRecoveryUndoUnhinted Rule = "recovery-undo-unhinted"
+	// RuleRecoveryParameters: the undo cannot be bound as published, as
+	// far as the schemas tell: a parameter its input schema does not
+	// have, a property it requires that nothing binds, an expression that
+	// reads a member the tool's input or output schema does not have or
+	// does not require, or the result of a tool without outputSchema, or
+	// a value of a type the undo's parameter does not take.
+	RuleRecoveryParameters Rule = "recovery-parameters"
 	// RuleDuplicateName: the server lists another tool of the same name
 	// before this one. A call names its tool, so it reaches one of them,
 	// and a host cannot know which, nor which hints to go by. The finding
@@ -138,6 +168,12 @@ func Rules() []Rule {
 		RuleHintsNeverSet,
 		RuleOutcomeWider,
 		RuleOutcomesMalformed,
+		RuleRecoveryMalformed,
+		RuleRecoveryOfRead,
+		RuleRecoveryUndoUnlisted,
+		RuleRecoveryUndoReadOnly,
+		RuleRecoveryUndoUnhinted,
+		RuleRecoveryParameters,
 		RuleDuplicateName,
 	}
 }
@@ -167,6 +203,18 @@ func (r Rule) Summary() string {
 		return "a published outcome that may do more than the hints say"
 	case RuleOutcomesMalformed:
 		return "published outcomes that cannot be read"
+	case RuleRecoveryMalformed:
+		return "a published undo (SEP-3172) that cannot be used"
+	case RuleRecoveryOfRead:
+		return "a read that publishes an undo"
+	case RuleRecoveryUndoUnlisted:
+		return "an undo that names a tool the server does not list"
+	case RuleRecoveryUndoReadOnly:
+		return "an undo that is a read"
+	case RuleRecoveryUndoUnhinted:
+		return "an undo without readOnlyHint"
+	case RuleRecoveryParameters:
+		return "an undo whose parameters the schemas cannot bind"
 	case RuleDuplicateName:
 		return "two tools of the same name"
 	}
@@ -181,7 +229,7 @@ func (r Rule) Summary() string {
 // others.
 func (r Rule) Level() Level {
 	switch r {
-	case RuleNoAnnotations, RuleReadOnlyDestructive, RuleOutcomeWider, RuleDuplicateName:
+	case RuleNoAnnotations, RuleReadOnlyDestructive, RuleOutcomeWider, RuleDuplicateName, RuleRecoveryOfRead, RuleRecoveryUndoReadOnly:
 		return Error
 	}
 	if d, ok := directoryRule(r); ok {
@@ -234,6 +282,15 @@ type Tool struct {
 	// experimental tool-resolution extension: a host could ask for the
 	// hints of one call before making it.
 	Resolvable bool `json:"resolvable,omitempty"`
+	// Recovery is the undo the tool publishes (SEP-3172), if it does and
+	// it can be used: the tool whose call undoes a call of this one, with
+	// each argument bound from the original call. RecoveryIn is where it
+	// was read: "annotations.recovery", where the draft puts it, or the
+	// tool's _meta, where servers built with mcpeffect put it (neither
+	// SDK can carry the draft's member). It is the server's claim, as the
+	// hints are.
+	Recovery   *mcpeffect.Recovery `json:"recovery,omitempty"`
+	RecoveryIn string              `json:"recoveryIn,omitempty"`
 }
 
 // A Finding is one rule that one tool breaks.
@@ -258,6 +315,14 @@ type Summary struct {
 	OpenWorld   int `json:"openWorld"`
 	Errors      int `json:"errors"`
 	Warnings    int `json:"warnings"`
+	// Recoveries counts the tools that publish an undo that can be used
+	// (see [Tool] Recovery).
+	Recoveries int `json:"recoveries"`
+	// Idempotency says that the server declares
+	// capabilities.tools.idempotency (SEP-3182): a call with an
+	// idempotency key runs at most once, so that a retry of a write that
+	// is not idempotent, whose answer was lost, does not run it twice.
+	Idempotency bool `json:"idempotency"`
 }
 
 // Worst returns the level of the most serious finding, or 0 if there is
@@ -291,8 +356,15 @@ func Review(server connect.Server, tools []connect.Listed, opts *Options) (*Repo
 		opts = &Options{}
 	}
 	r := &Report{Server: server, Tools: []Tool{}, Findings: []Finding{}}
+	r.Summary.Idempotency = server.Idempotency
 	first := map[string]Tool{} // the first tool of each name
 	neverSet := hintsNeverSet(tools)
+	listed := map[string]connect.Listed{} // the first tool of each name, as listed
+	for _, l := range tools {
+		if _, ok := listed[l.Name]; !ok {
+			listed[l.Name] = l
+		}
+	}
 	for _, l := range tools {
 		declared, err := host.ParseDeclared(l.Annotations)
 		if err != nil {
@@ -308,12 +380,18 @@ func Review(server connect.Server, tools []connect.Listed, opts *Options) (*Repo
 		}
 		var published error
 		t.Argument, t.Outcomes, t.Resolvable, published = l.Published()
+		rec, in, recFindings := recoveryChecks(t, l, listed)
+		t.Recovery, t.RecoveryIn = rec, in
+		if rec != nil {
+			r.Summary.Recoveries++
+		}
 		r.Tools = append(r.Tools, t)
 		r.Findings = append(r.Findings, check(t)...)
 		if neverSet {
 			r.Findings = append(r.Findings, neverSetFinding(t, len(tools)))
 		}
 		r.Findings = append(r.Findings, checkOutcomes(t, published)...)
+		r.Findings = append(r.Findings, recFindings...)
 		if f, ok := first[t.Name]; ok {
 			r.Findings = append(r.Findings, Finding{Tool: t.Name, Level: RuleDuplicateName.Level(), Rule: RuleDuplicateName,
 				Message: fmt.Sprintf("another tool of this name is listed before it (%s; this one %s): a call reaches one of them, and hosts cannot know which, nor which hints to go by", f.Effect, t.Effect)})

@@ -208,8 +208,10 @@ func TestSummary(t *testing.T) {
 }
 
 func TestReportJSON(t *testing.T) {
-	r, err := Review(connect.Server{Name: "s", Version: "1", ProtocolVersion: "2025-11-25"}, []connect.Listed{
+	r, err := Review(connect.Server{Name: "s", Version: "1", ProtocolVersion: "2025-11-25", Idempotency: true}, []connect.Listed{
 		{Name: "fetch", Title: "Fetch", Annotations: json.RawMessage(`{"readOnlyHint": true}`)},
+		{Name: "flip", Annotations: json.RawMessage(`{"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false, ` +
+			`"recovery": {"strategy": "compensation", "compensatingOperation": {"operationId": "flip", "parameters": {}}}}`)},
 	}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -218,13 +220,17 @@ func TestReportJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `{"server":{"name":"s","version":"1","protocolVersion":"2025-11-25"},` +
+	const want = `{"server":{"name":"s","version":"1","protocolVersion":"2025-11-25","idempotency":true},` +
 		`"tools":[{"name":"fetch","title":"Fetch","description":"","declared":{"readOnlyHint":true},` +
 		`"assumed":{"readOnlyHint":true,"openWorldHint":true},` +
-		`"effect":"read|openworld"}],` +
+		`"effect":"read|openworld"},` +
+		`{"name":"flip","description":"","declared":{"readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":false},` +
+		`"assumed":{"readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":false},` +
+		`"effect":"write|destructive",` +
+		`"recovery":{"strategy":"compensation","compensatingOperation":{"operationId":"flip","parameters":{}}},"recoveryIn":"annotations.recovery"}],` +
 		`"findings":[{"tool":"fetch","level":"warning","rule":"missing-open-world-hint",` +
 		`"message":"no openWorldHint: hosts must assume it reaches outside its own data"}],` +
-		`"summary":{"tools":1,"reads":1,"writes":0,"destructive":0,"idempotent":0,"openWorld":1,"errors":0,"warnings":1}}`
+		`"summary":{"tools":2,"reads":1,"writes":1,"destructive":1,"idempotent":0,"openWorld":1,"errors":0,"warnings":1,"recoveries":1,"idempotency":true}}`
 	if string(got) != want {
 		t.Errorf("JSON:\n%s\nwant:\n%s", got, want)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +27,15 @@ type Snapshot struct {
 	Kind   string
 	Server connect.Server
 	Tools  []SnapshotTool
+	// Idempotency is whether the server declares
+	// capabilities.tools.idempotency (SEP-3182), where the source says
+	// (a live server, a report that has summary.idempotency); nil
+	// otherwise.
+	Idempotency *bool
+	// RecoveriesKnown says that the source has the undo each tool
+	// publishes (SEP-3172), in SnapshotTool Recovery: a live server, a
+	// report that has summary.recoveries; not a manifest.
+	RecoveriesKnown bool
 }
 
 // A SnapshotTool is one tool of a [Snapshot].
@@ -44,14 +54,18 @@ type SnapshotTool struct {
 	// have no value.
 	Argument string
 	Outcomes []mcpeffect.Outcome
+	// Recovery is the undo the tool publishes, if the source knows it
+	// (Snapshot RecoveriesKnown) and the tool publishes one.
+	Recovery *mcpeffect.Recovery
 }
 
 // SnapshotOf returns the snapshot of report r, from source.
 func SnapshotOf(r *Report, source, kind string) Snapshot {
-	s := Snapshot{Source: source, Kind: kind, Server: r.Server}
+	idempotency := r.Summary.Idempotency
+	s := Snapshot{Source: source, Kind: kind, Server: r.Server, Idempotency: &idempotency, RecoveriesKnown: true}
 	for _, t := range r.Tools {
 		d := t.Description
-		st := SnapshotTool{Name: t.Name, Title: t.Title, Description: &d, Hints: t.Declared, Argument: t.Argument}
+		st := SnapshotTool{Name: t.Name, Title: t.Title, Description: &d, Hints: t.Declared, Argument: t.Argument, Recovery: t.Recovery}
 		for _, o := range t.Outcomes {
 			st.Outcomes = append(st.Outcomes, mcpeffect.Outcome{Value: o.Value, Effect: o.Effect})
 		}
@@ -67,12 +81,19 @@ func SnapshotOf(r *Report, source, kind string) Snapshot {
 // by its effect: in both, what a host is told before a call, the worst
 // case where a tool's effect depends on its arguments. The outcomes of
 // such a tool are read too, where the report shows them (those its server
-// published) or the manifest lists them. Fields it does not know are
-// ignored, so that a newer report or manifest can be read.
+// published) or the manifest lists them; and, from a report, the undo
+// each tool publishes and whether the server declares idempotency, where
+// the report has them (summary.recoveries, summary.idempotency: a report
+// written before the audit read them has not). Fields it does not know
+// are ignored, so that a newer report or manifest can be read.
 func ReadSnapshot(data []byte, source string) (Snapshot, error) {
 	var doc struct {
-		Server *connect.Server    `json:"server"`
-		Tools  *[]json.RawMessage `json:"tools"`
+		Server  *connect.Server    `json:"server"`
+		Tools   *[]json.RawMessage `json:"tools"`
+		Summary struct {
+			Recoveries  *int  `json:"recoveries"`
+			Idempotency *bool `json:"idempotency"`
+		} `json:"summary"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return Snapshot{}, fmt.Errorf("%s: not JSON: %w", source, err)
@@ -83,6 +104,7 @@ func ReadSnapshot(data []byte, source string) (Snapshot, error) {
 	s := Snapshot{Source: source, Kind: "manifest"}
 	if doc.Server != nil {
 		s.Kind, s.Server = "report", *doc.Server
+		s.Idempotency, s.RecoveriesKnown = doc.Summary.Idempotency, doc.Summary.Recoveries != nil
 	}
 	seen := map[string]bool{}
 	for i, raw := range *doc.Tools {
@@ -143,6 +165,16 @@ func readSnapshotTool(raw json.RawMessage) (SnapshotTool, error) {
 	}
 	if err := readSnapshotOutcomes(obj, &t); err != nil {
 		return SnapshotTool{}, fmt.Errorf("%q: %w", t.Name, err)
+	}
+	if v, ok := obj["recovery"]; ok && !isNull(v) {
+		var rec mcpeffect.Recovery
+		if err := json.Unmarshal(v, &rec); err != nil {
+			return SnapshotTool{}, fmt.Errorf("%q: recovery: %v", t.Name, err)
+		}
+		if err := rec.Validate(); err != nil {
+			return SnapshotTool{}, fmt.Errorf("%q: recovery: %w", t.Name, err)
+		}
+		t.Recovery = &rec
 	}
 	return t, nil
 }
@@ -247,9 +279,33 @@ const (
 	// OutcomesUnlisted: the old snapshot has the tool's outcomes, the new
 	// one does not; they can no longer be compared.
 	OutcomesUnlisted ChangeKind = "outcomes-unlisted"
+
+	// The changes to the undo a tool publishes (SEP-3172), where both
+	// snapshots know them; each changes the tool, as neither side is
+	// wider: an orchestrator that compensated a call with the old undo
+	// must see it.
+
+	// RecoveryAdded: the tool now publishes an undo.
+	RecoveryAdded ChangeKind = "recovery-added"
+	// RecoveryRemoved: it no longer does: its calls can no longer be
+	// undone by the server's word.
+	RecoveryRemoved ChangeKind = "recovery-removed"
+	// RecoveryChanged: another undo, or other arguments.
+	RecoveryChanged ChangeKind = "recovery-changed"
+
+	// The changes to what the server declares of itself, on a Change
+	// without a tool, where both snapshots know it.
+
+	// IdempotencyDeclared: the server now declares
+	// capabilities.tools.idempotency (SEP-3182).
+	IdempotencyDeclared ChangeKind = "idempotency-declared"
+	// IdempotencyWithdrawn: it no longer does: a retry of a write that is
+	// not idempotent, with a key, may run it twice.
+	IdempotencyWithdrawn ChangeKind = "idempotency-withdrawn"
 )
 
-// A Change is one difference in one tool between two snapshots.
+// A Change is one difference in one tool between two snapshots, or, with
+// no Tool, in what the server declares of itself.
 type Change struct {
 	Tool      string     `json:"tool"`
 	Direction Direction  `json:"direction"`
@@ -296,6 +352,9 @@ type DiffSummary struct {
 	Changed  int `json:"changed"`
 	Added    int `json:"added"`
 	Removed  int `json:"removed"`
+	// Server counts the changes to what the server declares of itself
+	// (its capabilities), which are no tool's.
+	Server int `json:"server"`
 }
 
 // Widened reports whether any tool may do more in the new snapshot than
@@ -312,6 +371,17 @@ func (d *DiffReport) Widened() bool { return d.Summary.Widened > 0 }
 func Diff(old, new Snapshot) *DiffReport {
 	d := &DiffReport{Old: old, New: new, Changes: []Change{}, Added: []DiffTool{}, Removed: []DiffTool{}}
 	d.Summary.OldTools, d.Summary.NewTools = len(old.Tools), len(new.Tools)
+	if old.Idempotency != nil && new.Idempotency != nil && *old.Idempotency != *new.Idempotency {
+		c := Change{Direction: Changed, Kind: IdempotencyDeclared, Old: "false", New: "true",
+			Message: fmt.Sprintf("the server now declares capabilities.tools.%s (SEP-3182): a write that is not idempotent, retried with the same idempotency key, runs once", mcpeffect.IdempotencyCapability)}
+		if *old.Idempotency {
+			c.Kind, c.Old, c.New = IdempotencyWithdrawn, "true", "false"
+			c.Message = fmt.Sprintf("the server no longer declares capabilities.tools.%s (SEP-3182): a retry of a write that is not idempotent may run it twice", mcpeffect.IdempotencyCapability)
+		}
+		d.Changes = append(d.Changes, c)
+		d.Summary.Server++
+	}
+	recoveries := old.RecoveriesKnown && new.RecoveriesKnown
 	oldTools := map[string]SnapshotTool{}
 	for _, t := range old.Tools {
 		oldTools[t.Name] = t
@@ -325,6 +395,9 @@ func Diff(old, new Snapshot) *DiffReport {
 			continue
 		}
 		changes := compareTool(o, t)
+		if recoveries {
+			changes = append(changes, compareRecovery(o, t)...)
+		}
 		for _, dir := range []Direction{Widened, Narrowed, Changed} {
 			if slices.ContainsFunc(changes, func(c Change) bool { return c.Direction == dir }) {
 				switch dir {
@@ -567,6 +640,40 @@ func widerThanAll(e mcpeffect.Effect, others []mcpeffect.Effect) []string {
 		}
 	}
 	return out
+}
+
+// compareRecovery returns the change to the undo of a tool, if any.
+func compareRecovery(o, n SnapshotTool) []Change {
+	text := func(r *mcpeffect.Recovery) string {
+		if r == nil {
+			return ""
+		}
+		return RecoveryText(*r)
+	}
+	ot, nt := text(o.Recovery), text(n.Recovery)
+	c := Change{Tool: n.Name, Direction: Changed, Old: ot, New: nt}
+	switch {
+	case sameRecovery(o.Recovery, n.Recovery):
+		return nil
+	case ot == "":
+		c.Kind, c.Message = RecoveryAdded, "now publishes its undo (SEP-3172): "+shortText(nt, 200)
+	case nt == "":
+		c.Kind, c.Message = RecoveryRemoved, "no longer publishes its undo (SEP-3172), which was "+shortText(ot, 200)+": its calls can no longer be undone by the server's word"
+	default:
+		c.Kind, c.Message = RecoveryChanged, "its undo (SEP-3172) changed: "+shortText(ot, 200)+" → "+shortText(nt, 200)
+	}
+	return []Change{c}
+}
+
+// sameRecovery reports whether a and b are the same undo, or both none:
+// compared member by member, as their texts could be alike for two
+// different ones.
+func sameRecovery(a, b *mcpeffect.Recovery) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Strategy == b.Strategy && a.CompensatingOperation.OperationID == b.CompensatingOperation.OperationID &&
+		maps.Equal(a.CompensatingOperation.Parameters, b.CompensatingOperation.Parameters)
 }
 
 // isNull reports whether raw is JSON null, or nothing.

@@ -203,6 +203,9 @@ func TestReadSnapshot(t *testing.T) {
 	if d := Diff(SnapshotOf(r, "live", "live"), s); len(d.Changes) != 0 {
 		t.Errorf("a report differs from the tools it was made of: %+v", d.Changes)
 	}
+	if s.Idempotency == nil || *s.Idempotency || !s.RecoveriesKnown {
+		t.Errorf("a report's idempotency %v, recoveries known %t: want false, and known", s.Idempotency, s.RecoveriesKnown)
+	}
 
 	// A registry's manifest, as WriteJSON writes it.
 	reg := mcpeffect.NewRegistry()
@@ -218,6 +221,9 @@ func TestReadSnapshot(t *testing.T) {
 	m, err := ReadSnapshot(saved.Bytes(), "manifest.json")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if m.Idempotency != nil || m.RecoveriesKnown {
+		t.Errorf("a manifest's idempotency %v, recoveries known %t: want neither known", m.Idempotency, m.RecoveriesKnown)
 	}
 	if m.Kind != "manifest" || len(m.Tools) != 2 || m.Tools[0].Name != "delete_note" || m.Tools[0].Hints.Effect() != mcpeffect.Destructive|mcpeffect.Idempotent ||
 		m.Tools[1].Hints.Effect() != mcpeffect.Read || m.Tools[0].Description != nil {
@@ -248,6 +254,9 @@ func TestReadSnapshot(t *testing.T) {
 		{`{"tools": [{"name": "a", "declared": {"readOnlyHint": "yes"}}]}`, `"a": mcpeffect: annotation readOnlyHint is "yes"`},
 		{`{"tools": [{"name": "a", "effect": "read|explode"}]}`, `"a": effect:`},
 		{`{"tools": [{"name": "a", "description": 7}]}`, "description is not a string"},
+		{`{"tools": [{"name": "a", "recovery": "restore"}]}`, `"a": recovery: `},
+		{`{"tools": [{"name": "a", "recovery": {"strategy": "compensation", "compensatingOperation": {"operationId": "b", "parameters": {"x": "$url"}}}}]}`,
+			`"a": recovery: mcpeffect: invalid recovery: parameter "x" of "b"`},
 	} {
 		if _, err := ReadSnapshot([]byte(tc.doc), "f.json"); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "f.json: ") {
 			t.Errorf("%s: error %v, want one naming the file and saying %q", tc.doc, err, tc.want)
@@ -490,6 +499,74 @@ func TestReadSnapshotOutcomes(t *testing.T) {
 	} {
 		if _, err := ReadSnapshot([]byte(tc.doc), "f.json"); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one saying %q", tc.doc, err, tc.want)
+		}
+	}
+}
+
+// TestSnapshotRecoveries reads the undos and the idempotency of a report
+// back as the live server gave them: the same, no change; and compares
+// each against another version of the tool.
+func TestSnapshotRecoveries(t *testing.T) {
+	review := func(idempotency bool, recoveries map[string]string) Snapshot {
+		t.Helper()
+		var tools []connect.Listed
+		for _, name := range []string{"trash", "restore", "undelete"} {
+			l := connect.Listed{Name: name, Annotations: json.RawMessage(hintsDestructive)}
+			if rec, ok := recoveries[name]; ok {
+				l.Annotations = json.RawMessage(withRecovery(hintsDestructive, rec))
+			}
+			tools = append(tools, l)
+		}
+		r, err := Review(connect.Server{Name: "s", Idempotency: idempotency}, tools, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Findings) != 0 {
+			t.Fatalf("findings: %+v", r.Findings)
+		}
+		return SnapshotOf(r, "live", "live")
+	}
+	byRestore := map[string]string{"trash": recovery("restore", `{"id": "$request.body#/id"}`)}
+	live := review(true, byRestore)
+	report, err := json.Marshal(struct {
+		Server  connect.Server `json:"server"`
+		Tools   []map[string]any
+		Summary map[string]any `json:"summary"`
+	}{live.Server, []map[string]any{
+		{"name": "trash", "declared": json.RawMessage(hintsDestructive), "recovery": live.Tools[0].Recovery},
+		{"name": "restore", "declared": json.RawMessage(hintsDestructive)},
+		{"name": "undelete", "declared": json.RawMessage(hintsDestructive)},
+	}, map[string]any{"recoveries": 1, "idempotency": true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := ReadSnapshot(report, "report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := Diff(saved, live); len(d.Changes) != 0 {
+		t.Errorf("a report differs from the server it was made of: %+v", d.Changes)
+	}
+	for _, tc := range []struct {
+		name  string
+		new   Snapshot
+		kinds []ChangeKind
+	}{
+		{"other parameters", review(true, map[string]string{"trash": recovery("restore", `{"id": "$request.body#/id", "why": "$request.body#/why"}`)}), []ChangeKind{RecoveryChanged}},
+		{"another undo", review(true, map[string]string{"trash": recovery("undelete", `{"id": "$request.body#/id"}`)}), []ChangeKind{RecoveryChanged}},
+		{"one more", review(true, map[string]string{"trash": byRestore["trash"], "restore": recovery("trash", `{"id": "$request.body#/id"}`)}), []ChangeKind{RecoveryAdded}},
+		{"none", review(false, nil), []ChangeKind{IdempotencyWithdrawn, RecoveryRemoved}},
+	} {
+		d := Diff(saved, tc.new)
+		var kinds []ChangeKind
+		for _, c := range d.Changes {
+			kinds = append(kinds, c.Kind)
+			if c.Direction != Changed {
+				t.Errorf("%s: %s is %s, want changed", tc.name, c.Kind, c.Direction)
+			}
+		}
+		if !slices.Equal(kinds, tc.kinds) {
+			t.Errorf("%s: changes %v, want %v", tc.name, kinds, tc.kinds)
 		}
 	}
 }

@@ -28,6 +28,18 @@ func (r Rule) Help() string {
 		fix = "The tool's hints must cover the widest of its outcomes: widen the hints, or narrow the outcome."
 	case RuleOutcomesMalformed:
 		fix = "Publish the outcomes in the form the audit's documentation gives, or not at all."
+	case RuleRecoveryMalformed:
+		fix = "Publish the recovery as SEP-3172 gives it: {\"strategy\": \"compensation\", \"compensatingOperation\": {\"operationId\": TOOL, \"parameters\": {NAME: \"$request.body#/ptr\" or \"$response.body#/ptr\"}}}."
+	case RuleRecoveryOfRead:
+		fix = "If the tool writes, say so in its hints; if it only reads, publish no undo."
+	case RuleRecoveryUndoUnlisted:
+		fix = "Name as the undo a tool the server lists, to every caller who may call the tool it undoes."
+	case RuleRecoveryUndoReadOnly:
+		fix = "Name as the undo the write that undoes the call, or, if the undo does write, make its hints say so."
+	case RuleRecoveryUndoUnhinted:
+		fix = "Declare the undo's hints, readOnlyHint false among them."
+	case RuleRecoveryParameters:
+		fix = "Bind every parameter the undo requires, each to a member the tool's input schema (or output schema, for $response.body) declares and requires, of a type the undo takes."
 	case RuleDuplicateName:
 		fix = "Give each tool a name of its own."
 	}

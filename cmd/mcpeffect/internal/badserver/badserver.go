@@ -1,7 +1,8 @@
 // Package badserver is a deliberately bad MCP server, for testing the
 // audit: among its tools, each rule of the audit about one tool's hints,
-// name or outcomes is broken by exactly one tool, and two tools break
-// none. (Two tools of the same name, which break a rule about the list,
+// name, outcomes or undo is broken by exactly one tool, and four tools
+// break none (two of them a destructive tool and its undo, published
+// where SEP-3172 puts it, in annotations.recovery). (Two tools of the same name, which break a rule about the list,
 // are the hostile package's.) Its tools are in tools.json, sent on the
 // wire exactly as written there.
 //

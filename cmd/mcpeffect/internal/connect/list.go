@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/resolution"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -19,18 +20,23 @@ type Server struct {
 	Title           string `json:"title,omitempty"`
 	Version         string `json:"version"`
 	ProtocolVersion string `json:"protocolVersion"`
+	// Idempotency says that the server declared
+	// capabilities.tools.idempotency (SEP-3182) when the session began:
+	// that a tools/call carrying an idempotency key runs at most once.
+	Idempotency bool `json:"idempotency,omitempty"`
 }
 
 // A Listed is a tool as a server listed it: its name, title and
-// description, and its input schema, annotations object and _meta object
-// exactly as received (nil if it had none).
+// description, and its input and output schemas, annotations object and
+// _meta object exactly as received (nil if it had none).
 type Listed struct {
-	Name        string          `json:"name"`
-	Title       string          `json:"title,omitempty"`
-	Description string          `json:"description,omitempty"`
-	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
-	Annotations json.RawMessage `json:"annotations,omitempty"`
-	Meta        json.RawMessage `json:"_meta,omitempty"`
+	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  json.RawMessage `json:"annotations,omitempty"`
+	Meta         json.RawMessage `json:"_meta,omitempty"`
 }
 
 // List connects to the server over t and returns how it introduced
@@ -94,7 +100,27 @@ func connect(ctx context.Context, rec *recordingTransport, confirm bool) (*mcp.C
 			server.Name, server.Title, server.Version = info.Name, info.Title, info.Version
 		}
 	}
+	server.Idempotency = declaresIdempotency(rec.takeIntroduction())
 	return cs, server, nil
+}
+
+// declaresIdempotency reports whether result, the server's answer to
+// initialize or server/discover as received, declares
+// capabilities.tools.idempotency (SEP-3182), with any value but null, as
+// a host built with mcpeffect reads it (the draft's value is {}). go-sdk
+// decodes the capabilities into a struct that has no such member, so it
+// is read from the answer before go-sdk decodes it.
+func declaresIdempotency(result json.RawMessage) bool {
+	var r struct {
+		Capabilities struct {
+			Tools map[string]json.RawMessage `json:"tools"`
+		} `json:"capabilities"`
+	}
+	if json.Unmarshal(result, &r) != nil {
+		return false
+	}
+	v, ok := r.Capabilities.Tools[mcpeffect.IdempotencyCapability]
+	return ok && !isNull(v)
 }
 
 // listTools lists every tool of cs, page after page, within the tools and
@@ -184,7 +210,7 @@ func readPage(raw json.RawMessage, page int) ([]Listed, string, error) {
 		for _, f := range []struct {
 			name   string
 			object bool
-		}{{"name", false}, {"title", false}, {"description", false}, {"inputSchema", true}, {"annotations", true}, {"_meta", true}} {
+		}{{"name", false}, {"title", false}, {"description", false}, {"inputSchema", true}, {"outputSchema", true}, {"annotations", true}, {"_meta", true}} {
 			v, ok := obj[f.name]
 			switch {
 			case !ok && f.name == "name":
@@ -324,6 +350,7 @@ type recordingTransport struct {
 	mu      sync.Mutex
 	calls   map[jsonrpc.ID]string // the method of each call not yet answered
 	last    json.RawMessage       // result of the last tools/list response
+	intro   json.RawMessage       // result of the last initialize or server/discover
 	errorOf string                // the method of the last call answered with an error
 	lastErr *jsonrpc.Error        // that error
 }
@@ -343,6 +370,16 @@ func (t *recordingTransport) takeToolsList() json.RawMessage {
 	defer t.mu.Unlock()
 	raw := t.last
 	t.last = nil
+	return raw
+}
+
+// takeIntroduction returns the result of the last initialize or
+// server/discover response read, and forgets it; nil if none was read.
+func (t *recordingTransport) takeIntroduction() json.RawMessage {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	raw := t.intro
+	t.intro = nil
 	return raw
 }
 
@@ -389,6 +426,8 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 				c.t.errorOf, c.t.lastErr = method, &jsonrpc.Error{Message: resp.Error.Error()}
 			case method == "tools/list":
 				c.t.last = bytes.Clone(resp.Result)
+			case method == "initialize" || method == "server/discover":
+				c.t.intro = bytes.Clone(resp.Result)
 			}
 		}
 		c.t.mu.Unlock()

@@ -199,3 +199,46 @@ func (l Listed) Rule() (*mcpeffect.EffectRule, error) {
 	// are known.
 	return mcpeffect.EffectByFunc(func(struct{}) mcpeffect.Effect { return 0 }, effects...).EffectRule, nil
 }
+
+// Recovery reads the recovery that l publishes (SEP-3172): in its
+// annotations, as annotations.recovery, where the draft puts it, or else
+// in its _meta under mcpeffect.RecoveryMetaKey, where servers built with
+// mcpeffect put it, since neither SDK can carry the draft's member (read
+// by host.ParseRecovery, as any host built with mcpeffect reads it). It
+// returns nil and no error for a tool that publishes none, and in, the
+// member it was read from ("annotations.recovery", or "_meta" and the
+// key). A recovery that cannot be read, or is not valid, is an error that
+// says why; the recovery, if it could be decoded, is returned with it.
+func (l Listed) Recovery() (rec *mcpeffect.Recovery, in string, err error) {
+	// A listing holds only objects there (readPage checks it); anything
+	// else publishes nothing.
+	tool := map[string]json.RawMessage{}
+	if jsonKind(l.Annotations) == "an object" {
+		tool["annotations"] = l.Annotations
+	}
+	if jsonKind(l.Meta) == "an object" {
+		tool["_meta"] = l.Meta
+	}
+	raw, err := json.Marshal(tool)
+	if err != nil {
+		return nil, "", err
+	}
+	rec, err = host.ParseRecovery(raw)
+	if rec == nil && err == nil {
+		return nil, "", nil
+	}
+	in, where := "_meta "+strconv.Quote(mcpeffect.RecoveryMetaKey), "_meta."+mcpeffect.RecoveryMetaKey
+	var a map[string]json.RawMessage
+	if json.Unmarshal(l.Annotations, &a) == nil && !isNull(a[mcpeffect.RecoveryAnnotation]) {
+		in = "annotations." + mcpeffect.RecoveryAnnotation
+		where = in
+	}
+	if err != nil {
+		// host's words name where it read the recovery, which in says.
+		msg := strings.TrimPrefix(err.Error(), "host: ")
+		msg = strings.TrimPrefix(msg, where+": ")
+		msg = strings.TrimPrefix(msg, mcpeffect.ErrInvalidRecovery.Error()+": ")
+		err = errors.New(msg)
+	}
+	return rec, in, err
+}

@@ -99,7 +99,40 @@ type ExampleReport struct {
 	// or whose state could not be captured.
 	First  *CallReport `json:"first,omitempty"`
 	Repeat *CallReport `json:"repeat,omitempty"`
-	Lies   []LieReport `json:"lies,omitempty"`
+	// Undo is the check of the tool's undo, for an example that asks for
+	// it (Example Undo): run once the example's calls reached the tool's
+	// work.
+	Undo *UndoReport `json:"undo,omitempty"`
+	Lies []LieReport `json:"lies,omitempty"`
+}
+
+// What the check of an undo came to, its Result.
+const (
+	UndoRestored    = "restored"     // the state was as before the call
+	UndoNotRestored = "not restored" // it was not: a lie, among the example's Lies
+	UndoFailed      = "failed"       // it could not be checked: its Error says why
+)
+
+// An UndoReport is what the check of a tool's undo (SEP-3172) came to:
+// on an instance of its own, the example's call, then the undo with its
+// arguments bound from the call, and the state held to the one before the
+// call.
+type UndoReport struct {
+	// Tool is the undo the tool publishes.
+	Tool string `json:"tool"`
+	// Arguments are the undo's, as JSON, bound from the call; absent if
+	// they could not be.
+	Arguments string `json:"arguments,omitempty"`
+	// Result is restored, not restored or failed.
+	Result string `json:"result"`
+	Error  string `json:"error,omitempty"`
+	// Call is what the example's call changed on the undo's instance,
+	// once measured.
+	Call *CallReport `json:"call,omitempty"`
+	// Left is what the undo did not restore, for one that did not: each
+	// record and field from its value before the call (before) to its
+	// value after the undo (after).
+	Left *CallReport `json:"left,omitempty"`
 }
 
 // A CallReport is what one call changed in the state.
@@ -139,11 +172,12 @@ func (c *CallReport) String(max int) string {
 	return strings.Join(parts, "; ")
 }
 
-// A LieReport is one rule of the hints that a call broke.
+// A LieReport is one rule of the hints that a call broke, or an undo
+// that did not restore what the call changed.
 type LieReport struct {
-	// Rule is read, non-destructive or idempotent.
+	// Rule is read, non-destructive or idempotent; or undo.
 	Rule string `json:"rule"`
-	// When is the call: its first call or its repeat.
+	// When is the call: its first call or its repeat; or its undo.
 	When    string         `json:"when"`
 	Message string         `json:"message"`
 	Changes []ChangeReport `json:"changes"`

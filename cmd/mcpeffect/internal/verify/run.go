@@ -94,6 +94,7 @@ func Run(ctx context.Context, f *File, o Options) (*Report, error) {
 	for _, t := range tools {
 		listed[t.Name] = t
 	}
+	r.listed = listed
 	byTool := map[string][]int{}
 	for i, ex := range f.Examples {
 		if _, ok := listed[ex.Tool]; !ok {
@@ -157,7 +158,8 @@ func Run(ctx context.Context, f *File, o Options) (*Report, error) {
 type runner struct {
 	f       *File
 	o       Options
-	stop    context.CancelCauseFunc // ends the run, with the reason
+	stop    context.CancelCauseFunc   // ends the run, with the reason
+	listed  map[string]connect.Listed // the server's tools, by name
 	mu      sync.Mutex
 	used    []bool // which entries of LeaveOut left something out
 	flagged []bool // which entries of Flags matched a record
@@ -206,7 +208,7 @@ func (r *runner) tool(ctx context.Context, t connect.Listed, examples []int) Too
 		if name == "" {
 			name = fmt.Sprintf("#%d", n+1)
 		}
-		er, out, held := r.example(ctx, t.Name, name, e, rule, schema, ex)
+		er, out, held := r.example(ctx, t, name, e, rule, schema, ex)
 		tr.Examples = append(tr.Examples, er)
 		if byEffect[held] == nil {
 			byEffect[held] = &effectproof.Evidence{}
@@ -217,7 +219,7 @@ func (r *runner) tool(ctx context.Context, t connect.Listed, examples []int) Too
 	}
 	switch {
 	case lied:
-		tr.Verdict, tr.Reason = Lie, "a call did what its hints say it does not"
+		tr.Verdict, tr.Reason = Lie, lieReason(tr.Examples)
 		return tr
 	case !complete:
 		tr.Verdict, tr.Reason = Failed, "an example could not be run as written"
@@ -254,14 +256,43 @@ func (r *runner) tool(ctx context.Context, t connect.Listed, examples []int) Too
 	return tr
 }
 
+// lieReason says why a tool whose examples lie is a lie: a call did what
+// its hints say it does not, its undo did not restore what its call
+// changed, or both.
+func lieReason(examples []ExampleReport) string {
+	hints, undo := false, false
+	for _, ex := range examples {
+		for _, l := range ex.Lies {
+			if l.Rule == undoRule {
+				undo = true
+			} else {
+				hints = true
+			}
+		}
+	}
+	switch {
+	case hints && undo:
+		return "a call did what its hints say it does not, and its undo did not restore what its call changed"
+	case undo:
+		return "its undo did not restore what its call changed"
+	}
+	return "a call did what its hints say it does not"
+}
+
+// undoRule is the rule of a lie of an undo that did not restore the
+// state (effectproof.ProveUndo).
+const undoRule = "undo"
+
 // exampleEffect is where an example says the effect of its call, in the
 // messages of effectproof.
 const exampleEffect = `the example's "effect"`
 
 // example runs one example on a fresh instance, and returns what it
 // showed and the effect it was held to: the tool's e, or for a tool with
-// a rule, the outcome of its call.
-func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Effect, rule *mcpeffect.EffectRule, schema *jsonschema.Resolved, ex Example) (er ExampleReport, out effectproof.Evidence, held mcpeffect.Effect) {
+// a rule, the outcome of its call. An example that asks for it has the
+// tool's undo checked too, on another instance (see [Example] Undo).
+func (r *runner) example(ctx context.Context, t connect.Listed, name string, e mcpeffect.Effect, rule *mcpeffect.EffectRule, schema *jsonschema.Resolved, ex Example) (er ExampleReport, out effectproof.Evidence, held mcpeffect.Effect) {
+	tool := t.Name
 	er.Name = name
 	at := fmt.Sprintf("tool %q, example %q", tool, name)
 	held = e
@@ -270,28 +301,16 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 		er.Error = fmt.Sprintf(format, args...)
 		return er, effectproof.Evidence{}, held
 	}
-	inst, err := r.newInstance(ctx)
-	if err != nil {
-		return failed("%s: starting a fresh instance: %v", at, err)
+	inst, raw, failure := r.prepare(ctx, at, ex)
+	if failure != "" {
+		return failed("%s", failure)
 	}
-	defer inst.close(ctx)
-	for j, fx := range ex.Fixtures {
-		if err := inst.fixture(ctx, fx); err != nil {
-			return failed("%s: fixture %d (tool %q): %v", at, j+1, fx.Tool, err)
-		}
-	}
-	args, err := inst.vars.expand(map[string]any(ex.Args))
-	if err != nil {
-		return failed("%s: the arguments: %v", at, err)
-	}
-	raw, err := effectproof.MarshalArgs(args)
-	if err != nil {
-		return failed("%s: the arguments: %v", at, err)
-	}
+	closeInst := sync.OnceFunc(func() { inst.close(ctx) })
+	defer closeInst()
 	if err := effectproof.ValidateArgs(schema, raw); err != nil {
 		return failed("%s: the tool's input schema refuses the example's arguments %s: %s", at, effectproof.Shown(string(raw)), effectproof.Printable(err.Error(), effectproof.MaxShownError))
 	}
-	held, failure := effectproof.CallEffect(at, e, rule, raw, ex.effect, ex.WantError != "", exampleEffect)
+	held, failure = effectproof.CallEffect(at, e, rule, raw, ex.effect, ex.WantError != "", exampleEffect)
 	if failure != "" {
 		return failed("%s", failure)
 	}
@@ -305,37 +324,10 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 	}
 	res := effectproof.Prove(effectproof.Trial{
 		At: at, Tool: tool, Example: name, Effect: held, Hints: e, WantError: ex.WantError,
-		Capture: func() (effectproof.Snapshot, error) {
-			st, err := capture(ctx, r.f.State, inst.vars, r.o.SQLiteReader)
-			if err == nil {
-				// Flags first: a flag may show the state of a field that
-				// leaveOut then leaves out, such as the time of a deletion.
-				r.mu.Lock()
-				err = flag(st, r.f.State.Flags, r.flagged)
-				leaveOut(st, r.f.State.LeaveOut, r.used)
-				r.mu.Unlock()
-			}
-			if err != nil {
-				var be *BoundError
-				if errors.As(err, &be) {
-					r.stop(fmt.Errorf("%s: capturing the state: %w", at, be))
-				}
-				return nil, err
-			}
-			return effectproof.Canonical(st)
-		},
+		Capture: r.capturer(ctx, inst, at),
 		Call: func() string {
-			res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: raw})
-			switch {
-			case err != nil:
-				return effectproof.Printable(err.Error(), effectproof.MaxShownError)
-			case res.IsError:
-				return effectproof.Printable(resultText(res), effectproof.MaxShownError)
-			}
-			if text, failed := r.f.resultError(tool, res); failed {
-				return effectproof.Printable(text, effectproof.MaxShownError)
-			}
-			return ""
+			_, failure := r.call(ctx, s, tool, raw)
+			return failure
 		},
 	})
 	if res.Measured > 0 {
@@ -358,13 +350,174 @@ func (r *runner) example(ctx context.Context, tool, name string, e mcpeffect.Eff
 	er.Result = ResultShown
 	for _, l := range res.Lies {
 		er.Result = ResultLie
-		lr := LieReport{Rule: l.Rule, When: l.When, Message: l.Message}
-		for _, c := range l.Changes {
-			lr.Changes = append(lr.Changes, changeReport(c))
-		}
-		er.Lies = append(er.Lies, lr)
+		er.Lies = append(er.Lies, lieReport(l))
+	}
+	if ex.Undo {
+		// The undo has an instance of its own: this one is done with,
+		// and a server reached by URL is one, which its reset reuses.
+		closeInst()
+		r.checkUndo(ctx, &er, t, name, at, ex)
 	}
 	return er, res.Evidence, held
+}
+
+func lieReport(l effectproof.Lie) LieReport {
+	lr := LieReport{Rule: l.Rule, When: l.When, Message: l.Message}
+	for _, c := range l.Changes {
+		lr.Changes = append(lr.Changes, changeReport(c))
+	}
+	return lr
+}
+
+// prepare starts a fresh instance for an example, makes its fixtures, and
+// returns the instance and the example's arguments, placeholders
+// replaced; or why it could not, a message that begins with at, with the
+// instance closed.
+func (r *runner) prepare(ctx context.Context, at string, ex Example) (*instance, json.RawMessage, string) {
+	inst, err := r.newInstance(ctx)
+	if err != nil {
+		return nil, nil, fmt.Sprintf("%s: starting a fresh instance: %v", at, err)
+	}
+	fail := func(format string, args ...any) (*instance, json.RawMessage, string) {
+		inst.close(ctx)
+		return nil, nil, fmt.Sprintf(format, args...)
+	}
+	for j, fx := range ex.Fixtures {
+		if err := inst.fixture(ctx, fx); err != nil {
+			return fail("%s: fixture %d (tool %q): %v", at, j+1, fx.Tool, err)
+		}
+	}
+	args, err := inst.vars.expand(map[string]any(ex.Args))
+	if err != nil {
+		return fail("%s: the arguments: %v", at, err)
+	}
+	raw, err := effectproof.MarshalArgs(args)
+	if err != nil {
+		return fail("%s: the arguments: %v", at, err)
+	}
+	return inst, raw, ""
+}
+
+// capturer returns the capture of the state of inst, for the trials of
+// the example at: flags shown, bookkeeping left out, in canonical form. A
+// capture past its bounds stops the run.
+func (r *runner) capturer(ctx context.Context, inst *instance, at string) func() (effectproof.Snapshot, error) {
+	return func() (effectproof.Snapshot, error) {
+		st, err := capture(ctx, r.f.State, inst.vars, r.o.SQLiteReader)
+		if err == nil {
+			// Flags first: a flag may show the state of a field that
+			// leaveOut then leaves out, such as the time of a deletion.
+			r.mu.Lock()
+			err = flag(st, r.f.State.Flags, r.flagged)
+			leaveOut(st, r.f.State.LeaveOut, r.used)
+			r.mu.Unlock()
+		}
+		if err != nil {
+			var be *BoundError
+			if errors.As(err, &be) {
+				r.stop(fmt.Errorf("%s: capturing the state: %w", at, be))
+			}
+			return nil, err
+		}
+		return effectproof.Canonical(st)
+	}
+}
+
+// call calls tool with args on s, and returns the structured content of
+// its result (nil if it has none), and the text of the error it met, a
+// tool error, one its result reports (resultErrors) or the session's,
+// made printable; "" if it succeeded.
+func (r *runner) call(ctx context.Context, s *connect.Session, tool string, args json.RawMessage) (json.RawMessage, string) {
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	switch {
+	case err != nil:
+		return nil, effectproof.Printable(err.Error(), effectproof.MaxShownError)
+	case res.IsError:
+		return nil, effectproof.Printable(resultText(res), effectproof.MaxShownError)
+	}
+	if text, failed := r.f.resultError(tool, res); failed {
+		return nil, effectproof.Printable(text, effectproof.MaxShownError)
+	}
+	if res.StructuredContent == nil {
+		return nil, ""
+	}
+	structured, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		// What go-sdk decoded from JSON marshals: this cannot happen.
+		return nil, fmt.Sprintf("its structured content: %v", err)
+	}
+	return structured, ""
+}
+
+// checkUndo checks the undo of t, as the example ex, called name, asks
+// (see [Example] Undo), on an instance of its own, and reports it in er:
+// an undo that did not restore the state is a lie of the example; one
+// that could not be checked fails an example whose calls did what its
+// hints allow.
+func (r *runner) checkUndo(ctx context.Context, er *ExampleReport, t connect.Listed, name, at string, ex Example) {
+	u := &UndoReport{Result: UndoFailed}
+	er.Undo = u
+	failed := func(format string, args ...any) {
+		u.Error = fmt.Sprintf(format, args...)
+		if er.Result == ResultShown {
+			er.Result, er.Error = ResultFailed, u.Error
+		}
+	}
+	rec, in, err := t.Recovery()
+	switch {
+	case err != nil:
+		failed("%s: the example checks its undo, but the undo it publishes in %s cannot be used: %s", at, in, effectproof.Printable(err.Error(), effectproof.MaxShownError))
+		return
+	case rec == nil:
+		failed("%s: the example checks its undo, but it publishes none (annotations.%s, or _meta %q)", at, mcpeffect.RecoveryAnnotation, mcpeffect.RecoveryMetaKey)
+		return
+	}
+	undo := rec.CompensatingOperation.OperationID
+	u.Tool = undo
+	if _, ok := r.listed[undo]; !ok {
+		failed("%s: its undo, %q, is not a tool the server lists", at, undo)
+		return
+	}
+	checking := at + ", checking its undo"
+	inst, raw, failure := r.prepare(ctx, checking, ex)
+	if failure != "" {
+		failed("%s", failure)
+		return
+	}
+	defer inst.close(ctx)
+	s, err := inst.session(ctx, ex.Caller)
+	if err != nil {
+		failed("%s: connecting as caller %q: %v", checking, ex.Caller, err)
+		return
+	}
+	res := effectproof.ProveUndo(effectproof.UndoTrial{
+		At: at, Tool: t.Name, Example: name, Recovery: *rec, Request: raw,
+		Capture: r.capturer(ctx, inst, checking),
+		Call:    func() (json.RawMessage, string) { return r.call(ctx, s, t.Name, raw) },
+		Undo: func(args json.RawMessage) string {
+			_, failure := r.call(ctx, s, undo, args)
+			return failure
+		},
+	})
+	if res.Changed != nil {
+		u.Call = callReport(res.Changed)
+	}
+	if res.Arguments != nil {
+		u.Arguments = effectproof.Printable(string(res.Arguments), effectproof.MaxShownError)
+	}
+	switch {
+	case res.CaptureErr != nil:
+		failed("%s: capturing the state: %s", checking, effectproof.Printable(res.CaptureErr.Error(), effectproof.MaxShownError))
+	case res.Failure != "":
+		failed("%s", res.Failure)
+	case res.Restored:
+		u.Result = UndoRestored
+	default:
+		u.Result = UndoNotRestored
+		u.Left = callReport(res.Lie.Changes)
+		er.Result = ResultLie
+		er.Lies = append(er.Lies, lieReport(*res.Lie))
+	}
 }
 
 func resultText(res *mcp.CallToolResult) string {

@@ -197,6 +197,17 @@ type Example struct {
 	// arguments do not select an outcome with certainty, as in the
 	// general form; elsewhere it must be the one they select.
 	Effect string `json:"effect,omitempty"`
+	// Undo says to check that the undo the tool publishes (SEP-3172: in
+	// annotations.recovery, or in its _meta under
+	// "io.github.mcpeffect/recovery") restores what the call changed: on a
+	// fresh instance of its own, with the example's fixtures made again,
+	// verify captures the state, makes the call, binds the undo's
+	// arguments from the call's arguments and result
+	// (mcpeffect.Recovery.Bind), calls the undo as the same caller, and
+	// holds the state to the one before the call, with the same records
+	// and fields left out. It needs a call that succeeds and changes
+	// something.
+	Undo bool `json:"undo,omitempty"`
 
 	effect mcpeffect.Effect // Effect, parsed
 	line   int              // where it begins in the file, counting from 1
@@ -386,6 +397,9 @@ func (f *File) check() error {
 			f.Examples[i].effect = e
 		}
 		caller(where, ex.Caller)
+		if ex.Undo && ex.WantError != "" {
+			errs = append(errs, fmt.Errorf("%s: undo checks the undo of a call that succeeds, and wantError says this one fails: give the undo an example of its own", where))
+		}
 		for j, fx := range ex.Fixtures {
 			w := fmt.Sprintf("%s.fixtures[%d]", where, j)
 			if fx.Tool == "" {

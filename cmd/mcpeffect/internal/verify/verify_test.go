@@ -75,8 +75,9 @@ func TestSchema(t *testing.T) {
 			LeaveOut: []LeaveOut{{Record: "r/*", Field: "updated_at", Reason: "bookkeeping"}},
 			Flags:    []Flag{{Record: "json:r/*", Field: "deleted_at", Flag: "deleted", Reason: "gone from lists"}},
 		},
-		Callers:      map[string]Caller{"agent": {Env: map[string]string{"T": "x"}, Headers: map[string]string{"Authorization": "Bearer x"}}},
-		Examples:     []Example{{Tool: "t", Name: "n", Fixtures: []Fixture{{Tool: "f", Args: map[string]any{"a": 1}, Caller: "agent", Save: map[string]string{"id": "/id"}}}, Args: map[string]any{"id": "{id}"}, Caller: "agent", WantError: "no", Effect: "write|destructive|idempotent"}},
+		Callers: map[string]Caller{"agent": {Env: map[string]string{"T": "x"}, Headers: map[string]string{"Authorization": "Bearer x"}}},
+		Examples: []Example{{Tool: "t", Name: "n", Fixtures: []Fixture{{Tool: "f", Args: map[string]any{"a": 1}, Caller: "agent", Save: map[string]string{"id": "/id"}}}, Args: map[string]any{"id": "{id}"}, Caller: "agent", WantError: "no", Effect: "write|destructive|idempotent"},
+			{Tool: "t", Name: "undone", Undo: true}},
 		Overcautious: map[string]string{"t": "why"},
 		Skip:         map[string]string{"u": "why"},
 		ResultErrors: []ResultError{{Tools: "t*", At: "/success", Equals: json.RawMessage(`false`), Message: "/error"}},
@@ -87,6 +88,15 @@ func TestSchema(t *testing.T) {
 	}
 	if _, err := ParseFile(data); err != nil {
 		t.Errorf("ParseFile refuses a file with every member: %v", err)
+	}
+	// What ParseFile refuses without a server, the schema refuses too:
+	// an undo checked after a call that must fail.
+	both := `{"state": {"dir": "d"}, "examples": [{"tool": "t", "wantError": "denied", "undo": true}]}`
+	if err := validate(t, schema, []byte(both)); err == nil {
+		t.Errorf("the schema accepts %s", both)
+	}
+	if err := validate(t, schema, []byte(`{"state": {"dir": "d"}, "examples": [{"tool": "t", "wantError": "denied", "undo": false}]}`)); err != nil {
+		t.Errorf("the schema refuses wantError beside undo false: %v", err)
 	}
 }
 
@@ -108,6 +118,7 @@ func TestParseFileErrors(t *testing.T) {
 		{"a waiver without a reason", `{"state": {"dir": "d"}, "examples": [{"tool": "t"}], "overcautious": {"t": " "}}`, "without a reason"},
 		{"an unknown caller", `{"state": {"dir": "d"}, "examples": [{"tool": "t", "caller": "bob"}]}`, `no caller "bob"`},
 		{"two examples of one name", `{"state": {"dir": "d"}, "examples": [{"tool": "t", "name": "a"}, {"tool": "t", "name": "a"}]}`, "two examples"},
+		{"an undo of a call that fails", `{"state": {"dir": "d"}, "examples": [{"tool": "t", "wantError": "denied", "undo": true}]}`, "undo checks the undo of a call that succeeds"},
 		{"a tool skipped with examples", `{"state": {"dir": "d"}, "examples": [{"tool": "t"}], "skip": {"t": "why"}}`, "skipped but has examples"},
 	}
 	for _, tt := range tests {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/cmd/mcpeffect/internal/audit"
 )
 
@@ -21,6 +22,25 @@ func AuditMarkdown(w io.Writer, r *audit.Report) error {
 	fmt.Fprintf(bw, "%s: %s, %s (%d destructive, %d idempotent), %d open-world. **%s**, %s.\n\n",
 		plural(s.Tools, "tool"), plural(s.Reads, "read"), plural(s.Writes, "write"),
 		s.Destructive, s.Idempotent, s.OpenWorld, plural(s.Errors, "error"), plural(s.Warnings, "warning"))
+	if s.Idempotency {
+		fmt.Fprintf(bw, "The server declares `capabilities.tools.%s` (SEP-3182): a write that is not idempotent, retried with the same idempotency key, runs once.\n\n", mcpeffect.IdempotencyCapability)
+	}
+	if s.Recoveries > 0 {
+		fmt.Fprintln(bw, "| tool | undone by (SEP-3172) | arguments, from the call |")
+		fmt.Fprintln(bw, "| --- | --- | --- |")
+		for _, t := range r.Tools {
+			if t.Recovery == nil {
+				continue
+			}
+			op := t.Recovery.CompensatingOperation
+			params := audit.BindingTexts(*t.Recovery, " = ")
+			if len(params) == 0 {
+				params = []string{"none"}
+			}
+			fmt.Fprintf(bw, "| %s | %s | %s |\n", mdEscape(t.Name), mdEscape(op.OperationID), mdEscape(strings.Join(params, ", ")))
+		}
+		fmt.Fprintln(bw)
+	}
 	if len(r.Findings) == 0 {
 		fmt.Fprintln(bw, "No findings.")
 		return bw.Flush()
@@ -49,7 +69,11 @@ func DiffMarkdown(w io.Writer, d *audit.DiffReport) error {
 	if d.Widened() {
 		verdict = fmt.Sprintf("**%s may do more than before: the diff fails.**", plural(s.Widened, "tool"))
 	}
-	fmt.Fprintf(bw, "%s %d narrowed, %d otherwise changed; %d added, %d removed.\n\n", verdict, s.Narrowed, s.Changed, s.Added, s.Removed)
+	fmt.Fprintf(bw, "%s %d narrowed, %d otherwise changed; %d added, %d removed.", verdict, s.Narrowed, s.Changed, s.Added, s.Removed)
+	if s.Server > 0 {
+		fmt.Fprint(bw, " What the server declares of itself changed.")
+	}
+	fmt.Fprint(bw, "\n\n")
 
 	type line struct {
 		dir     audit.Direction // the widest of the tool's changes
@@ -73,6 +97,9 @@ func DiffMarkdown(w io.Writer, d *audit.DiffReport) error {
 			l = &line{dir: c.Direction, tool: c.Tool, effect: oldEffect[c.Tool] + " → " + newEffect[c.Tool]}
 			if oldEffect[c.Tool] == newEffect[c.Tool] {
 				l.effect = newEffect[c.Tool]
+			}
+			if c.Tool == "" {
+				l.tool, l.effect = "(server)", ""
 			}
 			byTool[c.Tool] = l
 			lines = append(lines, l)

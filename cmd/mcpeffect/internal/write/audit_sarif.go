@@ -87,6 +87,12 @@ func DiffSARIF(w io.Writer, d *audit.DiffReport, uri, version string) error {
 	log := sarif.New(driver)
 	server := printable(d.New.Server.Name)
 	for _, c := range d.Changes {
+		if c.Tool == "" {
+			// What the server declares of itself: located at the server.
+			loc := sarif.FileLocation(uri, server, server, "module")
+			log.Add(string(c.Kind), directionLevel(c.Direction), "the server "+string(c.Direction)+": "+printable(c.Message), loc, d.New.Server.Name)
+			continue
+		}
 		tool := printable(c.Tool)
 		loc := sarif.FileLocation(uri, tool, server+"/"+tool, "function")
 		log.Add(string(c.Kind), directionLevel(c.Direction), "tool "+tool+" "+string(c.Direction)+": "+printable(c.Message), loc, c.Tool, c.Outcome, c.Hint)
@@ -139,6 +145,16 @@ func changeSummary(k audit.ChangeKind) string {
 		return "another argument selects the outcomes"
 	case audit.OutcomesUnlisted:
 		return "the outcomes are no longer listed"
+	case audit.RecoveryAdded:
+		return "a tool now publishes its undo"
+	case audit.RecoveryRemoved:
+		return "a tool no longer publishes its undo"
+	case audit.RecoveryChanged:
+		return "the undo of a tool changed"
+	case audit.IdempotencyDeclared:
+		return "the server now declares idempotency"
+	case audit.IdempotencyWithdrawn:
+		return "the server no longer declares idempotency"
 	}
 	return string(k)
 }

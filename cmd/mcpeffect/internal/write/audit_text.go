@@ -76,6 +76,7 @@ func AuditText(w io.Writer, r *audit.Report, color bool) error {
 		}
 		writeOutcomesLegend(bw, r, st)
 		fmt.Fprintln(bw)
+		writeRecoveries(bw, r, st)
 	}
 
 	if len(r.Findings) == 0 {
@@ -99,6 +100,10 @@ func AuditText(w io.Writer, r *audit.Report, color bool) error {
 		plural(s.Tools, "tool"), plural(s.Reads, "read"), plural(s.Writes, "write"),
 		s.Destructive, s.Idempotent, s.OpenWorld,
 		st.count(s.Errors, "error", st.error), st.count(s.Warnings, "warning", st.warning))
+	if s.Idempotency {
+		fmt.Fprintf(bw, "Retries: the server declares capabilities.tools.%s (SEP-3182): a write that is not idempotent, retried with the same idempotency key, runs once.\n",
+			mcpeffect.IdempotencyCapability)
+	}
 	writeHosts(bw, r, st)
 	writeDirectories(bw, r, st)
 	return bw.Flush()
@@ -168,6 +173,39 @@ func writeHosts(w io.Writer, r *audit.Report, st palette) {
 			fmt.Fprintln(w, "The calls of each outcome a tool publishes get what the tool gets: hosts decide from its hints, the worst case.")
 		}
 	}
+}
+
+// writeRecoveries writes, for the tools that publish an undo (SEP-3172),
+// a table of each with its undo and the expressions that bind the undo's
+// arguments, and where the server published it; nothing if none does.
+func writeRecoveries(w io.Writer, r *audit.Report, st palette) {
+	rows := [][]cell{{{"TOOL", st.head}, {"UNDONE BY", st.head}, {"ARGUMENTS", st.head}, {"PUBLISHED IN", st.head}}}
+	for _, t := range r.Tools {
+		if t.Recovery == nil {
+			continue
+		}
+		op := t.Recovery.CompensatingOperation
+		params := audit.BindingTexts(*t.Recovery, " = ")
+		if len(params) == 0 {
+			params = []string{"none"}
+		}
+		in := "annotations"
+		if strings.HasPrefix(t.RecoveryIn, "_meta") {
+			in = "_meta"
+		}
+		rows = append(rows, []cell{{text: printable(t.Name)}, {text: printable(op.OperationID)}, {text: strings.Join(params, ", ")}, {text: in}})
+	}
+	if len(rows) == 1 {
+		return
+	}
+	writeTable(w, rows)
+	fmt.Fprintf(w, "%s\n", st.missing.apply(fmt.Sprintf(
+		"undone by: the tool whose call undoes a call of the tool, as the server claims it (SEP-3172), in annotations.%s or _meta %q;",
+		mcpeffect.RecoveryAnnotation, mcpeffect.RecoveryMetaKey)))
+	fmt.Fprintf(w, "%s\n", st.missing.apply(fmt.Sprintf(
+		"its arguments bound from the call's arguments (%s) or its result's structured content (%s)",
+		mcpeffect.RequestBodyExpression, mcpeffect.ResponseBodyExpression)))
+	fmt.Fprintln(w)
 }
 
 // writeOutcomesLegend says what the indented rows of published outcomes
@@ -360,7 +398,7 @@ func DiffText(w io.Writer, d *audit.DiffReport, color bool) error {
 			case audit.Narrowed:
 				s = st.narrowed
 			}
-			rows = append(rows, []cell{{string(dir), s}, {text: printable(c.Tool)}, {text: string(c.Kind)}, {text: printable(c.Message)}})
+			rows = append(rows, []cell{{string(dir), s}, {text: changedName(c)}, {text: string(c.Kind)}, {text: printable(c.Message)}})
 		}
 	}
 	for _, t := range d.Added {
@@ -379,9 +417,21 @@ func DiffText(w io.Writer, d *audit.DiffReport, color bool) error {
 	s := d.Summary
 	fmt.Fprintf(bw, "%s widened, %d narrowed, %d otherwise changed; %d added, %d removed.",
 		st.count(s.Widened, "tool", st.error), s.Narrowed, s.Changed, s.Added, s.Removed)
+	if s.Server > 0 {
+		fmt.Fprint(bw, " What the server declares of itself changed.")
+	}
 	if s.Widened > 0 {
 		fmt.Fprint(bw, " A widening fails the diff.")
 	}
 	fmt.Fprintln(bw)
 	return bw.Flush()
+}
+
+// changedName names what a change of a diff is about: its tool, or the
+// server, for a change of what the server declares of itself.
+func changedName(c audit.Change) string {
+	if c.Tool == "" {
+		return "(server)"
+	}
+	return printable(c.Tool)
 }

@@ -198,7 +198,10 @@ func writeToolJustification(b *strings.Builder, t verify.ToolReport) {
 	e, err := mcpeffect.ParseEffect(t.Effect)
 	if t.Verdict != verify.Proven && t.Verdict != verify.Overcautious || err != nil {
 		why := MarkdownText(t.Reason)
-		if l, ex, ok := firstLie(t); ok && len(l.Changes) > 0 {
+		if l, ex, ok := firstLie(t); ok && len(l.Changes) > 0 && l.Rule == "undo" {
+			c := l.Changes[0]
+			why += fmt.Sprintf(": after the call of example %s, its undo left %s, which its undo must restore", quoteName(ex), leftWords(c))
+		} else if ok && len(l.Changes) > 0 {
 			when := strings.TrimPrefix(l.When, "its ")
 			if when == "first call" {
 				when = "call"
@@ -272,6 +275,25 @@ func writeToolJustification(b *strings.Builder, t verify.ToolReport) {
 		}
 	}
 	hint("openWorldHint", declared(h.OpenWorld, true), "Not observed: verify reads the state its examples file names, the server's own, not the world outside it; this hint is as the server declares it.")
+	for _, ex := range t.Examples {
+		if u := ex.Undo; u != nil && u.Result == verify.UndoRestored {
+			fmt.Fprintf(b, "- **Undo (SEP-3172): %s.** After the call of example %s, which changed %s, %s called with %s restored the state as it was before the call.\n",
+				codeSpan(u.Tool), quoteName(ex.Name), changesText(u.Call.Count), codeSpan(u.Tool), codeSpan(u.Arguments))
+		}
+	}
+}
+
+// leftWords says what an undo left changed, for a sentence: its value
+// before the call, and after the undo.
+func leftWords(c verify.ChangeReport) string {
+	record, field := codeSpan(c.Record), codeSpan(c.Field)
+	switch c.Kind {
+	case "record added":
+		return fmt.Sprintf("record %s, which did not exist before the call", record)
+	case "record removed":
+		return fmt.Sprintf("record %s removed, which was %s before the call", record, codeSpan(c.Before))
+	}
+	return fmt.Sprintf("field %s of record %s at %s, which was %s before the call", field, record, codeSpan(c.After), codeSpan(c.Before))
 }
 
 // waived says why claims the examples do not show are waived, if they
@@ -291,4 +313,13 @@ func firstLie(t verify.ToolReport) (verify.LieReport, string, bool) {
 		}
 	}
 	return verify.LieReport{}, "", false
+}
+
+// changesText says how many changes a call made: "1 record or field",
+// "3 records and fields".
+func changesText(n int) string {
+	if n == 1 {
+		return "1 record or field"
+	}
+	return fmt.Sprintf("%d records and fields", n)
 }

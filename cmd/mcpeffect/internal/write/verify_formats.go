@@ -20,7 +20,7 @@ var sarifRules = []struct {
 	help    string
 }{
 	{verify.Lie, sarif.LevelError, "a tool did what its hints say it does not",
-		"A call of the tool changed the state where its hints say it does not: a read that wrote, a non-destructive write that changed or removed a value, an idempotent write whose repeat changed more. Hosts that run it without asking are misled: fix the tool or its hints."},
+		"A call of the tool changed the state where its hints say it does not: a read that wrote, a non-destructive write that changed or removed a value, an idempotent write whose repeat changed more; or the undo it publishes (SEP-3172), called after a call, did not restore the state the call changed. Hosts that run it without asking, or that undo with it, are misled: fix the tool, its hints, or its undo."},
 	{verify.Failed, sarif.LevelError, "an example of the tool could not be run as written",
 		"A fixture failed, the call failed, or an expected error did not come: the proof of this tool did not run. Fix the example, or the server."},
 	{verify.Overcautious, sarif.LevelWarning, "the hints claim more than the tool did",

@@ -35,6 +35,7 @@ func VerifyText(w io.Writer, r *verify.Report) error {
 				fmt.Fprintf(&b, "      %s\n", indent(l.Message))
 			}
 			writeCalls(&b, ex)
+			writeUndo(&b, ex)
 		}
 		for _, c := range t.Claims {
 			if t.Waived != "" {
@@ -96,3 +97,19 @@ func writeCalls(b *strings.Builder, ex verify.ExampleReport) {
 }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n\t", "\n\t    ") }
+
+// writeUndo writes what the check of the undo of ex came to, where it
+// asked for one and no other line says it: restored, or could not be
+// checked although the example could run (an undo that did not restore
+// is among the lies, and one that failed an example, its error).
+func writeUndo(b *strings.Builder, ex verify.ExampleReport) {
+	u := ex.Undo
+	switch {
+	case u == nil:
+	case u.Result == verify.UndoRestored:
+		fmt.Fprintf(b, "      example %q, undo %s with %s: restored the state its call changed (%s)\n",
+			ex.Name, effectproof.Printable(u.Tool, 100), u.Arguments, plural(u.Call.Count, "change"))
+	case u.Result == verify.UndoFailed && u.Error != ex.Error:
+		fmt.Fprintf(b, "      example %q, undo: could not be checked: %s\n", ex.Name, indent(u.Error))
+	}
+}
