@@ -46,7 +46,7 @@ func (p *askedPerson) questions() []string {
 // additive write is not asked about.
 func TestConfirmFlag(t *testing.T) {
 	dir := t.TempDir()
-	cmd := ownerCommand(dir, "", "serve", "-confirm", "destructive")
+	cmd := ownerCommand(t, dir, "", "serve", "-confirm", "destructive")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	p := &askedPerson{answers: []string{"decline", "accept"}}
