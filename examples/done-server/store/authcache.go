@@ -6,8 +6,9 @@ import (
 )
 
 // Every request over HTTP carries its token, and checking it took a read
-// transaction and a query on every call: about a quarter of the server's
-// time under load (issue 14). An authCache remembers, for a short time,
+// transaction and a query on every call, a large part of the server's
+// time under load (issue 14; the README's performance document has the
+// figures). An authCache remembers, for a short time,
 // the tokens that [Store.Authenticate] found live, so that a client
 // making calls in a row is looked up once in that time.
 //
