@@ -42,8 +42,8 @@ type httpLimits struct {
 // goroutine: TestSessionMemory measures it), and go-sdk keeps one until
 // the client closes it or it is idle for sessionIdle. Clients that go
 // away without closing theirs, or an attacker who opens them in a loop,
-// would otherwise hold memory without bound (the README's document on
-// attacks says how much). So the sessions are capped in all, and no
+// would otherwise hold memory without bound (docs/attacks.md says how
+// much). So the sessions are capped in all, and no
 // token may have more than 32, enough for a person's hosts and windows,
 // or agents that share a token, but not for one caller to shut the
 // others out.

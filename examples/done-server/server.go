@@ -34,7 +34,8 @@ import (
 const version = "0.1.0"
 
 // storeOptions are the options of the store that done-server serves. The
-// README's performance section says what each choice buys and costs.
+// performance document (docs/performance.md) says what each choice buys and
+// costs.
 func storeOptions() *store.Options {
 	return &store.Options{
 		// A token revoked by the command line (another process) goes on
@@ -136,7 +137,7 @@ func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 		stateless: cfg.stateless, confirmKey: cfg.confirmKey, hideDenied: cfg.hideDenied, telemetry: cfg.telemetry,
 		// Two calls a core: on a few cores, more at once only share them,
 		// and a write holds the one writer of SQLite while its goroutine
-		// waits for a core (see the README's performance document).
+		// waits for a core (see docs/performance.md).
 		queue:   admit.New(2*runtime.GOMAXPROCS(0), true),
 		waits:   newConfirmWaits(store.MaxOpenConfirmations, maxConfirmWaits),
 		schemas: cfg.schemas,

@@ -53,8 +53,8 @@ type toolbox struct {
 // go-sdk checks every result against the tool's output schema before it
 // is sent, and a result that breaks it (a status outside its enumeration,
 // say) fails the call: what the schema promises a client holds at run
-// time, not only in the tests, for a price in each call (see the README's
-// performance document) worth paying in a server people copy.
+// time, not only in the tests, for a price in each call (see
+// docs/performance.md) worth paying in a server people copy.
 func addTool[In, Out any](t toolbox, name, title, description string, e mcpeffect.Effect, h func(context.Context, In) (Out, error)) {
 	mcpeffect.AddTool(t.server, t.registry, tool[In, Out](t.schemas, name, title, description), e,
 		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {

@@ -78,7 +78,7 @@ const (
 	// read newest first until the next would pass it, and the answer
 	// says what was left out. A search reads and folds every byte it
 	// searches, at each call, in a time that grows with what it reads
-	// (the README's document on attacks says how long). A bounded scan
+	// (docs/features.md says how long). A bounded scan
 	// keeps nothing in memory between calls and is never stale, where an
 	// index would hold a copy of the folder.
 	MaxSearchBytes = 16 << 20
