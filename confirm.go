@@ -45,6 +45,11 @@ import (
 // store of used answers that they share. Over stateless Streamable HTTP, a client of a protocol before
 // 2026-07-28 cannot be asked at all (the server cannot send it a
 // request): it counts as a client that cannot ask.
+//
+// A server that asks its own way, on a page of its own where the client
+// cannot answer for the person, gives AskPerson: the wrappers then put
+// its question through the client on either protocol, and refuse the
+// calls it does not let run, as they do for the form.
 type ConfirmOptions struct {
 	// Ask reports whether a call to tool, of effect e (for a tool whose
 	// effect depends on its arguments, the effect of this call), needs a
@@ -94,6 +99,31 @@ type ConfirmOptions struct {
 	//
 	// [auth.TokenInfo]: https://pkg.go.dev/github.com/modelcontextprotocol/go-sdk/auth#TokenInfo
 	Caller func(ctx context.Context, req *mcp.CallToolRequest) string
+
+	// AskPerson, if non-nil, asks the person in the server's own way, in
+	// place of the form with no fields that the wrappers send otherwise:
+	// on a page of the server's own, through a URL-mode elicitation,
+	// where the client cannot answer for the person, say. The wrapper of
+	// the call's tool calls it once go-sdk has checked the arguments
+	// against the tool's schema, with the call (its effect, its title,
+	// its arguments, and its Binding, for the server to bind what it
+	// keeps to this call of this caller); AskPerson returns a question
+	// to put through the client, or the answer that settles the call
+	// (see [ConfirmReply]). The wrapper puts the question as the
+	// client's protocol allows, then calls AskPerson again with the
+	// client's answer; it runs the handler on an "accept" alone, and
+	// refuses the call otherwise with a [NotConfirmedError]. An error
+	// AskPerson returns is the call's, as its handler's would be (a
+	// fault, a bound of the server's reached). Before 2026-07-28, when
+	// the elicitation request fails, AskPerson is called again with a
+	// nil Reply, so that it withdraws its question, and the call is
+	// refused as failed, whatever it answers.
+	//
+	// With AskPerson, Message, Key, Expiry and Answers are not used:
+	// the server words its question, and keeps its questions and the
+	// answers itself, as it chooses. It must take an answer only for the
+	// call it asked about (the same Binding), and each answer once.
+	AskPerson func(ctx context.Context, call *ConfirmCall) (ConfirmReply, error)
 }
 
 // confirmInput is the id of the input request that asks for confirmation.
@@ -143,6 +173,9 @@ func newConfirmer(o *ConfirmOptions) *confirmer {
 // what came of the question (see Decision.Answer), or "" while it is
 // asked.
 func (c *confirmer) confirm(ctx context.Context, req *mcp.CallToolRequest, t *mcp.Tool, e Effect, scope Scope) (_ *mcp.CallToolResult, answer string, _ error) {
+	if c.opts.AskPerson != nil {
+		return c.askPerson(ctx, req, t, e, scope)
+	}
 	tool := t.Name
 	refuse := func(answer, detail string) (*mcp.CallToolResult, string, error) {
 		return nil, answer, (&NotConfirmedError{Tool: tool, Effect: e, Answer: answer, Detail: detail}).rpcError()

@@ -36,8 +36,14 @@ const (
 // The types of the remediation hints this package sends. The draft
 // defines url, task and authorization_remediation (an RFC 9396 request,
 // which OAuth scopes are not); a client must ignore a type it does not
-// know, so these two are named in this project's namespace.
+// know, so the two that are not the draft's are named in this project's
+// namespace.
 const (
+	// URLHint: the draft's own type for a person's action at a URL,
+	// given in a URL-mode elicitation beside the denial (the input
+	// request of a question that [ConfirmOptions] AskPerson puts on a
+	// page).
+	URLHint = "url"
 	// ScopeHint: a credential with the scope string of the hint's Scope
 	// allows the operation (the step-up that the HTTP challenge asks
 	// for, on every transport).

@@ -3,6 +3,7 @@ package mcpeffect
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -18,7 +19,7 @@ import (
 // written as escapes, whoever worded it.
 
 // A ConfirmCall is a call that needs a person's confirmation, as
-// [ConfirmOptions] Message sees it.
+// [ConfirmOptions] Message and AskPerson see it.
 type ConfirmCall struct {
 	Tool string
 	// Title is the tool's title for people, such as "Delete task": its
@@ -26,20 +27,45 @@ type ConfirmCall struct {
 	Title string
 	// Effect is the effect of this call.
 	Effect Effect
-	// Arguments are the call's arguments as the client sent them.
+	// Arguments are the call's arguments as the client sent them (see
+	// [ConfirmCall.CanonicalArguments] for them as the Binding reads
+	// them).
 	Arguments json.RawMessage
 	// Request is the request, for its session and extra information.
 	Request *mcp.CallToolRequest
+
+	// Binding is the SHA-256 digest of what a person's answer about this
+	// call is bound to: its tool, its arguments in canonical form (see
+	// [ConfirmCall.CanonicalArguments]), its caller (see
+	// [ConfirmOptions] Caller) and the caller's scope. Two calls have the
+	// same Binding only when the same caller makes the same call: a
+	// server that keeps a person's answer (AskPerson) keeps it with the
+	// Binding, and uses it only for a call of the same one. The wrappers
+	// of [AddTool] set it for AskPerson; zero elsewhere.
+	Binding [sha256.Size]byte
+	// State and Reply are, for AskPerson, the question that this call
+	// answers and the answer: the State of the [ConfirmReply] that asked
+	// it, and what the client answered, nil if it sent no answer. Both
+	// are empty on the call that asks first. From 2026-07-28 they come
+	// from the client, which may send anything: a State that AskPerson
+	// did not give for a call of this Binding answers nothing.
+	State string
+	Reply *mcp.ElicitResult
+}
+
+// toolTitle returns the title of t for people: its Title, or else its
+// annotations' Title.
+func toolTitle(t *mcp.Tool) string {
+	if t.Title == "" && t.Annotations != nil {
+		return t.Annotations.Title
+	}
+	return t.Title
 }
 
 // question returns the elicitation that asks the person about the call
 // req of tool t, of effect e, worded by message if it words one.
 func question(ctx context.Context, message func(context.Context, *ConfirmCall) string, req *mcp.CallToolRequest, t *mcp.Tool, e Effect) *mcp.ElicitParams {
-	title := t.Title
-	if title == "" && t.Annotations != nil {
-		title = t.Annotations.Title
-	}
-	msg := wordQuestion(ctx, message, &ConfirmCall{Tool: t.Name, Title: title, Effect: e, Arguments: req.Params.Arguments, Request: req})
+	msg := wordQuestion(ctx, message, &ConfirmCall{Tool: t.Name, Title: toolTitle(t), Effect: e, Arguments: req.Params.Arguments, Request: req})
 	return &mcp.ElicitParams{
 		Mode:    "form",
 		Message: msg,

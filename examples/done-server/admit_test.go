@@ -8,19 +8,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpeffect/mcpeffect"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestAdmit runs many tool calls at once through the middleware that
-// admits them: no more than its turns run together, and a call waits for
-// a turn only if it is a tool call of a closed world; one whose client
-// goes away while it waits gives up.
+// TestAdmit runs many tool calls at once through the registry's
+// middleware and the queue, as Done chains them: no more than the
+// queue's turns run together, and a call waits for a turn only if it is
+// a tool call of a closed world, as the decision that admitted it says;
+// one whose client goes away while it waits gives up, and a call the
+// registry refuses never reaches the queue.
 func TestAdmit(t *testing.T) {
 	e := newEnv(t)
-	turns := cap(e.done.slots)
+	turns := e.done.queue.Turns()
 	release := make(chan struct{})
 	var running, most atomic.Int32
-	admit := e.done.admit(e.registry)(func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+	inner := func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		n := running.Add(1)
 		defer running.Add(-1)
 		for {
@@ -31,12 +34,13 @@ func TestAdmit(t *testing.T) {
 		}
 		<-release
 		return nil, nil
-	})
+	}
+	admit := e.done.enforcer(e.registry).Middleware()(e.done.queue.Middleware(openWorld)(inner))
 	call := func(ctx context.Context, tool string) error {
-		_, err := admit(ctx, "tools/call", &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: tool}})
+		_, err := admit(ctx, "tools/call", &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: tool, Arguments: []byte(`{}`)}})
 		return err
 	}
-	ctx := t.Context()
+	ctx := mcpeffect.WithConnectionScope(t.Context(), mcpeffect.Full)
 
 	var wg sync.WaitGroup
 	for range 3 * turns {
@@ -49,7 +53,7 @@ func TestAdmit(t *testing.T) {
 		wg.Go(func() {
 			var req mcp.Request = &mcp.ListToolsRequest{}
 			if c.tool != "" {
-				req = &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: c.tool}}
+				req = &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: c.tool, Arguments: []byte(`{}`)}}
 			}
 			admit(ctx, c.method, req)
 		})
@@ -59,6 +63,11 @@ func TestAdmit(t *testing.T) {
 	defer cancel()
 	if err := call(gone, "create_task"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("a call whose client went away while it waited: %v", err)
+	}
+	// Refused, it takes no turn: it returns at once, every turn taken.
+	readOnly := mcpeffect.WithConnectionScope(t.Context(), mcpeffect.ReadOnly)
+	if err := call(readOnly, "delete_task"); err == nil {
+		t.Error("a refused call ran")
 	}
 	close(release)
 	wg.Wait()

@@ -48,7 +48,7 @@ func TestUsage(t *testing.T) {
 	}
 
 	// Asking for help is no failure: the process exits 0.
-	cmd := exec.Command(os.Args[0], "-h")
+	cmd := exec.Command(doneServer(t), "-h")
 	cmd.Env = serverEnv()
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "token revoke") {
@@ -117,7 +117,7 @@ func TestStdioStops(t *testing.T) {
 		{"end of input", func(_ *exec.Cmd, stdin io.WriteCloser) error { return stdin.Close() }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cmd, stdin, stderr := stdioProcess(t, dir, os.Args[0])
+			cmd, stdin, stderr := stdioProcess(t, dir, doneServer(t))
 			if err := c.stop(cmd, stdin); err != nil {
 				t.Fatal(err)
 			}
@@ -143,18 +143,18 @@ func TestStdioStops(t *testing.T) {
 // are those the person can run, not a done-server that may not exist.
 func TestHintsNameTheCommandUsed(t *testing.T) {
 	// A directory holding a go.mod of this package, as its own is, and
-	// a link to the test binary where go run puts what it builds.
+	// a link to done-server where go run puts what it builds.
 	module := t.TempDir()
 	writeFile(t, filepath.Join(module, "go.mod"), "module "+mainPackage()+"\n\ngo 1.25.0\n")
 	goRun := filepath.Join(t.TempDir(), "go-build1234", "b001", "exe", "done-server")
 	if err := os.MkdirAll(filepath.Dir(goRun), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(os.Args[0], goRun); err != nil {
+	if err := os.Symlink(doneServer(t), goRun); err != nil {
 		t.Skipf("symbolic links: %v", err)
 	}
 	binDir := t.TempDir()
-	if err := os.Symlink(os.Args[0], filepath.Join(binDir, "done-server")); err != nil {
+	if err := os.Symlink(doneServer(t), filepath.Join(binDir, "done-server")); err != nil {
 		t.Fatal(err)
 	}
 

@@ -29,16 +29,24 @@ var confirmModes = map[string]func(mcpeffect.Effect) bool{
 	"writes": func(e mcpeffect.Effect) bool { return e&mcpeffect.Write != 0 },
 }
 
-// confirmOptions returns the middleware's options for confirm, one of
-// [confirmModes], or nil when it is nil (off). A client that cannot ask
-// a person (it declared no form elicitation) has those calls refused:
-// the safe default, which a server that people copy keeps.
-func (d *done) confirmOptions(confirm func(mcpeffect.Effect) bool) *mcpeffect.ConfirmOptions {
-	if confirm == nil {
+// confirmOptions returns the options of the Enforcer's confirmation:
+// those of d.confirm, or of d.confirmURL, which asks on the page (see
+// [done.askOnPage]); nil for neither (off). A client that cannot ask a
+// person (it declared no form elicitation, or for the page no URL
+// elicitation) has those calls refused: the safe default, which a server
+// that people copy keeps.
+func (d *done) confirmOptions() *mcpeffect.ConfirmOptions {
+	if d.confirmURL != nil {
+		return &mcpeffect.ConfirmOptions{
+			Ask:       func(_ string, e mcpeffect.Effect) bool { return d.confirmURL(e) },
+			AskPerson: d.askOnPage,
+		}
+	}
+	if d.confirm == nil {
 		return nil
 	}
 	return &mcpeffect.ConfirmOptions{
-		Ask:     func(_ string, e mcpeffect.Effect) bool { return confirm(e) },
+		Ask:     func(_ string, e mcpeffect.Effect) bool { return d.confirm(e) },
 		Message: d.question,
 		Key:     d.confirmKey,
 		// An answer is accepted once in the whole store, whichever

@@ -10,8 +10,10 @@ import (
 	"testing"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/admit"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/time/rate"
 )
 
 // askedPerson answers each question with the next of its answers
@@ -46,7 +48,7 @@ func (p *askedPerson) questions() []string {
 // additive write is not asked about.
 func TestConfirmFlag(t *testing.T) {
 	dir := t.TempDir()
-	cmd := ownerCommand(dir, "", "serve", "-confirm", "destructive")
+	cmd := ownerCommand(t, dir, "", "serve", "-confirm", "destructive")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	p := &askedPerson{answers: []string{"decline", "accept"}}
@@ -187,6 +189,61 @@ func TestConfirmOverHTTP(t *testing.T) {
 			}
 			if q := p.questions(); len(q) != 2 || q[0] != `Delete task "ship v2"?` {
 				t.Errorf("questions %q", q)
+			}
+		})
+	}
+}
+
+// TestConfirmWaitHoldsNoTurn: a call waiting for a person's answer, through
+// the host (an elicitation request) or on the page, holds no turn of the
+// admission queue, so that other calls run meanwhile, with one turn in
+// all; it takes a turn again once answered, and runs.
+func TestConfirmWaitHoldsNoTurn(t *testing.T) {
+	for _, mode := range []string{"destructive", "url"} {
+		t.Run(mode, func(t *testing.T) {
+			e := newEnv(t)
+			d := newDone(e.store, e.logger, config{baseURL: e.httpURL, confirm: confirmModes[mode], confirmURL: urlConfirmModes[mode], writeRate: rate.Inf, schemas: testSchemas})
+			d.queue = admit.New(1, true)
+			server, _ := d.newServer()
+			secret := e.mint("alice", store.Human, mcpeffect.Full)
+			alice, _ := e.store.Authenticate(t.Context(), secret)
+			asked := make(chan string, 1)
+			answer := make(chan struct{})
+			opts := &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				asked <- req.Params.URL
+				<-answer // the person takes their time
+				return &mcp.ElicitResult{Action: "accept"}, nil
+			}}
+			if mode == "url" {
+				opts.Capabilities = &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}}
+			}
+			cs := connectServer(t, e, server, secret, opts, "2025-11-25")
+			task := must[store.Task](t, cs, "create_task", args{"title": "old"})
+			deleted := make(chan error, 1)
+			go func() {
+				_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_task", Arguments: args{"task_id": task.ID}})
+				deleted <- err
+			}()
+			page := <-asked
+			// The one turn is free while the person is asked.
+			for range 3 {
+				must[store.TaskDetail](t, cs, "get_task", args{"task_id": task.ID})
+			}
+			close(answer)
+			if mode == "url" {
+				// The page's question, once the host has opened it: the call
+				// waits for the answer there, and holds no turn either.
+				waitFor(t, func() bool { return d.waits.count() == 1 })
+				must[store.TaskDetail](t, cs, "get_task", args{"task_id": task.ID})
+				if _, err := e.store.AnswerConfirmation(t.Context(), alice.Actor(), page[strings.LastIndex(page, "/")+1:], true); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := <-deleted; err != nil {
+				t.Fatalf("the confirmed call: %v", err)
+			}
+			if _, err := call[store.TaskDetail](t, cs, "get_task", args{"task_id": task.ID}); err == nil {
+				t.Error("confirmed, and the task is still there")
 			}
 		})
 	}

@@ -163,7 +163,21 @@ func TestURLConfirmWaitsBounded(t *testing.T) {
 		}
 		ctx, cancel := context.WithCancel(t.Context())
 		var wg sync.WaitGroup
-		defer func() { cancel(); wg.Wait() }()
+		defer func() {
+			cancel()
+			wg.Wait()
+			// go-sdk's client tells the server of a cancelled call on
+			// the side, after the call has returned: the sessions must
+			// stay open until the server has heard, and its calls have
+			// stopped waiting.
+			deadline := time.Now().Add(time.Minute)
+			for e.done.waits.count() > 0 && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if n := e.done.waits.count(); n > 0 {
+				t.Errorf("%d calls still wait after their clients went away", n)
+			}
+		}()
 		results := make(chan error, store.MaxOpenConfirmations)
 		for _, id := range tasks[:store.MaxOpenConfirmations] {
 			wg.Go(func() {

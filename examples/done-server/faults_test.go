@@ -17,7 +17,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -573,7 +572,7 @@ func startReplica(t *testing.T, url string) (*exec.Cmd, string) {
 func startDone(t *testing.T, storeArgs ...string) (*exec.Cmd, string) {
 	t.Helper()
 	args := append([]string{"serve", "-context", "off", "-http", "127.0.0.1:0"}, storeArgs...)
-	cmd := exec.Command(os.Args[0], args...)
+	cmd := exec.Command(doneServer(t), args...)
 	cmd.Env = serverEnv()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/schemashare"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/time/rate"
@@ -72,10 +73,14 @@ func openEnv(t *testing.T, dir string) *env {
 	}
 	// Without the write limit: tests set up what they need in bulk, on
 	// one token. TestWriteRateLimit tests the limit on a server of its own.
-	d := newDone(st, logger, config{baseURL: base, connectors: []connector.Connector{folder}, writeRate: rate.Inf})
+	d := newDone(st, logger, config{baseURL: base, connectors: []connector.Connector{folder}, writeRate: rate.Inf, schemas: testSchemas})
 	server, registry := d.newServer()
 	return &env{t: t, dir: dir, store: st, done: d, server: server, registry: registry, clock: c, logger: logger, http: srv, httpURL: base}
 }
+
+// testSchemas holds the schemas of the tools of every env's server, as a
+// process's servers share them.
+var testSchemas = schemashare.New()
 
 // clock is a time source that tests move by hand.
 type clock struct {

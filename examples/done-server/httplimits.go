@@ -38,16 +38,15 @@ type httpLimits struct {
 
 // defaultHTTPLimits are the limits of done-server.
 //
-// An open session costs about 8 KiB (5.5 of heap, 2.5 of the stack of
-// its one goroutine: TestSessionMemory measures it, 200 or 2,000 sessions
-// alike), and go-sdk keeps one until the client closes it or it is idle
-// for sessionIdle. Clients that go away without closing theirs, or an
-// attacker who opens them in a loop, would otherwise hold memory without
-// bound: 20,000 sessions of one read-only token took the process from
-// 115 to 528 MiB in under a minute, kept for the 30 minutes Done used to
-// keep them. Now 1,024 sessions in all hold about 8 MiB, and no token may
-// have more than 32, enough for a person's hosts and windows, or agents
-// that share a token, but not for one caller to shut the others out.
+// An open session costs memory (its state and the stack of its one
+// goroutine: TestSessionMemory measures it), and go-sdk keeps one until
+// the client closes it or it is idle for sessionIdle. Clients that go
+// away without closing theirs, or an attacker who opens them in a loop,
+// would otherwise hold memory without bound (docs/attacks.md says how
+// much). So the sessions are capped in all, and no
+// token may have more than 32, enough for a person's hosts and windows,
+// or agents that share a token, but not for one caller to shut the
+// others out.
 //
 // sessionIdle is 5 minutes: a client that stays longer without a request
 // finds its session gone (404), and the MCP specification has it start a

@@ -28,6 +28,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/admit"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/gctune"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/pgtest"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -79,11 +81,11 @@ var candidates = map[loadVariant]struct {
 	"no-pool":       {"database/sql's default pool of readers, two kept open", func(o *store.Options) { o.Readers = -1 }, nil, nil, false},
 	"no-stmtcache":  {"every statement compiled at each run", func(o *store.Options) { o.StmtCache = -1 }, nil, nil, false},
 	"no-authcache":  {"every token read from the database at each call", func(o *store.Options) { o.AuthCache = 0 }, nil, nil, false},
-	"no-admit":      {"every tool call run at once", nil, func(d *done) { d.slots = nil }, nil, false},
+	"no-admit":      {"every tool call run at once", nil, func(d *done) { d.queue = admit.New(0, true) }, nil, false},
 	"no-gc":         {"the collector as Go sets it, GOGC=100 and no memory limit", nil, nil, defaultGC, false},
 	"ceiling-no-gc": {"the ceiling with the collector as Go sets it", nil, nil, defaultGC, true},
 	"before": {"all of the above", func(o *store.Options) { *o = store.Options{Readers: -1, StmtCache: -1} },
-		func(d *done) { d.slots = nil }, defaultGC, false},
+		func(d *done) { d.queue = admit.New(0, true) }, defaultGC, false},
 }
 
 // The variants of Done on a store of their own, whatever DONE_TEST_DB
@@ -251,7 +253,7 @@ func TestLoad(t *testing.T) {
 		}
 	}
 	// The process runs as done-server serves, the clients included.
-	defer tuneGC(os.Getenv)()
+	defer gctune.Tune(os.Getenv)()
 	// One seed for each store and size, made before the rounds.
 	type seedKey struct {
 		backend string
@@ -769,9 +771,8 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration, 
 	var procs []*exec.Cmd
 	if replicas > 0 {
 		// done-server processes on a copy of the seed, as the fault test
-		// starts them, with the write rate off (see TestMain): the load
-		// test measures Done, not the limit.
-		t.Setenv(envUnlimitedWrites, "1")
+		// starts them, with the write rate off: the load test measures
+		// Done, not the limit.
 		transport := http.DefaultTransport.(*http.Transport).Clone()
 		transport.MaxIdleConnsPerHost = loadClients
 		defer transport.CloseIdleConnections()
@@ -780,9 +781,9 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration, 
 			var cmd *exec.Cmd
 			var b string
 			if v.backend() == "sqlite" {
-				cmd, b = startDone(t, "-data", where)
+				cmd, b = startDone(t, "-data", where, "-write-rate", "off")
 			} else {
-				cmd, b = startReplica(t, where)
+				cmd, b = startDone(t, "-db", where, "-data", t.TempDir(), "-write-rate", "off")
 			}
 			procs = append(procs, cmd)
 			proxy.backends = append(proxy.backends, b)
@@ -824,7 +825,7 @@ func runLoad(t *testing.T, seed *loadSeed, v loadVariant, length time.Duration, 
 			// is as Done serves: the same middleware, HTTP limits and
 			// sessions.
 			server, registry := d.newToolServer()
-			server.AddReceivingMiddleware(d.middleware(registry, registry.Middleware(&mcpeffect.MiddlewareOptions{
+			server.AddReceivingMiddleware(d.middleware(registry.Middleware(&mcpeffect.MiddlewareOptions{
 				Scope: func(context.Context, mcp.Request) mcpeffect.Scope { return mcpeffect.Full },
 			}))...)
 			srv.Config.Handler = d.handlerWith(server, defaultHTTPLimits, nil)

@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	done-server [serve] [-data DIR | -db URL] [-http ADDR] [-scope SCOPE] [-confirm WHAT] [-approvals WHERE] [-hide-denied] [-metrics ADDR]
+//	done-server [serve] [-data DIR | -db URL] [-http ADDR] [-scope SCOPE] [-confirm WHAT] [-approvals WHERE] [-hide-denied] [-metrics ADDR] [-write-rate N]
 //	done-server login [-data DIR | -db URL] [-name NAME] -url URL
 //	done-server token create [-data DIR | -db URL] -scope SCOPE -kind KIND [-name NAME] [-expires DURATION]
 //	done-server token list [-data DIR | -db URL]
@@ -33,20 +33,24 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/url"
 	"os"
 	"os/signal"
 	"os/user"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/gctune"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/web"
+	"golang.org/x/time/rate"
 )
 
 func main() {
@@ -117,7 +121,7 @@ func (c *cli) usage() {
 	fmt.Fprintf(c.stderr, `Done serves tasks for people and their agents over MCP.
 
 Usage:
-  %[1]s [serve] [-data DIR | -db URL] [-http ADDR] [-scope SCOPE] [-confirm WHAT] [-approvals WHERE] [-hide-denied] [-metrics ADDR]
+  %[1]s [serve] [-data DIR | -db URL] [-http ADDR] [-scope SCOPE] [-confirm WHAT] [-approvals WHERE] [-hide-denied] [-metrics ADDR] [-write-rate N]
       serve MCP: by default over stdin and stdout, to one MCP host that
       starts this program (it is not typed into); with -http, over
       Streamable HTTP at http://ADDR/mcp, each request with a bearer token,
@@ -187,6 +191,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	confirmMode := fs.String("confirm", "off", "ask the person before these calls run, whatever the host does: off, destructive or writes through the MCP client, url or url-writes on the web page (a client that cannot ask has them refused)")
 	approvals := fs.String("approvals", "mcp", "where a person approves close requests: mcp (approve_task) or page (the web page only; approve_task refuses)")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics (operations' durations, decisions by tool and outcome) at /metrics on this `address`, on loopback unless it names a host (such as 9464); off unless given")
+	writeRate := fs.String("write-rate", strconv.FormatFloat(float64(defaultWriteRate), 'g', -1, 64), "how many writes a second each tree of tokens (a command-line token and those minted from it) may make, kept up, after a burst of three seconds' worth; off for no limit")
 	hideDenied := fs.Bool("hide-denied", false, "list to each caller only the tools, resources and prompts its token's scope allows (by default all are listed, so that a host can see what a wider scope would allow and ask for it)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -205,6 +210,10 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
 	}
+	writes, burst, err := parseWriteRate(*writeRate)
+	if err != nil {
+		return err
+	}
 	maxScope, err := mcpeffect.ParseScope(*scopeCap)
 	if err != nil || maxScope == 0 {
 		return fmt.Errorf("serve: -scope must be read-only, non-destructive or full (got %q)", *scopeCap)
@@ -214,7 +223,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	}
 
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	defer tuneGC(getenv)()
+	defer gctune.Tune(getenv)()
 	st, created, err := sf.open(ctx, storeOptions())
 	if err != nil {
 		return err
@@ -241,7 +250,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	defer stopTelemetry()
 	// Replicas of a shared store serve HTTP without sessions: the next
 	// request of a client may reach another replica.
-	d := newDone(st, logger, config{connectors: folders, confirm: confirm, stateless: st.Shared(), writeRate: serveWriteRate,
+	d := newDone(st, logger, config{connectors: folders, confirm: confirm, stateless: st.Shared(), writeRate: writes, writeBurst: burst,
 		confirmURL: confirmURL, pageApprovals: *approvals == "page", confirmKey: key, hideDenied: *hideDenied, telemetry: tel})
 
 	data := shellQuote(*dataDir)
@@ -317,6 +326,19 @@ To serve over HTTP, where every request needs a token (sent as "Authorization: B
 	}
 	c.waiting()
 	return d.serveStdio(ctx, k, stdioCredential{owner: true}, maxScope)
+}
+
+// parseWriteRate reads serve -write-rate: a number of writes a second
+// above zero, with a burst of three seconds of them, or off, rate.Inf.
+func parseWriteRate(text string) (rate.Limit, int, error) {
+	if text == "off" {
+		return rate.Inf, 1, nil
+	}
+	r, err := strconv.ParseFloat(text, 64)
+	if err != nil || !(r > 0) || math.IsInf(r, 0) {
+		return 0, 0, fmt.Errorf("serve: -write-rate must be a number of writes a second above zero, or off (got %q)", text)
+	}
+	return rate.Limit(r), max(1, int(math.Ceil(3*r))), nil
 }
 
 // confirmKey returns the key of DONE_CONFIRM_KEY, which signs the request

@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/time/rate"
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
@@ -81,6 +84,10 @@ func TestServeFlags(t *testing.T) {
 		{"confirm in capitals", []string{"serve", "-data", dir, "-confirm", "Destructive"}, nil, "-confirm must be"},
 		{"scope over HTTP", []string{"serve", "-data", dir, "-http", "127.0.0.1:0", "-scope", "read-only"}, nil, "-scope caps a stdio connection"},
 		{"argument", []string{"serve", "-data", dir, "extra"}, nil, "unexpected argument"},
+		{"write rate of zero", []string{"serve", "-data", dir, "-write-rate", "0"}, nil, "-write-rate must be a number of writes a second above zero, or off"},
+		{"write rate not a number", []string{"serve", "-data", dir, "-write-rate", "fast"}, nil, `-write-rate must be a number of writes a second above zero, or off (got "fast")`},
+		{"write rate NaN", []string{"serve", "-data", dir, "-write-rate", "NaN"}, nil, "-write-rate must be"},
+		{"write rate infinite", []string{"serve", "-data", dir, "-write-rate", "+Inf"}, nil, "-write-rate must be"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := run(t.Context(), c.args, getenv(c.env), new(bytes.Buffer), new(bytes.Buffer))
@@ -88,6 +95,24 @@ func TestServeFlags(t *testing.T) {
 				t.Errorf("err = %v, want one saying %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestParseWriteRate reads serve -write-rate: a rate, with a burst of
+// three seconds of it (the default's 60 for 20), or off.
+func TestParseWriteRate(t *testing.T) {
+	for _, c := range []struct {
+		text  string
+		rate  rate.Limit
+		burst int
+	}{{"20", 20, 60}, {"0.1", 0.1, 1}, {"2.5", 2.5, 8}, {"off", rate.Inf, 1}} {
+		r, burst, err := parseWriteRate(c.text)
+		if err != nil || r != c.rate || burst != c.burst {
+			t.Errorf("%s: %v after %d, %v; want %v after %d", c.text, r, burst, err, c.rate, c.burst)
+		}
+	}
+	if r, burst, _ := parseWriteRate(strconv.FormatFloat(float64(defaultWriteRate), 'g', -1, 64)); r != defaultWriteRate || burst != defaultWriteBurst {
+		t.Errorf("the flag's default: %v after %d, want the defaults %v after %d", r, burst, defaultWriteRate, defaultWriteBurst)
 	}
 }
 

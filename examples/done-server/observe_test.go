@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -34,7 +33,7 @@ import (
 // stops it, with SIGTERM, at the end of the test.
 func observedDone(t *testing.T, dir string, extra []string, args ...string) (string, string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], append([]string{"serve", "-data", dir, "-context", "off", "-http", "127.0.0.1:0"}, args...)...)
+	cmd := exec.Command(doneServer(t), append([]string{"serve", "-data", dir, "-context", "off", "-http", "127.0.0.1:0"}, args...)...)
 	for _, kv := range serverEnv(extra...) {
 		if !strings.HasPrefix(kv, "OTEL_") || slices.Contains(extra, kv) {
 			cmd.Env = append(cmd.Env, kv)

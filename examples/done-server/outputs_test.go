@@ -31,7 +31,7 @@ func TestOutputSchemas(t *testing.T) {
 
 	server := mcp.NewServer(&mcp.Implementation{Name: "outputs", Version: "1"}, nil)
 	registry := mcpeffect.NewRegistry()
-	addTool(toolbox{server: server, registry: registry, check: e.done.check, infos: e.done.toolInfos(registry)}, "bad_task", "Bad task", "A task of a status that does not exist.", mcpeffect.Read,
+	addTool(toolbox{server: server, registry: registry, check: e.done.check, schemas: e.done.schemas}, "bad_task", "Bad task", "A task of a status that does not exist.", mcpeffect.Read,
 		func(context.Context, noArgs) (store.Task, error) {
 			return store.Task{ID: "t", Title: "t", Status: "bogus", Priority: store.PriorityNormal}, nil
 		})
@@ -68,7 +68,7 @@ func TestSchemasReadByEveryClient(t *testing.T) {
 
 	server := mcp.NewServer(&mcp.Implementation{Name: "outputs", Version: "1"}, nil)
 	registry := mcpeffect.NewRegistry()
-	addTool(toolbox{server: server, registry: registry, check: e.done.check, infos: e.done.toolInfos(registry)}, "empty_page", "Empty page", "A page of nothing, its slices nil.", mcpeffect.Read,
+	addTool(toolbox{server: server, registry: registry, check: e.done.check, schemas: e.done.schemas}, "empty_page", "Empty page", "A page of nothing, its slices nil.", mcpeffect.Read,
 		func(context.Context, noArgs) (store.TaskDetail, error) {
 			return store.TaskDetail{Task: store.Task{ID: "t", Title: "t", Status: store.StatusOpen, Priority: store.PriorityNormal}}, nil
 		})

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -14,11 +13,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// ownerCommand returns done-server (the test binary standing in for it)
-// with args, run in dir for the user alice, without DONE_TOKEN unless
-// secret is set.
-func ownerCommand(dir, secret string, args ...string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], args...)
+// ownerCommand returns done-server (see [doneServer]) with args, run in
+// dir for the user alice, without DONE_TOKEN unless secret is set.
+func ownerCommand(t testing.TB, dir, secret string, args ...string) *exec.Cmd {
+	cmd := exec.Command(doneServer(t), args...)
 	cmd.Dir = dir
 	for _, kv := range serverEnv("USER=alice") {
 		if !strings.HasPrefix(kv, "DONE_TOKEN=") {
@@ -39,7 +37,7 @@ func TestOwnerStdio(t *testing.T) {
 	dir := t.TempDir()
 	start := func(secret string, args ...string) (*mcp.ClientSession, *bytes.Buffer) {
 		t.Helper()
-		cmd := ownerCommand(dir, secret, args...)
+		cmd := ownerCommand(t, dir, secret, args...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		client := mcp.NewClient(&mcp.Implementation{Name: "done-test", Version: "1"}, nil)
@@ -105,7 +103,7 @@ func TestOwnerStdio(t *testing.T) {
 	if err := run(t.Context(), []string{"token", "revoke", "-data", filepath.Join(dir, "done-data"), me.TokenID}, getenv(nil), &out, new(bytes.Buffer)); err != nil {
 		t.Fatal(err)
 	}
-	cmd := ownerCommand(dir, "")
+	cmd := ownerCommand(t, dir, "")
 	var refused bytes.Buffer
 	cmd.Stderr = &refused
 	err = cmd.Run()

@@ -435,7 +435,8 @@ func rawCallContext(ctx context.Context, base, secret, tool string, arguments an
 	}
 	if state != "" {
 		params["requestState"] = state
-		params["inputResponses"] = map[string]any{pageInput: map[string]any{"action": "accept"}}
+		// Under the id of the input request that asked (mcpeffect's).
+		params["inputResponses"] = map[string]any{"mcpeffect/confirm": map[string]any{"action": "accept"}}
 	}
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+mcpPath, bytes.NewReader(body))

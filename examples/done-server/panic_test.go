@@ -94,7 +94,7 @@ func TestPanicIsContained(t *testing.T) {
 			e := newEnv(t)
 			l := newLoggedServer(e)
 			const secretWords = "the panic's own words, /srv/secret/key"
-			mcpeffect.AddTool(l.server, l.registry, tool[noArgs, noArgs]("explode", "Explode", "Panics."), mcpeffect.Read,
+			mcpeffect.AddTool(l.server, l.registry, tool[noArgs, noArgs](e.done.schemas, "explode", "Explode", "Panics."), mcpeffect.Read,
 				func(context.Context, *mcp.CallToolRequest, noArgs) (*mcp.CallToolResult, noArgs, error) {
 					panic(secretWords)
 				})

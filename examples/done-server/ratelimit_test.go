@@ -3,12 +3,10 @@ package main
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"golang.org/x/time/rate"
 )
 
 // TestWriteRateLimit makes a burst of writes and one more on one token,
@@ -65,63 +63,5 @@ func TestWriteRateLimit(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestWriteLimiter drives the limiter of the default rates through time
-// by hand: a burst at one instant, the one past it refused with the wait
-// until the next, which is then allowed; limiters of idle tokens are
-// dropped, and rate.Inf limits nothing.
-func TestWriteLimiter(t *testing.T) {
-	l := newWriteLimiter(newEnv(t).logger, 0, 0)
-	now := time.Date(2025, 6, 2, 9, 0, 0, 0, time.UTC)
-	for i := range defaultWriteBurst {
-		if wait := l.reserve("a", now); wait != 0 {
-			t.Fatalf("write %d of the burst: wait %v", i, wait)
-		}
-	}
-	step := time.Duration(float64(time.Second) / float64(defaultWriteRate))
-	for _, c := range []struct {
-		name string
-		at   time.Duration
-		want time.Duration
-	}{
-		{"past the burst", 0, step},
-		{"retried too soon", step / 2, step / 2},
-		{"when one came back", step, 0},
-		{"the next at once", step, step},
-	} {
-		if wait := l.reserve("a", now.Add(c.at)); wait != c.want {
-			t.Errorf("%s: wait %v, want %v", c.name, wait, c.want)
-		}
-	}
-	if wait := l.reserve("b", now); wait != 0 {
-		t.Errorf("another token: wait %v", wait)
-	}
-	// Once full again, a token's limiter is dropped at the next sweep.
-	later := now.Add(sweepEvery + l.full)
-	l.reserve("c", later)
-	l.mu.Lock()
-	_, a := l.tokens["a"]
-	n := len(l.tokens)
-	l.mu.Unlock()
-	if a || n != 1 {
-		t.Errorf("after a sweep: %d limiters (a's kept: %v), want c's alone", n, a)
-	}
-	// However many tokens write, the map holds at most twice those that
-	// wrote within the time a limiter fills up in: here, maxIdleEntries
-	// a l.full.
-	for i := range 5 * maxIdleEntries {
-		l.reserve(string(rune(i)), later.Add(time.Duration(i)*l.full/maxIdleEntries))
-	}
-	if n := len(l.tokens); n > 2*maxIdleEntries {
-		t.Errorf("%d limiters held, more than %d", n, 2*maxIdleEntries)
-	}
-
-	unlimited := newWriteLimiter(newEnv(t).logger, rate.Inf, 0)
-	for i := range 10 * defaultWriteBurst {
-		if wait := unlimited.reserve("a", now); wait != 0 {
-			t.Fatalf("rate.Inf: write %d waits %v", i, wait)
-		}
 	}
 }

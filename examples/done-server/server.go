@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -17,6 +18,9 @@ import (
 
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/connector"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/admit"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/schemashare"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/writelimit"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/web"
 	"github.com/mcpeffect/mcpeffect/telemetry"
@@ -29,43 +33,14 @@ import (
 
 const version = "0.1.0"
 
-// tuneGC sets the garbage collector of a serving process, unless the
-// environment sets it (GOGC, GOMEMLIMIT), and returns what restores the
-// settings it found.
-//
-// go-sdk allocates a lot per call (32 KiB for each JSON value it decodes:
-// see the README's performance section), most of it garbage at once, and
-// with the default GOGC=100 the collector ran often under load. GOGC=400
-// lets the heap grow to five times what is live before it collects:
-// under the load test about 120 MB instead of 40. The memory limit keeps
-// that bounded: near it, the collector runs as often as it must to stay
-// under. It counts the Go heap only, not SQLite's page caches (2 MiB a
-// connection), which modernc.org/sqlite allocates outside it.
-func tuneGC(getenv func(string) string) (restore func()) {
-	var undo []func()
-	if getenv("GOGC") == "" {
-		old := debug.SetGCPercent(400)
-		undo = append(undo, func() { debug.SetGCPercent(old) })
-	}
-	if getenv("GOMEMLIMIT") == "" {
-		old := debug.SetMemoryLimit(256 << 20)
-		undo = append(undo, func() { debug.SetMemoryLimit(old) })
-	}
-	return func() {
-		for _, f := range undo {
-			f()
-		}
-	}
-}
-
 // storeOptions are the options of the store that done-server serves. The
-// README's performance section says what each choice buys and costs.
+// performance document (docs/performance.md) says what each choice buys and
+// costs.
 func storeOptions() *store.Options {
 	return &store.Options{
 		// A token revoked by the command line (another process) goes on
 		// working here for up to a second; one revoked with revoke_token,
-		// at once. Without the cache, each call read the database: a
-		// quarter of the server's time under load.
+		// at once. Without the cache, each call reads the database.
 		AuthCache: time.Second,
 	}
 }
@@ -88,10 +63,10 @@ type config struct {
 	// pageApprovals makes approve_task refuse: a person approves on the
 	// web page only (serve -approvals page).
 	pageApprovals bool
-	// writeRate and writeBurst bound the writes of each token (see
-	// [writeLimiter]); zero stands for the defaults, 20 a second after
-	// 60, and a writeRate of rate.Inf limits nothing: the load test and
-	// the benchmarks set it, since they measure Done, not the limit.
+	// writeRate and writeBurst bound the writes of each tree of tokens
+	// (see [done.limitWrites]); zero stands for the defaults,
+	// defaultWriteRate a second after defaultWriteBurst, and a writeRate
+	// of rate.Inf limits nothing (serve -write-rate off).
 	writeRate  rate.Limit
 	writeBurst int
 	// confirmKey signs the request states with which a client of the
@@ -112,6 +87,9 @@ type config struct {
 	// telemetry traces and counts the operations and the decisions (see
 	// observe.go); nil, nothing is.
 	telemetry *telemetry.Telemetry
+	// schemas holds the schemas of the tools, which every server of the
+	// process shares (see [schemashare.Set]); nil, the Done makes its own.
+	schemas *schemashare.Set
 }
 
 // A done is one Done server: its store, its log, and what its tools and
@@ -125,12 +103,8 @@ type done struct {
 	baseURL string
 	// sources are the connectors, in the order of config.connectors.
 	sources []*source
-	// slots admits the tool calls that run at once (see [done.admit]); nil
-	// admits them all.
-	slots chan struct{}
-	// workers run the admitted calls; nil, each runs on its request's
-	// goroutine.
-	workers *workers
+	// queue admits the tool calls that run at once (see [admit.Queue]).
+	queue *admit.Queue
 	// confirm is config.confirm.
 	confirm func(mcpeffect.Effect) bool
 	// confirmURL, pageApprovals, stateless, confirmKey and hideDenied
@@ -140,17 +114,16 @@ type done struct {
 	stateless     bool
 	confirmKey    []byte
 	hideDenied    bool
-	// writes bounds the rate of each token's writes, over every server
-	// of d.
-	writes *writeLimiter
+	// writes bounds the rate of each tree of tokens' writes, over every
+	// server of d (see [done.limitWrites]).
+	writes *writelimit.Limiter
 	// enforcers holds the one Enforcer of each registry of d's servers
 	// (see [done.enforcer]).
 	enforcers sync.Map // *mcpeffect.Registry -> *mcpeffect.Enforcer
 	// telemetry is config's.
 	telemetry *telemetry.Telemetry
-	// tools holds what d knows of the tools of each registry besides
-	// their effects (see [done.toolInfos]).
-	tools sync.Map // *mcpeffect.Registry -> *toolInfos
+	// schemas holds the schemas of the tools (see [config]).
+	schemas *schemashare.Set
 	// waits bounds the calls waiting for a person's answer on the page
 	// (see [confirmWaits]).
 	waits *confirmWaits
@@ -162,11 +135,19 @@ func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 		store: st, logger: logger, baseURL: cfg.baseURL, confirm: cfg.confirm,
 		confirmURL: cfg.confirmURL, pageApprovals: cfg.pageApprovals,
 		stateless: cfg.stateless, confirmKey: cfg.confirmKey, hideDenied: cfg.hideDenied, telemetry: cfg.telemetry,
-		slots:   make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
-		workers: newWorkers(),
-		writes:  newWriteLimiter(logger, cfg.writeRate, cfg.writeBurst),
+		// Two calls a core: on a few cores, more at once only share them,
+		// and a write holds the one writer of SQLite while its goroutine
+		// waits for a core (see docs/performance.md).
+		queue:   admit.New(2*runtime.GOMAXPROCS(0), true),
 		waits:   newConfirmWaits(store.MaxOpenConfirmations, maxConfirmWaits),
+		schemas: cfg.schemas,
 	}
+	if d.schemas == nil {
+		d.schemas = schemashare.New()
+	}
+	d.writes = writelimit.New(cmp.Or(cfg.writeRate, defaultWriteRate), cmp.Or(cfg.writeBurst, defaultWriteBurst), func(root string) {
+		logger.Warn("writes refused: past the write rate of a tree of tokens", "root_token_id", root, "rate", float64(d.writes.Rate()), "burst", d.writes.Burst())
+	})
 	for _, c := range cfg.connectors {
 		d.sources = append(d.sources, &source{Connector: c})
 	}
@@ -179,15 +160,17 @@ func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 // internal error for that one request; noteToken puts the caller's token
 // where the log of a refusal finds it; the registry's middleware refuses
 // the tools that the caller's scope does not allow (and logs it); then
-// identify finds the caller's token for the handler; writes refuses a
-// write past its token's rate (see [writeLimiter]); and admit makes the
-// call wait its turn. With d.confirm, the tools' wrappers then ask the
-// person before the calls it names (see confirm.go); with d.confirmURL,
-// urlConfirm asks them on the web page, before admit (see
-// confirm_url.go).
+// identify finds the caller's token for the handler; limitWrites refuses
+// a write past its token's rate; and the queue makes the call wait its
+// turn (see [admit.Queue]). With d.confirm or d.confirmURL, the tools'
+// wrappers then ask the person before the calls it names (see confirm.go
+// and confirm_url.go). A request that Done sends the client meanwhile
+// (an elicitation, which waits for a person) gives back the call's turn
+// while it waits (see [done.whileAsking]).
 func (d *done) newServer() (*mcp.Server, *mcpeffect.Registry) {
 	server, registry := d.newToolServer()
-	server.AddReceivingMiddleware(d.middleware(registry, d.enforcer(registry).Middleware())...)
+	server.AddReceivingMiddleware(d.middleware(d.enforcer(registry).Middleware())...)
+	server.AddSendingMiddleware(d.whileAsking)
 	return server, registry
 }
 
@@ -201,7 +184,7 @@ func (d *done) enforcer(registry *mcpeffect.Registry) *mcpeffect.Enforcer {
 	e, _ := d.enforcers.LoadOrStore(registry, registry.Enforcer(&mcpeffect.MiddlewareOptions{
 		ScopeNames: scopeNames,
 		OnDenied:   d.logDenial,
-		Confirm:    d.confirmOptions(d.confirm),
+		Confirm:    d.confirmOptions(),
 		HideDenied: d.hideDenied,
 		OnDecision: d.onDecision(),
 	}))
@@ -210,60 +193,36 @@ func (d *done) enforcer(registry *mcpeffect.Registry) *mcpeffect.Enforcer {
 
 // middleware returns the receiving middleware of [done.newServer], with
 // check, the registry's middleware, in its place.
-func (d *done) middleware(registry *mcpeffect.Registry, check mcp.Middleware) []mcp.Middleware {
-	mw := []mcp.Middleware{d.recoverPanics, noteToken, check, d.identify, d.writes.middleware(registry)}
-	if d.confirmURL != nil {
-		// After the rate of writes, which bounds the questions a caller
-		// can ask; before admit, so that a call waiting for a person
-		// holds no turn.
-		mw = append(mw, d.urlConfirm(registry, d.confirmURL))
-	}
-	return d.traced(append(mw, d.admit(registry)))
+func (d *done) middleware(check mcp.Middleware) []mcp.Middleware {
+	return d.traced([]mcp.Middleware{d.recoverPanics, noteToken, check, d.identify, d.limitWrites, d.queue.Middleware(openWorld)})
 }
 
-// admit returns receiving middleware that lets at most two tool calls a
-// core run at once; the others wait their turn, in the order they came.
-//
-// On a few cores, more calls at once only share them: each goes slower,
-// and a write goes much slower, since its transaction holds the one
-// writer connection while its goroutine waits for a core, and every
-// other write queues behind it. Under the load test's 32 clients on 2
-// cores, writes took 60 to 90 ms at p50 and p99 was over 7 times p50;
-// admitting 4 calls at once, p99 came to 1.7 times p50, and throughput
-// rose by a tenth (see the README's performance section). A call waits
-// in the queue instead, and gives up when its client does. An admitted
-// call runs on one of d.workers (see [workers]), whose stack has grown
-// already.
-//
-// The open-world tools are let through without a turn: they wait on a
-// source outside Done (a disk, a network), not on the CPU or the writer,
-// and a slow source must not hold the turns of every other call. Refused
-// calls never reach the queue: the registry's middleware comes first.
-func (d *done) admit(registry *mcpeffect.Registry) mcp.Middleware {
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method != "tools/call" || d.slots == nil {
-				return next(ctx, method, req)
+// openWorld reports whether req is a call of an open-world tool, which
+// the queue lets through without a turn: it waits on a source outside
+// Done (a disk, a network), not on the cores or the writer, and a slow
+// source must not hold the turns of every other call. Its effect is the
+// call's own, as the decision that admitted it computed it.
+func openWorld(ctx context.Context, _ mcp.Request) bool {
+	d, ok := mcpeffect.DecisionFromContext(ctx)
+	return ok && d.Effect&mcpeffect.OpenWorld != 0
+}
+
+// whileAsking is sending middleware for a request that Done sends a
+// client on behalf of a call, an elicitation, which waits for a person:
+// the call gives back its turn of the queue while it waits (see
+// [admit.Aside]), and one that sends the person to the page counts among
+// the calls waiting for the page (see [confirmWaits]).
+func (d *done) whileAsking(next mcp.MethodHandler) mcp.MethodHandler {
+	aside := admit.SendAside(next)
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if r, ok := req.(*mcp.ElicitRequest); ok && r.Params != nil && r.Params.Mode == "url" {
+			leave, busy := d.waits.enter(callerToken(ctx))
+			if busy != "" {
+				return nil, errors.New(busy)
 			}
-			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil {
-				if e, ok := registry.Effect(p.Name); ok && e&mcpeffect.OpenWorld != 0 {
-					return next(ctx, method, req)
-				}
-			}
-			select {
-			case d.slots <- struct{}{}:
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-			defer func() { <-d.slots }()
-			if d.workers == nil {
-				return next(ctx, method, req)
-			}
-			var res mcp.Result
-			var err error
-			d.workers.run(func() { res, err = next(ctx, method, req) })
-			return res, err
+			defer leave()
 		}
+		return aside(ctx, method, req)
 	}
 }
 
@@ -271,9 +230,8 @@ func (d *done) admit(registry *mcpeffect.Registry) mcp.Middleware {
 // method handler below it, tool handlers included: go-sdk calls them on
 // the goroutine of the request, inside this middleware, and a panic
 // there would end the whole process, every connection with it (a tool
-// call that runs on a worker has its panic carried back to that
-// goroutine: see [workers]). The
-// request is answered with an internal error that says nothing of the
+// call that the queue runs on a worker has its panic carried back to
+// that goroutine: see [admit.Panic]). The request is answered with an internal error that says nothing of the
 // panic (its value may hold anything: a path, a secret, the caller's own
 // input), and the panic is logged with its stack under an incident id,
 // which the answer gives, so that the two can be matched.
@@ -290,10 +248,10 @@ func (d *done) recoverPanics(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			incident := rand.Text()[:10]
 			stack := debug.Stack()
-			if p, ok := v.(*callPanic); ok {
-				// A panic on a worker (see [workers]): its own value, and
-				// the stack where it happened.
-				v, stack = p.value, p.stack
+			if p, ok := v.(*admit.Panic); ok {
+				// A panic on a worker: its own value, and the stack where
+				// it happened.
+				v, stack = p.Value, p.Stack
 			}
 			attrs := []any{"method", method, "incident", incident, "panic", fmt.Sprint(v), "stack", string(stack)}
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil {
@@ -352,18 +310,13 @@ func (d *done) newToolServer() (*mcp.Server, *mcpeffect.Registry) {
 		Instructions: "Done keeps tasks for people and agents. Closing a task that is not auto-close asks a human to approve it. " +
 			"Deleting moves things to the Trash, from where restore_from_trash brings them back.",
 		Logger:      d.logger,
-		SchemaCache: resolvedSchemas,
+		SchemaCache: d.schemas.Resolved,
 	})
 	registry := mcpeffect.NewRegistry()
 	d.addTools(server, registry)
 	d.addResources(server, registry)
 	return server, registry
 }
-
-// resolvedSchemas holds the schemas of the tools as go-sdk resolves them
-// to validate arguments and results: the same for every server of the
-// process, since their schemas are (see schemaFor).
-var resolvedSchemas = mcp.NewSchemaCache()
 
 // Paths of the HTTP server.
 const (

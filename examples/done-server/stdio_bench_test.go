@@ -10,8 +10,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,7 +17,10 @@ import (
 	"time"
 
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/admit"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/gctune"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/pgtest"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/schemashare"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -43,11 +44,11 @@ import (
 //
 // The servers are served two ways:
 //
-//   - process: done-server serve as a process of its own (this test
-//     binary, run as the command: see TestMain), its stdin and stdout
-//     the pipes of go-sdk's CommandTransport; the trivial tools are
-//     served over stdio by a process of the same binary with the same
-//     runtime settings (tuneGC).
+//   - process: done-server serve as a process of its own (the program
+//     this package builds: see [doneServer]), its stdin and stdout the
+//     pipes of go-sdk's CommandTransport; the trivial tools are served
+//     over stdio by a process of the test binary (see TestMain) with the
+//     same runtime settings (see [gctune.Tune]).
 //   - inmemory: the same servers in this process, over go-sdk's in-memory
 //     transports, so that what the process and its pipes cost can be told
 //     from what the servers cost (they share this process's collector,
@@ -64,11 +65,9 @@ import (
 // call, user and system, of each server process, read from /proc around
 // the calls (Linux only), and cpu-x-echo and cpu-x-same the ratios.
 //
-// With DONE_BENCH_CPUPROFILES=DIR, each server process writes its CPU
-// profile to DIR/TOOL.SERVER.cpu.pprof (SERVER is done, echo or same),
-// for go tool pprof; with DONE_BENCH_MEMPROFILES=DIR, its profile of
-// every allocation to DIR/TOOL.SERVER.mem.pprof (which slows it: not with
-// the CPU profile).
+// For a profile of the servers, run the inmemory variants with go
+// test's -cpuprofile or -memprofile: they are the same servers, in the
+// benchmark's process.
 //
 // The machine's noise is large: run it a few times and take the medians:
 //
@@ -215,25 +214,16 @@ func seedBench(b *testing.B, st *store.Store) (secret, task string) {
 // client session with it and the process's id: with server "done",
 // done-server serve on the data directory dir with DONE_TOKEN=secret;
 // "echo", the trivial server of [trivialServer] with echo alone; "same",
-// with tool too, which returns result. tool and server name the profiles
-// the process writes.
+// with tool too, which returns result.
 func startStdioBench(b *testing.B, dir, secret, tool, server string, result []byte) (*mcp.ClientSession, int) {
-	cmd := exec.Command(os.Args[0], "serve", "-data", dir)
+	cmd := exec.Command(doneServer(b), "serve", "-data", dir)
 	cmd.Env = serverEnv("DONE_TOKEN=" + secret)
 	if server != "done" {
 		cmd = exec.Command(os.Args[0])
-		cmd.Env = serverEnv()
-		cmd.Env = append(cmd.Env, "DONE_SERVER_MAIN=echo") // the last wins
+		cmd.Env = serverEnv(envTrivialServer + "=1")
 		if server == "same" {
 			cmd.Env = append(cmd.Env, "DONE_ECHO_TOOL="+tool, "DONE_ECHO_RESULT="+string(result))
 		}
-	}
-	name := tool + "." + server
-	if dir := os.Getenv("DONE_BENCH_CPUPROFILES"); dir != "" {
-		cmd.Env = append(cmd.Env, "DONE_SERVER_CPUPROFILE="+filepath.Join(dir, name+".cpu.pprof"))
-	}
-	if dir := os.Getenv("DONE_BENCH_MEMPROFILES"); dir != "" {
-		cmd.Env = append(cmd.Env, "DONE_SERVER_MEMPROFILE="+filepath.Join(dir, name+".mem.pprof"))
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(b.Context(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
@@ -250,7 +240,7 @@ func startStdioBench(b *testing.B, dir, secret, tool, server string, result []by
 // settings of done-server serve, and returns a client session.
 func connectStdioBench(b *testing.B, dir, secret, trivial string, result []byte) *mcp.ClientSession {
 	ctx := b.Context()
-	b.Cleanup(tuneGC(os.Getenv))
+	b.Cleanup(gctune.Tune(os.Getenv))
 	ct, stt := mcp.NewInMemoryTransports()
 	if trivial != "" {
 		server, err := trivialServer(trivial, result)
@@ -322,19 +312,19 @@ func addSameResult[In, Out any](server *mcp.Server, name string, result []byte) 
 	if err := json.Unmarshal(result, &out); err != nil {
 		return err
 	}
-	mcp.AddTool(server, tool[In, Out](name, name, "Return one of Done's results."),
+	mcp.AddTool(server, tool[In, Out](schemashare.New(), name, name, "Return one of Done's results."),
 		func(context.Context, *mcp.CallToolRequest, In) (*mcp.CallToolResult, Out, error) {
 			return nil, out, nil
 		})
 	return nil
 }
 
-// serveEcho serves [trivialServer] over stdin and stdout, with the tool
-// DONE_ECHO_TOOL and the result DONE_ECHO_RESULT, and the runtime
+// serveTrivial serves [trivialServer] over stdin and stdout, with the
+// tool DONE_ECHO_TOOL and the result DONE_ECHO_RESULT, and the runtime
 // settings of done-server serve, until stdin ends: the baselines of
-// BenchmarkStdioCall, run by TestMain with DONE_SERVER_MAIN=echo.
-func serveEcho() {
-	defer tuneGC(os.Getenv)()
+// BenchmarkStdioCall, run by TestMain.
+func serveTrivial() {
+	defer gctune.Tune(os.Getenv)()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	server, err := trivialServer(os.Getenv("DONE_ECHO_TOOL"), []byte(os.Getenv("DONE_ECHO_RESULT")))
@@ -349,41 +339,6 @@ func serveEcho() {
 	if err != nil && err != io.EOF && ctx.Err() == nil {
 		fmt.Fprintln(os.Stderr, "echo:", err)
 	}
-}
-
-// profiled runs f, the main function of a server process that a test
-// started, with a CPU profile written to the file DONE_SERVER_CPUPROFILE
-// and a profile of every allocation to DONE_SERVER_MEMPROFILE, when they
-// are set.
-func profiled(f func()) {
-	if path := os.Getenv("DONE_SERVER_CPUPROFILE"); path != "" {
-		out, err := os.Create(path)
-		if err == nil {
-			err = pprof.StartCPUProfile(out)
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "cpu profile:", err)
-			os.Exit(2)
-		}
-		defer func() {
-			pprof.StopCPUProfile()
-			out.Close()
-		}()
-	}
-	if path := os.Getenv("DONE_SERVER_MEMPROFILE"); path != "" {
-		runtime.MemProfileRate = 1
-		defer func() {
-			out, err := os.Create(path)
-			if err == nil {
-				err = pprof.Lookup("allocs").WriteTo(out, 0)
-				out.Close()
-			}
-			if err != nil {
-				fmt.Fprintln(os.Stderr, "memory profile:", err)
-			}
-		}()
-	}
-	f()
 }
 
 // procCPU returns the CPU time, user and system, that the process pid has
@@ -418,10 +373,10 @@ func procCPU(pid int) (time.Duration, bool) {
 // credential and scope in the context), around a handler that does
 // nothing: what Done's layers cost a call on their own, the token's
 // check against the store's cache, the registry's check and the
-// admission queue included. worker runs the handler on one of Done's
-// workers, as Done serves; inline, on the caller's goroutine: the
-// difference is the handoff (see [workers]), which a handler this small
-// does not pay back.
+// admission queue included. worker runs the handler on one of the
+// queue's workers, as Done serves; inline, on the caller's goroutine: the
+// difference is the handoff (see [admit.Queue]), which a handler this
+// small does not pay back.
 func BenchmarkStdioMiddleware(b *testing.B) {
 	if pgtest.Postgres() {
 		b.Skip("measured on SQLite, in the first run")
@@ -437,10 +392,10 @@ func BenchmarkStdioMiddleware(b *testing.B) {
 		b.Run(where, func(b *testing.B) {
 			d := newDone(st, slog.New(slog.NewTextHandler(io.Discard, nil)), config{})
 			if where == "inline" {
-				d.workers = nil
+				d.queue = admit.New(d.queue.Turns(), false)
 			}
 			_, registry := d.newToolServer()
-			mw := d.middleware(registry, d.enforcer(registry).Middleware())
+			mw := d.middleware(d.enforcer(registry).Middleware())
 			h := mcp.MethodHandler(func(context.Context, string, mcp.Request) (mcp.Result, error) { return &mcp.CallToolResult{}, nil })
 			for i := len(mw) - 1; i >= 0; i-- {
 				h = mw[i](h)

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -16,23 +18,16 @@ import (
 	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/pgtest"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"golang.org/x/time/rate"
 )
 
-// TestMain lets the test binary stand in for done-server: run with
-// DONE_SERVER_MAIN=1, it is the command itself, so that tests can start
-// it as a real process; with DONE_SERVER_MAIN=echo, it is the trivial
-// server that BenchmarkStdioCall compares Done with (see [serveEcho]).
+// TestMain runs the package's tests on SQLite, then again on PostgreSQL.
+// With DONE_TEST_TRIVIAL_SERVER=1, the test binary is instead the
+// trivial server that BenchmarkStdioCall compares Done with (see
+// [serveTrivial]), which needs Done's types; done-server itself is the
+// program built from this package (see [doneServer]).
 func TestMain(m *testing.M) {
-	switch os.Getenv("DONE_SERVER_MAIN") {
-	case "1":
-		if os.Getenv(envUnlimitedWrites) == "1" {
-			serveWriteRate = rate.Inf
-		}
-		profiled(main)
-		os.Exit(0)
-	case "echo":
-		profiled(serveEcho)
+	if os.Getenv(envTrivialServer) == "1" {
+		serveTrivial()
 		os.Exit(0)
 	}
 	// The server's tests run on SQLite, then again on PostgreSQL; each
@@ -41,23 +36,68 @@ func TestMain(m *testing.M) {
 	if fixture.clean != nil {
 		fixture.clean()
 	}
+	built.clean()
 	where, _ := os.Getwd()
 	notrun.Report(os.Stderr, where+", on "+pgtest.Backend())
 	os.Exit(code)
 }
 
-// envUnlimitedWrites, set to 1 in the environment of done-server started
-// by a test, turns its write rate off (see serveWriteRate): the load
-// test's replicas measure Done, not the limit.
-const envUnlimitedWrites = "DONE_TEST_UNLIMITED_WRITES"
+// envTrivialServer, set to 1 in the environment of the test binary, makes
+// it the trivial server of BenchmarkStdioCall.
+const envTrivialServer = "DONE_TEST_TRIVIAL_SERVER"
+
+// built is done-server as this package builds it, once for the test
+// process, in a directory of its own that TestMain removes.
+var built builtServer
+
+type builtServer struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// doneServer returns the path of done-server, built from this package
+// with go build as a person builds it, with the race detector when the
+// tests have it, so that the processes the tests start are checked too.
+func doneServer(t testing.TB) string {
+	t.Helper()
+	built.once.Do(func() {
+		built.dir, built.err = os.MkdirTemp("", "done-server-test-")
+		if built.err != nil {
+			return
+		}
+		built.path = filepath.Join(built.dir, "done-server")
+		args := []string{"build", "-o", built.path}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		// go test puts the go command of its toolchain first in PATH.
+		cmd := exec.Command("go", append(args, ".")...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.path
+}
+
+// clean removes what doneServer built.
+func (b *builtServer) clean() {
+	if b.dir != "" {
+		os.RemoveAll(b.dir)
+	}
+}
 
 // serverEnv returns the environment in which a test runs done-server: the
-// test's own, in which the test binary is done-server (see TestMain), with
-// extra added. A binary built with -race sleeps a second before it exits,
-// to let its last race reports out; the tests start enough processes for
-// those seconds to count, and wait for the exit anyway.
+// test's own, with extra added. A binary built with -race sleeps a second
+// before it exits, to let its last race reports out; the tests start
+// enough processes for those seconds to count, and wait for the exit
+// anyway.
 func serverEnv(extra ...string) []string {
-	env := append(os.Environ(), "DONE_SERVER_MAIN=1", "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	env := append(os.Environ(), "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	return append(env, extra...)
 }
 
@@ -81,7 +121,7 @@ func TestStdioProcess(t *testing.T) {
 	st.Close()
 
 	start := func(secret string) *mcp.ClientSession {
-		cmd := exec.Command(os.Args[0], "serve", "-data", dir)
+		cmd := exec.Command(doneServer(t), "serve", "-data", dir)
 		cmd.Env = serverEnv("DONE_TOKEN=" + secret)
 		client := mcp.NewClient(&mcp.Implementation{Name: "done-test", Version: "1"}, nil)
 		cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
@@ -126,7 +166,7 @@ func TestHTTPProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cmd := exec.Command(os.Args[0], "serve", "-data", dir, "-http", "127.0.0.1:0")
+	cmd := exec.Command(doneServer(t), "serve", "-data", dir, "-http", "127.0.0.1:0")
 	cmd.Env = serverEnv()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

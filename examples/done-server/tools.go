@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"reflect"
-	"sync"
-	"sync/atomic"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/nonnull"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/refusal"
+	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/schemashare"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -17,7 +17,7 @@ import (
 // addTools adds every tool of Done to server, classifying each in
 // registry.
 func (d *done) addTools(server *mcp.Server, registry *mcpeffect.Registry) {
-	t := toolbox{server: server, registry: registry, check: d.check, infos: d.toolInfos(registry)}
+	t := toolbox{server: server, registry: registry, check: d.check, schemas: d.schemas}
 	d.addTaskTools(t)
 	d.addStepTools(t)
 	d.addCommentTools(t)
@@ -33,81 +33,37 @@ func (d *done) addTools(server *mcp.Server, registry *mcpeffect.Registry) {
 }
 
 // A toolbox is where [addTool] adds tools: a server, the registry that
-// classifies its tools, the check of their errors, and where it keeps
-// what else the server needs to know of each tool.
+// classifies its tools, the check of their errors, and the schemas that
+// the servers of a process share.
 type toolbox struct {
 	server   *mcp.Server
 	registry *mcpeffect.Registry
 	check    func(context.Context, error) error
-	infos    *toolInfos
-}
-
-// A toolInfo is what Done keeps of one tool besides its effect, which
-// the registry holds: its title, for the question put to a person, and
-// its input schema, which checks the arguments of a call that waits for
-// a person before anything of it is kept (see [done.urlConfirm]), as
-// go-sdk checks them before the tool's handler runs.
-type toolInfo struct {
-	title string
-	input *jsonschema.Schema
-
-	once     sync.Once
-	resolved *jsonschema.Resolved
-	err      error
-}
-
-// inputSchema returns the tool's input schema resolved as go-sdk
-// resolves it, the first time it is asked for: only a server that
-// confirms calls on the page needs it.
-func (ti *toolInfo) inputSchema() (*jsonschema.Resolved, error) {
-	ti.once.Do(func() {
-		ti.resolved, ti.err = ti.input.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
-	})
-	return ti.resolved, ti.err
-}
-
-// toolInfos holds the toolInfo of each tool of one registry, by name.
-type toolInfos struct{ m sync.Map } // string -> *toolInfo
-
-// toolInfos returns the toolInfos of the tools of registry, made once.
-func (d *done) toolInfos(registry *mcpeffect.Registry) *toolInfos {
-	ti, _ := d.tools.LoadOrStore(registry, &toolInfos{})
-	return ti.(*toolInfos)
-}
-
-// tool returns the toolInfo of the tool name, or nil for a tool it does
-// not hold.
-func (ts *toolInfos) tool(name string) *toolInfo {
-	ti, _ := ts.m.Load(name)
-	t, _ := ti.(*toolInfo)
-	return t
+	schemas  *schemashare.Set
 }
 
 // addTool adds the tool name to t's server with [mcpeffect.AddTool],
 // classified e: the one place where the tool's effect is declared, from
 // which come both its annotations and the scope it needs. title is what
 // a host shows a person for it (see [tool]). Its arguments are In and its
-// result Out, with the schemas of [tool]. h does the
-// tool's work; what it returns goes through [done.check], so that a
-// fault of the server never reaches the caller.
+// result Out, with the schemas of [tool]. h does the tool's work; what it
+// returns goes through [done.check], so that a fault of the server never
+// reaches the caller.
 //
 // go-sdk checks every result against the tool's output schema before it
 // is sent, and a result that breaks it (a status outside its enumeration,
 // say) fails the call: what the schema promises a client holds at run
-// time, not only in the tests. The check costs a tenth of Done's calls a
-// second under load (see the README's performance section): worth it in
-// a server people copy.
+// time, not only in the tests, for a price in each call (see
+// docs/performance.md) worth paying in a server people copy.
 func addTool[In, Out any](t toolbox, name, title, description string, e mcpeffect.Effect, h func(context.Context, In) (Out, error)) {
-	mt := tool[In, Out](name, title, description)
-	t.infos.m.Store(name, &toolInfo{title: title, input: mt.InputSchema.(*jsonschema.Schema)})
-	mcpeffect.AddTool(t.server, t.registry, mt, e,
+	mcpeffect.AddTool(t.server, t.registry, tool[In, Out](t.schemas, name, title, description), e,
 		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 			out, err := h(ctx, in)
 			if err = t.check(ctx, err); err != nil {
 				var zero Out
 				return nil, zero, err
 			}
-			emptyNils(reflect.ValueOf(&out).Elem())
+			nonnull.Fill(reflect.ValueOf(&out).Elem())
 			return nil, out, nil
 		})
 }
@@ -131,38 +87,26 @@ func (d *done) check(ctx context.Context, err error) error {
 	return errors.New("internal error: nothing was changed; the server log has the details")
 }
 
-// schemaFor infers the JSON Schema of T as go-sdk would, except that the
-// store's enumerated types list the values they allow, and that a slice
-// is an "array", never null (see nonNullable). Hosts then show the
-// allowed values, and go-sdk refuses any other before a handler runs.
-//
-// A schema depends on its type alone: it is made once, and every server
-// then holds the same one, which go-sdk resolves once too (see
-// resolvedSchemas). Done makes one server per process; its tests make
-// many.
-func schemaFor[T any]() *jsonschema.Schema {
+// schemaFor returns the JSON Schema of T from set (see
+// [schemashare.Set]), inferred the first time as go-sdk would infer it,
+// except that the store's enumerated types list the values they allow,
+// and that a slice is an "array", never null (see [nonnull.Rewrite]).
+// Hosts then show the allowed values, and go-sdk refuses any other before
+// a handler runs.
+func schemaFor[T any](set *schemashare.Set) *jsonschema.Schema {
 	t := reflect.TypeFor[T]()
-	if s, ok := schemas.Load(t); ok {
-		return s.(*jsonschema.Schema)
-	}
-	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: enumSchemas})
+	return set.Of(t, func() *jsonschema.Schema { return inferSchema(t) })
+}
+
+// inferSchema infers the schema of t, as schemaFor says.
+func inferSchema(t reflect.Type) *jsonschema.Schema {
+	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: enumSchemas})
 	if err != nil {
 		panic(err) // a bug in the types of this package
 	}
-	nonNullable(t, s)
-	if !dontShareSchemas.Load() {
-		s = share(s)
-	}
-	s2, _ := schemas.LoadOrStore(t, s)
-	return s2.(*jsonschema.Schema)
+	nonnull.Rewrite(t, s)
+	return s
 }
-
-// dontShareSchemas keeps schemaFor from sharing the parts of the schemas
-// it makes (see share): set only by the tests that compare.
-var dontShareSchemas atomic.Bool
-
-// schemas holds the schema of each type schemaFor was asked for.
-var schemas sync.Map // reflect.Type -> *jsonschema.Schema
 
 var enumSchemas = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[store.Status]():       enum(store.Statuses...),
@@ -195,14 +139,14 @@ func enum[T ~string](values ...T) *jsonschema.Schema {
 // App directories want one or the other (Claude's rejects a tool with
 // neither); mcpeffect.AddTool keeps the annotations' title and derives
 // every hint.
-func tool[In, Out any](name, title, description string) *mcp.Tool {
+func tool[In, Out any](schemas *schemashare.Set, name, title, description string) *mcp.Tool {
 	return &mcp.Tool{
 		Name:         name,
 		Title:        title,
 		Annotations:  &mcp.ToolAnnotations{Title: title},
 		Description:  description,
-		InputSchema:  schemaFor[In](),
-		OutputSchema: schemaFor[Out](),
+		InputSchema:  schemaFor[In](schemas),
+		OutputSchema: schemaFor[Out](schemas),
 	}
 }
 

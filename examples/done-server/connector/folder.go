@@ -77,10 +77,10 @@ const (
 	// MaxSearchBytes is the most one search reads: the documents are
 	// read newest first until the next would pass it, and the answer
 	// says what was left out. A search reads and folds every byte it
-	// searches: on a busy 2-core machine, one that read 16 MiB took 0.15
-	// to 0.4 s, and one that read a whole folder of 250 MiB 2.5 to 4 s,
-	// for each call. A bounded scan keeps nothing in memory between calls
-	// and is never stale, where an index would hold a copy of the folder.
+	// searches, at each call, in a time that grows with what it reads
+	// (docs/features.md says how long). A bounded scan
+	// keeps nothing in memory between calls and is never stale, where an
+	// index would hold a copy of the folder.
 	MaxSearchBytes = 16 << 20
 	// MaxDocuments and MaxFolderBytes are the quota of Save: it adds no
 	// document to a folder that holds MaxDocuments documents, or whose

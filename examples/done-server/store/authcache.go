@@ -6,10 +6,11 @@ import (
 )
 
 // Every request over HTTP carries its token, and checking it took a read
-// transaction and a query on every call: about a quarter of the server's
-// time under load (issue 14). An authCache remembers, for a short time,
-// the tokens that [Store.Authenticate] found live, so that a client
-// making calls in a row is looked up once in that time.
+// transaction and a query on every call, a large part of the server's
+// time under load (issue 14; docs/performance.md has the figures). An
+// authCache remembers, for a short time, the tokens that
+// [Store.Authenticate] found live, so that a client making calls in a row
+// is looked up once in that time.
 //
 // What it must never do is let a revoked token through for longer than it
 // says:

@@ -7,8 +7,9 @@ import (
 )
 
 // SQLite compiles each statement before it runs it, and modernc.org/sqlite
-// compiles a query anew each time it is run: under load, compiling took
-// about a quarter of the server's time in the store (issue 14). A
+// compiles a query anew each time it is run, which under load was a large
+// part of the server's time in the store (issue 14;
+// docs/performance.md has the figures). A
 // database/sql *Stmt would be compiled once per connection, but it can be
 // prepared only on a free connection, and a transaction on the writer
 // holds the only one: preparing there would wait for itself. So the cache

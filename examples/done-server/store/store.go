@@ -90,9 +90,9 @@ type Options struct {
 // and they spend their time on the CPU: a few connections a core keep
 // every core busy while some wait. database/sql's default keeps only two
 // open and closes the others after each read, and a connection that
-// reopens runs its pragmas and reads the schema again: under the load
-// test's 32 clients, about one read in three paid for that (issue 14).
-// Each connection keeps its own page cache, up to 2 MiB.
+// reopens runs its pragmas and reads the schema again, which under load
+// many reads paid for (issue 14). Each connection keeps its own page
+// cache, up to 2 MiB.
 const DefaultReaders = 8
 
 // FileName is the name of the database file inside a data directory.

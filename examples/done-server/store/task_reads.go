@@ -201,8 +201,8 @@ func checkStatus(s Status) error {
 
 // MaxSearchScan is the most tasks one call of [Store.SearchTasks] reads:
 // a search that finds little would otherwise read every task and its
-// comments at each call (20,000 tasks took 144 ms on the machine of the
-// tests), which any token that may read could repeat at will.
+// comments at each call, which any token that may read could repeat at
+// will.
 const MaxSearchScan = 2000
 
 // SearchTasks returns the live tasks whose title, description or comments

@@ -1,13 +1,13 @@
-package main
+package gctune
 
 import (
 	"runtime/debug"
 	"testing"
 )
 
-// TestTuneGC sets the collector as done-server serves, unless the
+// TestTune sets the collector as done-server serves, unless the
 // environment sets it, and restores what it found.
-func TestTuneGC(t *testing.T) {
+func TestTune(t *testing.T) {
 	current := func() (int, int64) {
 		p := debug.SetGCPercent(-1)
 		debug.SetGCPercent(p)
@@ -20,18 +20,18 @@ func TestTuneGC(t *testing.T) {
 		percent   int
 		limitSame bool
 	}{
-		{"defaults", nil, 400, false},
+		{"defaults", nil, Percent, false},
 		{"GOGC set", map[string]string{"GOGC": "50"}, p0, false},
-		{"GOMEMLIMIT set", map[string]string{"GOMEMLIMIT": "1GiB"}, 400, true},
+		{"GOMEMLIMIT set", map[string]string{"GOMEMLIMIT": "1GiB"}, Percent, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			restore := tuneGC(func(k string) string { return c.env[k] })
+			restore := Tune(func(k string) string { return c.env[k] })
 			p, l := current()
 			restore()
 			if p != c.percent {
 				t.Errorf("GOGC %d, want %d", p, c.percent)
 			}
-			if wantLimit := int64(256 << 20); !c.limitSame && l != wantLimit || c.limitSame && l != l0 {
+			if wantLimit := int64(MemoryLimit); !c.limitSame && l != wantLimit || c.limitSame && l != l0 {
 				t.Errorf("memory limit %d (before: %d)", l, l0)
 			}
 			if p, l := current(); p != p0 || l != l0 {

@@ -1,4 +1,4 @@
-package main
+package admit
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// workers run the tool calls that [done.admit] has admitted, each on a
+// workers run the tool calls that a [Queue] has admitted, each on a
 // goroutine that has run calls before, rather than on the goroutine that
 // go-sdk starts for each request.
 //
@@ -17,11 +17,10 @@ import (
 // goroutine for every request, every call paid for those copies, the
 // unwinding of every frame on the stack included; a worker's stack stays
 // grown from one call to the next (until the collector shrinks an idle
-// one), so that a call pays for none of them. The README's performance
-// section says what it buys.
+// one), so that a call pays for none of them.
 //
 // The number of calls that run at once is still bounded by the turns of
-// admit: a call takes a turn, then a worker. A worker that has had
+// the Queue: a call takes a turn, then a worker. A worker that has had
 // nothing to run for workerIdle ends, so that a quiet server keeps no
 // goroutines, and a new one starts when a call finds none idle.
 type workers struct {
@@ -35,22 +34,21 @@ const workerIdle = 10 * time.Second
 
 func newWorkers() *workers { return &workers{idle: make(chan func())} }
 
-// A callPanic is a panic of a call that a worker ran, carried back to the
+// A Panic is a panic of a call that a worker ran, carried back to the
 // goroutine of its request, which panics with it: the middleware there
-// that recovers panics ([done.recoverPanics]) logs the panic's value and
-// the stack where it happened, which this keeps.
-type callPanic struct {
-	value any
-	stack []byte
+// that recovers panics logs Value and Stack, the stack where it happened.
+type Panic struct {
+	Value any
+	Stack []byte
 }
 
-func (p *callPanic) String() string { return fmt.Sprint(p.value) }
+func (p *Panic) String() string { return fmt.Sprint(p.Value) }
 
 // run runs f on a worker, and returns once it has returned. A panic in f
-// is raised again here, as a [*callPanic], on the caller's goroutine: a
+// is raised again here, as a [*Panic], on the caller's goroutine: a
 // panic on a worker's would end the process.
 func (w *workers) run(f func()) {
-	done := make(chan *callPanic, 1)
+	done := make(chan *Panic, 1)
 	call := func() {
 		finished := false
 		defer func() {
@@ -59,7 +57,7 @@ func (w *workers) run(f func()) {
 			}
 			// recover is nil when f called runtime.Goexit, which ends the
 			// worker too.
-			done <- &callPanic{value: recover(), stack: debug.Stack()}
+			done <- &Panic{Value: recover(), Stack: debug.Stack()}
 		}()
 		f()
 		finished = true
@@ -71,8 +69,8 @@ func (w *workers) run(f func()) {
 		go w.work(call)
 	}
 	if p := <-done; p != nil {
-		if p.value == nil {
-			p.value = "the tool call's goroutine exited (runtime.Goexit)"
+		if p.Value == nil {
+			p.Value = "the tool call's goroutine exited (runtime.Goexit)"
 		}
 		panic(p)
 	}
