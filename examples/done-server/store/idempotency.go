@@ -173,9 +173,9 @@ func (i *IdempotencyStore) Claim(ctx context.Context, c mcpeffect.IdempotencyCla
 		ok  bool
 	}
 	got, err := write(ctx, i.s, Actor{}, func(t *tx) (claimed, error) {
-		res, err := t.exec(`INSERT INTO idempotency_records (digest, owner, fingerprint, token, done, outcome, expires_at) VALUES (?, ?, ?, ?, 0, NULL, ?)
+		res, err := t.exec(`INSERT INTO idempotency_records (digest, owner, fingerprint, token, written, done, outcome, expires_at) VALUES (?, ?, ?, ?, 0, 0, NULL, ?)
 			ON CONFLICT (digest) DO UPDATE SET owner = excluded.owner, fingerprint = excluded.fingerprint, token = excluded.token,
-				done = 0, outcome = NULL, expires_at = excluded.expires_at
+				written = 0, done = 0, outcome = NULL, expires_at = excluded.expires_at
 			WHERE idempotency_records.expires_at <= ?`,
 			c.Key[:], owner, c.Fingerprint[:], c.Token[:], formatTime(c.Expires), now)
 		if err != nil {
@@ -242,6 +242,59 @@ func (i *IdempotencyStore) Release(ctx context.Context, c mcpeffect.IdempotencyC
 		res, err := t.exec(`DELETE FROM idempotency_records WHERE digest = ? AND token = ?`, c.Key[:], c.Token[:])
 		return struct{}{}, held(res, err)
 	})
+	return err
+}
+
+// ReleaseUnwritten releases the record that c claimed, as Release does,
+// unless a write of its call was committed (see [WithIdempotentWrite]),
+// and reports whether it did. A call whose database went away in the
+// middle answers that nothing was changed; where its record says a write
+// was committed all the same (the commit reached the database, its
+// acknowledgement did not), the record is kept, and the call is not run
+// again. It returns [mcpeffect.ErrIdempotencyClaimLost] if the record no
+// longer holds c's token.
+func (i *IdempotencyStore) ReleaseUnwritten(ctx context.Context, c mcpeffect.IdempotencyClaim) (released bool, err error) {
+	return write(ctx, i.s, Actor{}, func(t *tx) (bool, error) {
+		res, err := t.exec(`DELETE FROM idempotency_records WHERE digest = ? AND token = ? AND written = 0`, c.Key[:], c.Token[:])
+		if err != nil {
+			return false, err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 1 {
+			return n == 1, err
+		}
+		held, err := t.exists(`SELECT 1 FROM idempotency_records WHERE digest = ? AND token = ?`, c.Key[:], c.Token[:])
+		if err == nil && !held {
+			err = mcpeffect.ErrIdempotencyClaimLost
+		}
+		return false, err
+	})
+}
+
+// WithIdempotentWrite returns a copy of ctx, the context of the handler
+// of a call that claimed c: each write transaction that the Store
+// commits with it marks c's record as written, in that transaction, so
+// that the mark and the write are committed together or not at all
+// (see [IdempotencyStore.ReleaseUnwritten]).
+func WithIdempotentWrite(ctx context.Context, c mcpeffect.IdempotencyClaim) context.Context {
+	return context.WithValue(ctx, idempotentWriteKey{}, idempotentWrite{digest: c.Key, token: c.Token})
+}
+
+type idempotentWriteKey struct{}
+
+type idempotentWrite struct {
+	digest [32]byte
+	token  [16]byte
+}
+
+// markIdempotentWrite marks, in t, the record of the call whose handler
+// t writes for (see WithIdempotentWrite) as written: write calls it
+// before each commit.
+func (t *tx) markIdempotentWrite() error {
+	w, ok := t.ctx.Value(idempotentWriteKey{}).(idempotentWrite)
+	if !ok {
+		return nil
+	}
+	_, err := t.exec(`UPDATE idempotency_records SET written = 1 WHERE digest = ? AND token = ? AND written = 0`, w.digest[:], w.token[:])
 	return err
 }
 

@@ -322,3 +322,42 @@ func TestIdempotencyStoreConcurrentClaims(t *testing.T) {
 		t.Errorf("%d records, want %d", n, keys)
 	}
 }
+
+// TestIdempotentWrite: a write committed in the context of a claimed call
+// marks its record, in the write's own transaction, so that
+// ReleaseUnwritten keeps it; a write that was refused, and so rolled
+// back, marks nothing, and the record is released.
+func TestIdempotentWrite(t *testing.T) {
+	s, k, _ := openWithToken(t, nil)
+	ctx := withOwner(t.Context(), k.ID)
+	i := s.IdempotencyStore(ownerOf, nil)
+	now := time.Now()
+
+	wrote := newClaim("wrote", "create_task", now)
+	if _, ok, err := i.Claim(ctx, wrote); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if _, err := s.CreateTask(WithIdempotentWrite(ctx, wrote), k.Actor(), NewTask{Title: "once"}); err != nil {
+		t.Fatal(err)
+	}
+	if released, err := i.ReleaseUnwritten(ctx, wrote); released || err != nil {
+		t.Errorf("ReleaseUnwritten after a committed write: released %t, %v; want the record kept", released, err)
+	}
+	if rec, ok, err := i.Claim(ctx, wrote); ok || err != nil || rec.Done {
+		t.Errorf("the written record: claimed %t, %+v, %v; want it there, in progress", ok, rec, err)
+	}
+
+	refused := newClaim("refused", "create_task", now)
+	if _, ok, err := i.Claim(ctx, refused); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if _, err := s.CreateTask(WithIdempotentWrite(ctx, refused), k.Actor(), NewTask{Title: ""}); err == nil {
+		t.Fatal("a task without a title was made")
+	}
+	if released, err := i.ReleaseUnwritten(ctx, refused); !released || err != nil {
+		t.Errorf("ReleaseUnwritten after a refused write: released %t, %v; want it released", released, err)
+	}
+	if released, err := i.ReleaseUnwritten(ctx, refused); released || !errors.Is(err, mcpeffect.ErrIdempotencyClaimLost) {
+		t.Errorf("ReleaseUnwritten twice: released %t, %v; want ErrIdempotencyClaimLost", released, err)
+	}
+}

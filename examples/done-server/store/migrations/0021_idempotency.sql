@@ -4,13 +4,16 @@
 -- again (see IdempotencyStore). digest is the SHA-256 that mcpeffect
 -- makes of the caller and the key it sent, never the key as sent; owner
 -- is the token the record counts against; token is the claim's own, which
--- Complete and Release must hold; done is 0 while the call runs. A record
+-- Complete and Release must hold; written is set by the transaction of
+-- each write the call commits, so that a call whose database went away is
+-- known to have written or not; done is 0 while the call runs. A record
 -- is kept until expires_at, and those long over are swept away.
 CREATE TABLE idempotency_records (
     digest      BLOB PRIMARY KEY CHECK (length(digest) = 32),
     owner       TEXT NOT NULL,
     fingerprint BLOB NOT NULL CHECK (length(fingerprint) = 32),
     token       BLOB NOT NULL CHECK (length(token) = 16),
+    written     INTEGER NOT NULL DEFAULT 0 CHECK (written IN (0, 1)),
     done        INTEGER NOT NULL DEFAULT 0 CHECK (done IN (0, 1)),
     outcome     BLOB,
     expires_at  TEXT NOT NULL
