@@ -102,7 +102,7 @@ func addTool[In, Out any](t toolbox, name, title, description string, e mcpeffec
 	t.infos.m.Store(name, &toolInfo{title: title, input: mt.InputSchema.(*jsonschema.Schema)})
 	mcpeffect.AddTool(t.server, t.registry, mt, e,
 		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-			out, err := h(ctx, in)
+			out, err := h(idempotentWrites(ctx), in)
 			if err = t.check(ctx, err); err != nil {
 				var zero Out
 				return nil, zero, err
@@ -125,6 +125,7 @@ func (d *done) check(ctx context.Context, err error) error {
 		// A shared database that is down, restarting or too contended:
 		// the caller may try again, and should know it.
 		d.logger.WarnContext(ctx, "tool call failed on the database", "err", err)
+		noteTransient(ctx)
 		return errors.New("the database of Done is unavailable for now (down, restarting or busy): nothing was changed; try again in a few seconds")
 	}
 	d.logger.ErrorContext(ctx, "tool call failed", "err", err)
