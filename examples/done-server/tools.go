@@ -30,6 +30,7 @@ func (d *done) addTools(server *mcp.Server, registry *mcpeffect.Registry) {
 	d.addDigestTools(t)
 	d.addCalendarTools(t)
 	d.addConnectorTools(t)
+	declareRecoveries(registry) // the undo of each move to the Trash (recoveries.go)
 }
 
 // A toolbox is where [addTool] adds tools: a server, the registry that
