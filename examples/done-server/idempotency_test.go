@@ -11,6 +11,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -290,17 +292,29 @@ func TestSecretAnswersNotKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checked := 0
 	for _, tool := range tools.Tools {
-		eff, _ := e.registry.Effect(tool.Name)
-		if eff&mcpeffect.Write == 0 || eff&mcpeffect.Idempotent != 0 {
+		if eff, _ := e.registry.Effect(tool.Name); !keptUnderKey(eff) {
 			continue
 		}
+		checked++
 		raw, _ := json.Marshal(tool.OutputSchema)
 		telling := bytes.Contains(raw, []byte(`"secret"`)) || bytes.Contains(raw, []byte(`"path"`))
 		if telling != (secretAnswers[tool.Name] != "") {
 			t.Errorf("%s: its output names a secret: %t; in secretAnswers: %t", tool.Name, telling, secretAnswers[tool.Name] != "")
 		}
 	}
+	if checked < len(secretAnswers) {
+		t.Errorf("%d writes kept under a key checked, fewer than secretAnswers holds", checked)
+	}
+	t.Logf("%d writes kept under a key checked for secrets in their answers", checked)
+}
+
+// keptUnderKey reports whether a call of effect eff is kept under its
+// idempotency key: a write that is not idempotent (mcpeffect.Idempotent
+// holds Write: its own bit is what is left of it).
+func keptUnderKey(eff mcpeffect.Effect) bool {
+	return eff&mcpeffect.Write != 0 && eff&(mcpeffect.Idempotent&^mcpeffect.Write) == 0
 }
 
 // TestIdempotencyAfterOutage (PostgreSQL): the database goes away while
@@ -425,5 +439,37 @@ func TestIdempotencyWrittenDespiteOutage(t *testing.T) {
 		if ie, ok := mcpeffect.AsIdempotencyError(o.Error); !ok || ie.Type != mcpeffect.IdempotencyResultNotKept || !strings.Contains(ie.Detail, "the call ran") {
 			t.Errorf("the kept outcome: %v, want the error of a call that ran", o.Error)
 		}
+	}
+}
+
+// TestRetriesDoc holds RETRIES.md's list of the tools kept under a key
+// to the registry: the writes that are not idempotent.
+func TestRetriesDoc(t *testing.T) {
+	doc, err := os.ReadFile("RETRIES.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, list, ok := strings.Cut(string(doc), "Kept under a key:")
+	list, _, _ = strings.Cut(list, ". ")
+	if !ok {
+		t.Fatal(`RETRIES.md has no "Kept under a key:" list`)
+	}
+	var listed []string
+	for i, part := range strings.Split(list, "`") {
+		if i%2 == 1 {
+			listed = append(listed, part)
+		}
+	}
+	e := newEnv(t)
+	var kept []string
+	for tool, eff := range e.registry.All() {
+		if keptUnderKey(eff) {
+			kept = append(kept, tool)
+		}
+	}
+	slices.Sort(listed)
+	slices.Sort(kept)
+	if !slices.Equal(listed, kept) {
+		t.Errorf("RETRIES.md lists %v as kept under a key; the registry's writes that are not idempotent are %v", listed, kept)
 	}
 }
