@@ -154,7 +154,11 @@ func callKeyedUntilAnswered(ctx context.Context, cs **mcp.ClientSession, connect
 		if failure == nil {
 			failure = toolError{name + ": " + text(res)}
 		}
-		note(kc.took, fmt.Errorf("%s, attempt %d: %w", name, kc.attempts, failure), kc.dropped)
+		attempt := "first attempt"
+		if kc.attempts > 1 {
+			attempt = "retry"
+		}
+		note(kc.took, fmt.Errorf("%s, %s: %w", name, attempt, failure), kc.dropped)
 		if err != nil {
 			(*cs).Close()
 			*cs = nil
