@@ -124,7 +124,7 @@ type keyedCall struct {
 // with the same key, until retryFor or stop.
 func callKeyedUntilAnswered(ctx context.Context, cs **mcp.ClientSession, connect func() (*mcp.ClientSession, error),
 	drops *answerDrops, stop <-chan struct{}, name string, a args,
-	note func(took time.Duration, err error, intended bool), pause func()) (*mcp.CallToolResult, error, keyedCall) {
+	note func(took time.Duration, err error, intended bool), pause func()) (*mcp.CallToolResult, keyedCall, error) {
 	kc := keyedCall{key: host.NewIdempotencyKey()}
 	deadline := time.Now().Add(retryFor)
 	for {
@@ -134,7 +134,7 @@ func callKeyedUntilAnswered(ctx context.Context, cs **mcp.ClientSession, connect
 			if err != nil {
 				note(time.Since(start), err, false)
 				if stopped(stop) || time.Now().After(deadline) {
-					return nil, err, kc
+					return nil, kc, err
 				}
 				pause()
 				continue
@@ -148,7 +148,7 @@ func callKeyedUntilAnswered(ctx context.Context, cs **mcp.ClientSession, connect
 		kc.took = time.Since(start)
 		kc.dropped = drops.droppedFor(kc.key) > before
 		if !answerless(res, err) || stopped(stop) || time.Now().After(deadline) {
-			return res, err, kc
+			return res, kc, err
 		}
 		failure := err
 		if failure == nil {

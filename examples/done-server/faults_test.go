@@ -291,7 +291,7 @@ func TestReplicasUnderFaults(t *testing.T) {
 				} else {
 					// A write goes with a key, and again with it until
 					// answered (faults_retry_test.go).
-					res, err, kc = callKeyedUntilAnswered(ctx, &c.cs, func() (*mcp.ClientSession, error) { return connect(seat.secret, seat.protocol) },
+					res, kc, err = callKeyedUntilAnswered(ctx, &c.cs, func() (*mcp.ClientSession, error) { return connect(seat.secret, seat.protocol) },
 						proxy.drops, stop, name, a, func(took time.Duration, err error, intended bool) { note(seat.protocol, took, err, intended) }, pause)
 					start = time.Now().Add(-kc.took)
 				}
