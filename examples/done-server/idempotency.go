@@ -50,6 +50,10 @@ type callNote struct {
 	// transient is set when the handler answered Done's error of a
 	// database unavailable for now (see [done.check]).
 	transient atomic.Bool
+	// waited is set once the record of the call was tried for
+	// outageWait in vain: mcpeffect then keeps an error in place of the
+	// answer, which is tried once, not waited for again.
+	waited atomic.Bool
 }
 
 type callNoteKey struct{}
@@ -202,7 +206,7 @@ func (r *idempotencyRecords) Complete(ctx context.Context, c mcpeffect.Idempoten
 	n := noteOf(ctx)
 	switch {
 	case n != nil && n.transient.Load():
-		released, err := retryOutage(ctx, func() (bool, error) { return r.st.ReleaseUnwritten(ctx, c) })
+		released, err := retryOutage(ctx, n, func() (bool, error) { return r.st.ReleaseUnwritten(ctx, c) })
 		if err != nil {
 			return r.fail(ctx, "releasing an idempotency key", err)
 		}
@@ -215,13 +219,13 @@ func (r *idempotencyRecords) Complete(ctx context.Context, c mcpeffect.Idempoten
 	case n != nil && secretAnswers[n.tool] != "" && answered(outcome):
 		outcome = notKept(n.key, secretAnswers[n.tool])
 	}
-	_, err := retryOutage(ctx, func() (struct{}, error) { return struct{}{}, r.st.Complete(ctx, c, outcome) })
+	_, err := retryOutage(ctx, n, func() (struct{}, error) { return struct{}{}, r.st.Complete(ctx, c, outcome) })
 	return r.fail(ctx, "keeping the answer of a call made with an idempotency key", err)
 }
 
 // Release implements [mcpeffect.IdempotencyStore].
 func (r *idempotencyRecords) Release(ctx context.Context, c mcpeffect.IdempotencyClaim) error {
-	_, err := retryOutage(ctx, func() (struct{}, error) { return struct{}{}, r.st.Release(ctx, c) })
+	_, err := retryOutage(ctx, noteOf(ctx), func() (struct{}, error) { return struct{}{}, r.st.Release(ctx, c) })
 	return r.fail(ctx, "releasing an idempotency key", err)
 }
 
@@ -251,13 +255,21 @@ func (r *idempotencyRecords) fail(ctx context.Context, what string, err error) e
 const outageWait = 6 * time.Second
 
 // retryOutage runs fn until it returns no error or one that is not an
-// outage ([store.Transient]), for outageWait at most.
-func retryOutage[T any](ctx context.Context, fn func() (T, error)) (T, error) {
+// outage ([store.Transient]), for outageWait at most, once for the call
+// of n: a call whose record was waited for in vain answers without
+// waiting again.
+func retryOutage[T any](ctx context.Context, n *callNote, fn func() (T, error)) (T, error) {
 	deadline := time.Now().Add(outageWait)
 	wait := 100 * time.Millisecond
 	for {
 		v, err := fn()
-		if err == nil || !store.Transient(err) || time.Now().Add(wait).After(deadline) {
+		if err == nil || !store.Transient(err) {
+			return v, err
+		}
+		if n != nil && n.waited.Load() || time.Now().Add(wait).After(deadline) {
+			if n != nil {
+				n.waited.Store(true)
+			}
 			return v, err
 		}
 		select {

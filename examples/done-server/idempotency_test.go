@@ -473,3 +473,33 @@ func TestRetriesDoc(t *testing.T) {
 		t.Errorf("RETRIES.md lists %v as kept under a key; the registry's writes that are not idempotent are %v", listed, kept)
 	}
 }
+
+// TestRetryOutage: the record of a call is tried again while the
+// database is unavailable, and given back at once otherwise; a call whose
+// record was waited for in vain is not waited for again (mcpeffect's
+// second try, the error it keeps in place of the answer).
+func TestRetryOutage(t *testing.T) {
+	outage := fmt.Errorf("store: %w: connection refused", store.ErrUnavailable)
+	attempts := 0
+	n := &callNote{}
+	_, err := retryOutage(t.Context(), n, func() (int, error) {
+		if attempts++; attempts < 3 {
+			return 0, outage
+		}
+		return 0, nil
+	})
+	if err != nil || attempts != 3 || n.waited.Load() {
+		t.Errorf("an outage that ends: %d attempts, %v, waited %t; want 3, nil, false", attempts, err, n.waited.Load())
+	}
+	attempts = 0
+	_, err = retryOutage(t.Context(), n, func() (int, error) { attempts++; return 0, errors.New("not an outage") })
+	if err == nil || attempts != 1 {
+		t.Errorf("another error: %d attempts, %v; want 1 and the error", attempts, err)
+	}
+	attempts = 0
+	n.waited.Store(true)
+	_, err = retryOutage(t.Context(), n, func() (int, error) { attempts++; return 0, outage })
+	if !store.Transient(err) || attempts != 1 {
+		t.Errorf("waited for already: %d attempts, %v; want 1 and the outage", attempts, err)
+	}
+}
