@@ -90,12 +90,16 @@ var _ mcpeffect.IdempotencyStore = (*IdempotencyStore)(nil)
 // refused. lim may be nil, for the defaults.
 //
 // Claim is one statement, an INSERT ... ON CONFLICT DO UPDATE ... WHERE
-// the record there has expired, in a transaction that first reads the
-// record of the key (a retry is answered whatever the bounds) and counts
-// the owner's: of two claims of one key, on any processes, one inserts
-// and the other finds its record. Complete and Release change the record
-// only where it still holds the claim's token. Expired records are swept
-// as claims arrive, at most once a minute in each process.
+// the record there has expired: of two claims of one key, on any
+// processes, one inserts and the other finds its record. Before it, a
+// read transaction of its own finds a live record of the key (a retry is
+// answered so, whatever the bounds, without a write) and counts the
+// owner's. Complete and Release change the record only where it still
+// holds the claim's token. Expired records are swept as claims arrive, at
+// most once a minute in each process, in transactions of their own: the
+// methods of an IdempotencyStore are not one transaction each, as the
+// Store's are, and need not be, since the claim's statement is the one
+// that decides.
 //
 // The records are bookkeeping, not data: they write no activity, and
 // nothing but a retry reads them. The errors are the database's as
