@@ -36,6 +36,8 @@ var bookkeeping = map[string]string{
 	"activity":     "the activity log itself: the record of changes, which every write appends to, not data of its own",
 	"used_answers": "the nonces of the confirmations' answers already used, kept until they expire: the confirmation's bookkeeping, which no tool shows",
 
+	"idempotency_records": "the calls made with an idempotency key and the answers kept for their retries (migration 0021), which no tool shows: the bookkeeping of SEP-3182",
+
 	"tasks.updated_at":    "when a task last changed: a trace of the changes, which the task's other fields show",
 	"projects.updated_at": "when a project last changed: a trace of the changes, which its other fields show",
 	"steps.updated_at":    "when a step last changed: a trace of the changes, which its other fields show",

@@ -28,6 +28,7 @@ import (
 	"github.com/mcpeffect/mcpeffect"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/internal/pgtest"
 	"github.com/mcpeffect/mcpeffect/examples/done-server/store"
+	"github.com/mcpeffect/mcpeffect/host"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/time/rate"
 )
@@ -160,7 +161,7 @@ func TestReplicasUnderFaults(t *testing.T) {
 	}
 
 	var replicas []*exec.Cmd
-	proxy := &rrProxy{transport: http.DefaultTransport.(*http.Transport).Clone()}
+	proxy := &rrProxy{transport: http.DefaultTransport.(*http.Transport).Clone(), drops: newAnswerDrops()}
 	for range 3 {
 		cmd, base := startReplica(t, url)
 		replicas = append(replicas, cmd)
@@ -178,7 +179,7 @@ func TestReplicasUnderFaults(t *testing.T) {
 	connect := func(secret, protocol string) (*mcp.ClientSession, error) {
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "done-faults", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
 			Endpoint:             endpoint,
-			HTTPClient:           &http.Client{Transport: bearerTransport{secret, transport}, Timeout: 2 * callBound},
+			HTTPClient:           &http.Client{Transport: &host.RoundTripper{Base: bearerTransport{secret, transport}}, Timeout: 2 * callBound},
 			MaxRetries:           -1,
 			DisableStandaloneSSE: true,
 		}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
@@ -202,6 +203,7 @@ func TestReplicasUnderFaults(t *testing.T) {
 		kinds      = map[string]int{}
 		unexpected []string
 		refusals   int
+		retried    = map[string]retriedWrite{} // id → an acknowledged write sent more than once (faults_retry_test.go)
 		stop       = make(chan struct{})
 		wg         sync.WaitGroup
 	)
@@ -213,6 +215,9 @@ func TestReplicasUnderFaults(t *testing.T) {
 		msg := err.Error()
 		return strings.Contains(msg, "the database of Done is unavailable for now") || strings.Contains(msg, "Service Unavailable") ||
 			strings.Contains(msg, "Bad Gateway") ||
+			// A key left in progress by the replica killed while it ran
+			// the call, or whose record the outage kept from being made.
+			strings.Contains(msg, "is still running: nothing ran again") || strings.Contains(msg, "could not be kept") ||
 			// go-sdk's client, its 2026-07-28 discovery refused (503),
 			// connects with an older protocol, if the outage ended by then.
 			strings.Contains(msg, "connected with 2025-11-25, not 2026-07-28")
@@ -277,7 +282,18 @@ func TestReplicasUnderFaults(t *testing.T) {
 					mu.Unlock()
 				}
 				start = time.Now()
-				res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: a})
+				var res *mcp.CallToolResult
+				var err error
+				var kc keyedCall
+				if probe || !isWrite(name) {
+					res, err = c.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: a})
+				} else {
+					// A write goes with a key, and again with it until
+					// answered (faults_retry_test.go).
+					res, kc, err = callKeyedUntilAnswered(ctx, &c.cs, func() (*mcp.ClientSession, error) { return connect(seat.secret, seat.protocol) },
+						proxy.drops, stop, name, a, func(took time.Duration, err error, intended bool) { note(seat.protocol, took, err, intended) }, pause)
+					start = time.Now().Add(-kc.took)
+				}
 				took := time.Since(start)
 				switch {
 				case probe && err == nil && res.IsError && strings.Contains(text(res), "the database of Done is unavailable for now"):
@@ -297,7 +313,9 @@ func TestReplicasUnderFaults(t *testing.T) {
 					}
 					note(seat.protocol, took, err, false)
 				case err != nil:
-					note(seat.protocol, took, fmt.Errorf("%s: %w", name, err), false)
+					// A write's last attempt may have had its answer
+					// dropped by the proxy, as intended.
+					note(seat.protocol, took, fmt.Errorf("%s: %w", name, err), kc.dropped)
 				case res.IsError:
 					note(seat.protocol, took, toolError{name + ": " + text(res)}, false)
 				default:
@@ -312,6 +330,9 @@ func TestReplicasUnderFaults(t *testing.T) {
 						}
 						mu.Lock()
 						acked[table][id] = a[field].(string)
+						if kc.attempts > 1 {
+							retried[id] = retriedWrite{table, a[field].(string), seat.protocol, proxy.drops.replicas(kc.key)}
+						}
 						ackTimes[seat.protocol] = append(ackTimes[seat.protocol], time.Now())
 						mu.Unlock()
 					}
@@ -320,7 +341,7 @@ func TestReplicasUnderFaults(t *testing.T) {
 					// Anything but a tool's answer (the replica gone, a
 					// 503 before MCP) and the client starts again, as a
 					// client of a load balancer would.
-					if err != nil && !probe {
+					if err != nil && !probe && c.cs != nil {
 						c.cs.Close()
 						c.cs = nil
 					}
@@ -533,6 +554,7 @@ func TestReplicasUnderFaults(t *testing.T) {
 			}
 		}
 	}
+	checkOnce(t, db, acked, retried, proxy.drops)
 	var wrong int
 	if err := db.QueryRow(`SELECT count(*) FROM tasks WHERE title IN ('must not exist', 'must not change')`).Scan(&wrong); err != nil || wrong != 0 {
 		t.Errorf("%d tasks show a call that was refused (%v)", wrong, err)
@@ -621,6 +643,8 @@ func startDone(t *testing.T, storeArgs ...string) (*exec.Cmd, string) {
 type rrProxy struct {
 	backends  []string // base URLs
 	transport *http.Transport
+	// drops, if not nil, says which answers to drop (see answerDrops).
+	drops *answerDrops
 
 	mu       sync.Mutex
 	next     int
@@ -681,6 +705,15 @@ func (p *rrProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(resp.StatusCode)
 			w.Write(failure)
 			return
+		}
+		if p.drops.drop(r, body, b) {
+			// The replica answered whole; the client's connection ends
+			// without the answer.
+			io.Copy(io.Discard, resp.Body)
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				conn.Close()
+				return
+			}
 		}
 		w.WriteHeader(resp.StatusCode)
 		flusher, _ := w.(http.Flusher)

@@ -158,8 +158,10 @@ func newDone(st *store.Store, logger *slog.Logger, cfg config) *done {
 // classifies its tools. Receiving middleware wraps every request, from the
 // outside in: recoverPanics turns a panic of anything below it into an
 // internal error for that one request; noteToken puts the caller's token
-// where the log of a refusal finds it; the registry's middleware refuses
-// the tools that the caller's scope does not allow (and logs it); then
+// where the log of a refusal finds it; noteIdempotency notes a call made
+// with an idempotency key for its record (idempotency.go); the
+// registry's middleware refuses the tools that the caller's scope does
+// not allow (and logs it), and runs a call with a key once; then
 // identify finds the caller's token for the handler; limitWrites refuses
 // a write past its token's rate; and the queue makes the call wait its
 // turn (see [admit.Queue]). With d.confirm or d.confirmURL, the tools'
@@ -187,6 +189,8 @@ func (d *done) enforcer(registry *mcpeffect.Registry) *mcpeffect.Enforcer {
 		Confirm:    d.confirmOptions(),
 		HideDenied: d.hideDenied,
 		OnDecision: d.onDecision(),
+		// Retries that run once, over Done's database (idempotency.go).
+		Idempotency: d.idempotencyOptions(),
 	}))
 	return e.(*mcpeffect.Enforcer)
 }
@@ -194,7 +198,7 @@ func (d *done) enforcer(registry *mcpeffect.Registry) *mcpeffect.Enforcer {
 // middleware returns the receiving middleware of [done.newServer], with
 // check, the registry's middleware, in its place.
 func (d *done) middleware(check mcp.Middleware) []mcp.Middleware {
-	return d.traced([]mcp.Middleware{d.recoverPanics, noteToken, check, d.identify, d.limitWrites, d.queue.Middleware(openWorld)})
+	return d.traced([]mcp.Middleware{d.recoverPanics, noteToken, d.noteIdempotency, check, d.identify, d.limitWrites, d.queue.Middleware(openWorld)})
 }
 
 // openWorld reports whether req is a call of an open-world tool, which
@@ -344,9 +348,10 @@ func (d *done) httpHandler(server *mcp.Server, registry *mcpeffect.Registry) htt
 
 // limitedHTTPHandler is [done.httpHandler] with the limits lim.
 func (d *done) limitedHTTPHandler(server *mcp.Server, registry *mcpeffect.Registry, lim httpLimits) http.Handler {
-	return d.handlerWith(server, lim, d.enforcer(registry).Challenge(&mcpeffect.ChallengeOptions{
-		ResourceMetadataURL: d.baseURL + metadataPath,
-	}))
+	e := d.enforcer(registry)
+	challenge := e.Challenge(&mcpeffect.ChallengeOptions{ResourceMetadataURL: d.baseURL + metadataPath})
+	// The idempotency key's carrier, beside the challenge (idempotency.go).
+	return d.handlerWith(server, lim, func(h http.Handler) http.Handler { return e.IdempotencyHandler(challenge(h)) })
 }
 
 // handlerWith is [done.limitedHTTPHandler] with challenge, the step-up
@@ -571,11 +576,11 @@ func (d *done) connectStdio(ctx context.Context, k store.Token, cred stdioCreden
 	scope := min(k.Scope, maxScope)
 	d.logger.Info("serving MCP over stdio", "token", k.Name, "kind", k.Kind, "owner", k.Owner, "scope", scope)
 	d.baseURL = "" // this process serves no HTTP
-	server, _ := d.newServer()
+	server, registry := d.newServer()
 	// A stdio connection has no bearer token on each request: its scope is
 	// set once, for the whole connection, and so is the token its logs
 	// name.
 	ctx = mcpeffect.WithConnectionScope(withStdioCredential(ctx, cred), scope)
 	ctx = context.WithValue(ctx, logTokenKey{}, k)
-	return server.Connect(ctx, t, nil)
+	return server.Connect(ctx, d.enforcer(registry).IdempotencyTransport(t), nil)
 }

@@ -30,6 +30,7 @@ func (d *done) addTools(server *mcp.Server, registry *mcpeffect.Registry) {
 	d.addDigestTools(t)
 	d.addCalendarTools(t)
 	d.addConnectorTools(t)
+	declareRecoveries(registry) // the undo of each move to the Trash (recoveries.go)
 }
 
 // A toolbox is where [addTool] adds tools: a server, the registry that
@@ -58,7 +59,7 @@ type toolbox struct {
 func addTool[In, Out any](t toolbox, name, title, description string, e mcpeffect.Effect, h func(context.Context, In) (Out, error)) {
 	mcpeffect.AddTool(t.server, t.registry, tool[In, Out](t.schemas, name, title, description), e,
 		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-			out, err := h(ctx, in)
+			out, err := h(idempotentWrites(ctx), in)
 			if err = t.check(ctx, err); err != nil {
 				var zero Out
 				return nil, zero, err
@@ -81,6 +82,7 @@ func (d *done) check(ctx context.Context, err error) error {
 		// A shared database that is down, restarting or too contended:
 		// the caller may try again, and should know it.
 		d.logger.WarnContext(ctx, "tool call failed on the database", "err", err)
+		noteTransient(ctx)
 		return errors.New("the database of Done is unavailable for now (down, restarting or busy): nothing was changed; try again in a few seconds")
 	}
 	d.logger.ErrorContext(ctx, "tool call failed", "err", err)

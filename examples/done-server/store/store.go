@@ -405,7 +405,13 @@ func writeOnce[T any](ctx context.Context, s *Store, by Actor, opts *sql.TxOptio
 		return zero, s.fail(err)
 	}
 	defer sqlTx.Rollback() // a no-op once committed
-	v, err := fn(&tx{ctx: ctx, sql: sqlTx, now: s.now(), by: by, pg: s.pg != nil})
+	t := &tx{ctx: ctx, sql: sqlTx, now: s.now(), by: by, pg: s.pg != nil}
+	v, err := fn(t)
+	if err == nil {
+		// A call made with an idempotency key: its record says, in this
+		// same transaction, that it wrote (see idempotency.go).
+		err = t.markIdempotentWrite()
+	}
 	if err != nil {
 		return zero, s.failFn(err)
 	}
