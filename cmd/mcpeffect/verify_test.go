@@ -374,8 +374,8 @@ func TestVerifyDoneServer(t *testing.T) {
 	if code != exitOK {
 		t.Errorf("exit %d, want %d", code, exitOK)
 	}
-	if len(r.Tools) != len(spec) || len(spec) != 84 {
-		t.Errorf("%d tools, %d in the specification, want Done's 84", len(r.Tools), len(spec))
+	if len(r.Tools) != len(spec) || len(spec) == 0 {
+		t.Errorf("%d tools, %d in the specification: want every tool of Done's", len(r.Tools), len(spec))
 	}
 	for name, effect := range spec {
 		tr := r.Tool(name)

@@ -351,7 +351,7 @@ func TestDone(t *testing.T) {
 	s, err := policy.FromManifest(m, names, "Done")
 	must(t, err)
 	spec := doneSpec(t)
-	if len(s.Tools) != len(spec) || len(spec) != 84 {
+	if len(s.Tools) != len(spec) || len(spec) == 0 {
 		t.Fatalf("Done lists %d tools, its specification %d", len(s.Tools), len(spec))
 	}
 	r := mcpeffect.NewRegistry()
