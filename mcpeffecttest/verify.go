@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/host"
 	"github.com/mcpeffect/mcpeffect/internal/effectproof"
 	"github.com/mcpeffect/mcpeffect/internal/testhook"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -86,6 +87,17 @@ type Example[E any] struct {
 	// arguments; in the general form it is required. It must be zero for
 	// a tool with one effect.
 	Effect mcpeffect.Effect
+	// Undo, if true, also checks that the undo the tool publishes (its
+	// recovery, SEP-3172; see [mcpeffect.Registry.DeclareRecovery])
+	// restores what the call changed: on a fresh instance of its own,
+	// with the example's Setup and Caller run again, Verify captures the
+	// state, makes the call, binds the undo's arguments from the call's
+	// arguments and structured result ([mcpeffect.Recovery.Bind]), calls
+	// the undo in the same session, and holds the state to the one
+	// before the call. It needs a tool that publishes an undo, and a call
+	// that succeeds and changes something, so it cannot be set with
+	// WantError.
+	Undo bool
 }
 
 // VerifyOptions configure [Verify]. A nil *VerifyOptions is the zero value.
@@ -219,6 +231,10 @@ func (v *verifier[E]) plan(t testing.TB, r *mcpeffect.Registry, examples []Examp
 		name := ex.Name
 		if name == "" {
 			name = fmt.Sprintf("#%d", len(byTool[ex.Tool])+1)
+		}
+		if ex.Undo && ex.WantError != "" {
+			t.Errorf("tool %q, example %q: Undo checks the undo of a call that succeeds, and WantError says this one fails: give the undo an example of its own", ex.Tool, name)
+			continue
 		}
 		dup := slices.ContainsFunc(byTool[ex.Tool], func(other namedExample[E]) bool { return other.name == name })
 		if dup {
@@ -365,61 +381,12 @@ func (v *verifier[E]) example(t testing.TB, tool string, e mcpeffect.Effect, rul
 	}
 	at := fmt.Sprintf("tool %q, example %q", tool, ex.name)
 
-	inst := v.newInstance(t)
-	if err := inst.check(); err != nil {
-		fail("%s: %v", at, err)
-		return out
-	}
-	if got, ok := inst.Registry.Effect(tool); !ok || got != e {
-		fail("%s: the example's instance classifies the tool %s, but the first instance Verify made classified it %s", at, got, e)
-		return out
-	}
-	if got, _ := inst.Registry.Rule(tool); (got == nil) != (rule == nil) || got != nil && got.String() != rule.String() {
-		fail("%s: the example's instance classifies the tool by %v, but the first instance Verify made by %v", at, got, rule)
-		return out
-	}
-	ctx := t.Context()
-	owner := withSessionScope(ctx, mcpeffect.Full)
-	if inst.Caller != nil {
-		if owner = inst.Caller(ctx); owner == nil {
-			fail("%s: the Instance's Caller returned a nil context", at)
-			return out
-		}
-	}
-	cs := connectTo(t, owner, inst.Server, inst.Connect)
-	if cs == nil {
+	inst, cs, raw, ok := v.prepare(t, at, tool, e, rule, schema, ex)
+	if !ok {
 		out.failed = true
 		return out
 	}
-	t.Cleanup(func() { cs.Close() })
-
-	args := ex.Args
-	if ex.Setup != nil {
-		args = ex.Setup(t, inst.Env, &Session{t: t, server: inst.Server, dial: inst.Connect, cs: cs})
-	}
-	if ex.Caller != nil {
-		callerCtx := ex.Caller(ctx, inst.Env)
-		if callerCtx == nil {
-			fail("%s: the example's Caller returned a nil context", at)
-			return out
-		}
-		caller := connectTo(t, callerCtx, inst.Server, inst.Connect)
-		if caller == nil {
-			out.failed = true
-			return out
-		}
-		t.Cleanup(func() { caller.Close() })
-		cs = caller
-	}
-	raw, err := marshalArgs(args)
-	if err != nil {
-		fail("%s: the example's arguments: %v", at, err)
-		return out
-	}
-	if err := validateArgs(schema, raw); err != nil {
-		fail("%s: the tool's input schema refuses the example's arguments %s: %s", at, shown(string(raw)), printable(err.Error(), maxShownError))
-		return out
-	}
+	ctx := t.Context()
 	ce, failure := effectproof.CallEffect(at, e, rule, raw, ex.Effect, ex.WantError != "", "Example.Effect")
 	if failure != "" {
 		fail("%s", failure)
@@ -466,7 +433,155 @@ func (v *verifier[E]) example(t testing.TB, tool string, e mcpeffect.Effect, rul
 	for _, l := range res.Lies {
 		fail("%s", l.Message)
 	}
+	if ex.Undo && !out.failed {
+		if !v.undo(t, at, tool, e, rule, schema, ex) {
+			out.failed = true
+		}
+	}
 	return out
+}
+
+// prepare makes an instance for the example ex of tool, made at at, and
+// gets it ready for the call: the instance's classification checked
+// against the first one's, a session of the instance's caller, the
+// example's fixtures, the session of its caller, and its arguments,
+// checked against the tool's input schema. It reports each failure to t
+// and returns false after one.
+func (v *verifier[E]) prepare(t testing.TB, at, tool string, e mcpeffect.Effect, rule *mcpeffect.EffectRule, schema *jsonschema.Resolved, ex namedExample[E]) (inst Instance[E], cs *mcp.ClientSession, raw json.RawMessage, ok bool) {
+	t.Helper()
+	fail := func(format string, args ...any) {
+		t.Helper()
+		t.Errorf(format, args...)
+	}
+	inst = v.newInstance(t)
+	if err := inst.check(); err != nil {
+		fail("%s: %v", at, err)
+		return inst, nil, nil, false
+	}
+	if got, ok := inst.Registry.Effect(tool); !ok || got != e {
+		fail("%s: the example's instance classifies the tool %s, but the first instance Verify made classified it %s", at, got, e)
+		return inst, nil, nil, false
+	}
+	if got, _ := inst.Registry.Rule(tool); (got == nil) != (rule == nil) || got != nil && got.String() != rule.String() {
+		fail("%s: the example's instance classifies the tool by %v, but the first instance Verify made by %v", at, got, rule)
+		return inst, nil, nil, false
+	}
+	ctx := t.Context()
+	owner := withSessionScope(ctx, mcpeffect.Full)
+	if inst.Caller != nil {
+		if owner = inst.Caller(ctx); owner == nil {
+			fail("%s: the Instance's Caller returned a nil context", at)
+			return inst, nil, nil, false
+		}
+	}
+	owned := connectTo(t, owner, inst.Server, inst.Connect)
+	if owned == nil {
+		return inst, nil, nil, false
+	}
+	t.Cleanup(func() { owned.Close() })
+	cs = owned
+
+	args := ex.Args
+	if ex.Setup != nil {
+		args = ex.Setup(t, inst.Env, &Session{t: t, server: inst.Server, dial: inst.Connect, cs: cs})
+	}
+	if ex.Caller != nil {
+		callerCtx := ex.Caller(ctx, inst.Env)
+		if callerCtx == nil {
+			fail("%s: the example's Caller returned a nil context", at)
+			return inst, nil, nil, false
+		}
+		caller := connectTo(t, callerCtx, inst.Server, inst.Connect)
+		if caller == nil {
+			return inst, nil, nil, false
+		}
+		t.Cleanup(func() { caller.Close() })
+		cs = caller
+	}
+	raw, err := marshalArgs(args)
+	if err != nil {
+		fail("%s: the example's arguments: %v", at, err)
+		return inst, nil, nil, false
+	}
+	if err := validateArgs(schema, raw); err != nil {
+		fail("%s: the tool's input schema refuses the example's arguments %s: %s", at, shown(string(raw)), printable(err.Error(), maxShownError))
+		return inst, nil, nil, false
+	}
+	return inst, cs, raw, true
+}
+
+// undo checks the undo of tool, as the example ex asks (see [Example]
+// Undo), on an instance of its own, and reports whether it restored the
+// state: the undo the tool publishes in its listing, not the one its
+// registry holds, since a host reads the listing.
+func (v *verifier[E]) undo(t testing.TB, at, tool string, e mcpeffect.Effect, rule *mcpeffect.EffectRule, schema *jsonschema.Resolved, ex namedExample[E]) bool {
+	t.Helper()
+	listed, err := json.Marshal(v.listed[tool])
+	if err != nil {
+		t.Errorf("%s: checking its undo, the tool as listed: %v", at, err)
+		return false
+	}
+	rec, err := host.ParseRecovery(listed)
+	switch {
+	case err != nil:
+		t.Errorf("%s: the example checks its undo, but the undo the tool publishes cannot be used: %v", at, err)
+		return false
+	case rec == nil:
+		t.Errorf("%s: the example checks its undo, but the tool publishes none (see Registry.DeclareRecovery)", at)
+		return false
+	}
+	undo := rec.CompensatingOperation.OperationID
+	if _, ok := v.listed[undo]; !ok {
+		t.Errorf("%s: its undo, %q, is not a tool the server lists", at, undo)
+		return false
+	}
+	checking := at + ", checking its undo"
+	inst, cs, raw, ok := v.prepare(t, checking, tool, e, rule, schema, ex)
+	if !ok {
+		return false
+	}
+	ctx := t.Context()
+	call := func(name string, args json.RawMessage) (json.RawMessage, string) {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		switch {
+		case err != nil:
+			return nil, printable(err.Error(), maxShownError)
+		case res.IsError:
+			return nil, printable(resultText(res), maxShownError)
+		case res.StructuredContent == nil:
+			return nil, ""
+		}
+		structured, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			// What go-sdk decoded from JSON marshals.
+			return nil, fmt.Sprintf("its structured content: %v", err)
+		}
+		return structured, ""
+	}
+	res := effectproof.ProveUndo(effectproof.UndoTrial{
+		At: at, Tool: tool, Example: ex.name, Recovery: *rec, Request: raw,
+		Capture: func() (effectproof.Snapshot, error) {
+			s, err := inst.State(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return canonical(s)
+		},
+		Call: func() (json.RawMessage, string) { return call(tool, raw) },
+		Undo: func(args json.RawMessage) string {
+			_, failure := call(undo, args)
+			return failure
+		},
+	})
+	switch {
+	case res.Failure != "":
+		t.Errorf("%s", res.Failure)
+		return false
+	case !res.Restored:
+		t.Errorf("%s", res.Lie.Message)
+		return false
+	}
+	return true
 }
 
 // check reports what is missing from an Instance.

@@ -25,9 +25,10 @@ import (
 type tasks struct {
 	mu      sync.Mutex
 	byID    map[string]*task
-	entries []entry         // time logged, in order
-	stars   map[string]bool // starred task ids
-	seed    string          // the id of the task every instance starts with
+	entries []entry          // time logged, in order
+	stars   map[string]bool  // starred task ids
+	trash   map[string]*task // tasks in the Trash, by id
+	seed    string           // the id of the task every instance starts with
 }
 
 type task struct {
@@ -62,6 +63,9 @@ func (s *tasks) state(context.Context) (mcpeffecttest.State, error) {
 	}
 	for id := range s.stars {
 		st["star/"+id] = nil
+	}
+	for id, t := range s.trash {
+		st["trash/"+id] = mcpeffecttest.Record{"title": t.title, "note": t.note, "status": t.status, "priority": t.priority}
 	}
 	return st, nil
 }
@@ -132,6 +136,23 @@ var toolDefs = map[string]toolDef{
 		return nil, nil
 	})},
 
+	// trash_task moves the task to the Trash, and restore_task brings it
+	// back: its undo, which empties a place in the Trash, so destroys.
+	"trash_task": {mcpeffect.Destructive | mcpeffect.Idempotent, withTask(func(s *tasks, t *task, a taskArgs) (any, error) {
+		delete(s.byID, a.ID)
+		s.trash[a.ID] = t
+		return nil, nil
+	})},
+	"restore_task": {mcpeffect.Destructive | mcpeffect.Idempotent, func(s *tasks, a taskArgs) (any, error) {
+		t, ok := s.trash[a.ID]
+		if !ok {
+			return nil, fmt.Errorf("no task %q in the Trash", a.ID)
+		}
+		delete(s.trash, a.ID)
+		s.byID[a.ID] = t
+		return nil, nil
+	}},
+
 	// A read that counts its views.
 	"peek_task": {mcpeffect.Read, withTask(func(s *tasks, t *task, a taskArgs) (any, error) {
 		t.views++
@@ -172,6 +193,19 @@ var toolDefs = map[string]toolDef{
 	"ping_task": {mcpeffect.Idempotent, withTask(func(s *tasks, t *task, a taskArgs) (any, error) {
 		return nil, nil
 	})},
+	// An undo that does not restore: the task goes to the Trash without
+	// its title.
+	"discard_task": {mcpeffect.Destructive | mcpeffect.Idempotent, withTask(func(s *tasks, t *task, a taskArgs) (any, error) {
+		delete(s.byID, a.ID)
+		t.title = ""
+		s.trash[a.ID] = t
+		return nil, nil
+	})},
+	// An undo that cannot work: the task is gone for good.
+	"shred_task": {mcpeffect.Destructive | mcpeffect.Idempotent, withTask(func(s *tasks, t *task, a taskArgs) (any, error) {
+		delete(s.byID, a.ID)
+		return nil, nil
+	})},
 	// A write that fails halfway, leaving what it did.
 	"import_tasks": {mcpeffect.Write, func(s *tasks, a taskArgs) (any, error) {
 		s.byID[newID()] = &task{title: a.Title, status: "open"}
@@ -179,11 +213,15 @@ var toolDefs = map[string]toolDef{
 	}},
 }
 
+// undos are the recoveries the test server declares, for the tools it
+// has: each undone by restore_task with the task's id.
+var undos = map[string]string{"trash_task": "restore_task", "discard_task": "restore_task", "shred_task": "restore_task"}
+
 // taskServer returns a function that makes a fresh task server with the
 // named tools, which Verify calls once per example.
 func taskServer(names ...string) func(testing.TB) mcpeffecttest.Instance[*tasks] {
 	return func(t testing.TB) mcpeffecttest.Instance[*tasks] {
-		st := &tasks{byID: make(map[string]*task), stars: make(map[string]bool), seed: newID()}
+		st := &tasks{byID: make(map[string]*task), stars: make(map[string]bool), trash: make(map[string]*task), seed: newID()}
 		st.byID[st.seed] = &task{title: "Buy milk", status: "open"}
 		r := mcpeffect.NewRegistry()
 		s := mcp.NewServer(&mcp.Implementation{Name: "tasks", Version: "v1"}, nil)
@@ -199,6 +237,13 @@ func taskServer(names ...string) func(testing.TB) mcpeffecttest.Instance[*tasks]
 					out, err := def.do(st, a)
 					return nil, out, err
 				})
+		}
+		for _, name := range names {
+			if undo, ok := undos[name]; ok {
+				if err := r.DeclareRecovery(name, mcpeffect.Compensation(undo, map[string]string{"id": "$request.body#/id"})); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
 		s.AddReceivingMiddleware(r.Middleware(nil))
 		return mcpeffecttest.Instance[*tasks]{Server: s, Registry: r, State: st.state, Env: st}
@@ -223,6 +268,16 @@ func onNewTask(a taskArgs) func(testing.TB, *tasks, *mcpeffecttest.Session) any 
 		a.ID = created.ID
 		return a
 	}
+}
+
+// onTrashedSeed is a Setup that moves the task the instance starts with
+// to the Trash, and then calls the tool on it.
+func onTrashedSeed(_ testing.TB, st *tasks, _ *mcpeffecttest.Session) any {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.trash[st.seed] = st.byID[st.seed]
+	delete(st.byID, st.seed)
+	return taskArgs{ID: st.seed}
 }
 
 func readOnly(ctx context.Context, _ *tasks) context.Context {
@@ -407,6 +462,40 @@ func TestVerify(t *testing.T) {
 				`^tool "get_task", example "another error": the example expects an error containing "permission", but its first call failed with another: no task "nope"$`,
 				`^tool "import_tasks", example "half done": its first call failed, as expected, but changed the state, which a refused call must not:\n\t` +
 					taskKey + ` added: \{"priority":0,"status":"open","title":"Imported","views":0\}$`,
+			},
+		},
+		{
+			name: "an undo that restores", tools: []string{"trash_task", "restore_task"},
+			examples: []mcpeffecttest.Example[*tasks]{
+				{Tool: "trash_task", Name: "the seed", Setup: onSeed(taskArgs{}), Undo: true},
+				{Tool: "restore_task", Name: "the seed, trashed", Setup: onTrashedSeed},
+			},
+			wantLogs: []string{
+				`^tool "restore_task", example "the seed, trashed": the repeat failed: no task "[0-9a-f]{8}" in the Trash$`,
+				`^tool "trash_task", example "the seed": the repeat failed: no task "[0-9a-f]{8}"$`,
+			},
+		},
+		{
+			name: "undos that do not restore", tools: []string{"discard_task", "shred_task", "delete_task", "restore_task"},
+			examples: []mcpeffecttest.Example[*tasks]{
+				{Tool: "discard_task", Name: "the seed", Setup: onSeed(taskArgs{}), Undo: true},
+				{Tool: "shred_task", Name: "the seed", Setup: onSeed(taskArgs{}), Undo: true},
+				{Tool: "delete_task", Name: "no undo", Setup: onSeed(taskArgs{}), Undo: true},
+				{Tool: "delete_task", Name: "refused", Setup: onSeed(taskArgs{}), Caller: readOnly, WantError: "refused", Undo: true},
+				{Tool: "restore_task", Name: "the seed, trashed", Setup: onTrashedSeed},
+			},
+			want: []string{
+				`^tool "delete_task", example "refused": Undo checks the undo of a call that succeeds, and WantError says this one fails: give the undo an example of its own$`,
+				`^tool "delete_task", example "no undo": the example checks its undo, but the tool publishes none \(see Registry.DeclareRecovery\)$`,
+				`^tool "discard_task" publishes "restore_task" as its undo, but in example "the seed", "restore_task" called with \{"id":"[0-9a-f]{8}"\} after the call did not restore the state the call changed \(before the call → after the undo\):\n\t` +
+					taskKey + `, field "title": "Buy milk" → empty$`,
+				`^tool "shred_task", example "the seed": its undo, "restore_task" with \{"id":"[0-9a-f]{8}"\}, failed: no task "[0-9a-f]{8}" in the Trash$`,
+			},
+			wantLogs: []string{
+				`^tool "delete_task", example "no undo": the repeat failed: no task "[0-9a-f]{8}"$`,
+				`^tool "discard_task", example "the seed": the repeat failed: no task "[0-9a-f]{8}"$`,
+				`^tool "restore_task", example "the seed, trashed": the repeat failed: no task "[0-9a-f]{8}" in the Trash$`,
+				`^tool "shred_task", example "the seed": the repeat failed: no task "[0-9a-f]{8}"$`,
 			},
 		},
 		{

@@ -388,6 +388,23 @@ func TestVerifyDoneServer(t *testing.T) {
 			t.Errorf("tool %q advertises the effect %s, but Done's specification says %s", name, tr.Effect, effect)
 		}
 	}
+	// Each deletion that moves to the Trash publishes its undo, and the
+	// undo restores what the call changed.
+	undone := 0
+	for _, tr := range r.Tools {
+		for _, er := range tr.Examples {
+			switch {
+			case er.Undo == nil:
+			case er.Undo.Result != verify.UndoRestored || er.Undo.Tool != "restore_from_trash":
+				t.Errorf("tool %q, example %q: its undo %q came to %q, want restored by restore_from_trash: %s", tr.Name, er.Name, er.Undo.Tool, er.Undo.Result, er.Undo.Error)
+			default:
+				undone++
+			}
+		}
+	}
+	if undone != 4 {
+		t.Errorf("%d undos restored, want the 4 of done.json (delete_task, delete_project, delete_step, delete_comment)", undone)
+	}
 	if len(r.Problems) > 0 || len(r.Notes) > 0 {
 		t.Errorf("problems %q, notes %q; want none", r.Problems, r.Notes)
 	}

@@ -515,7 +515,7 @@ var effectExamples = []mcpeffecttest.Example[*proof]{
 	{Tool: "update_task", Name: "a due date where there was none", Setup: setup(func(f *fx) args {
 		return args{"task_id": f.task(args{"title": "Write the README"}), "due": "2025-06-30"}
 	})},
-	{Tool: "delete_task", Name: "to the Trash, with its subtask, steps and comments", Setup: setup(func(f *fx) args {
+	{Tool: "delete_task", Name: "to the Trash, with its subtask, steps and comments", Undo: true, Setup: setup(func(f *fx) args {
 		task := f.task(args{"title": "Write the README"})
 		f.task(args{"title": "Draft the examples", "parent_id": task})
 		f.step(task, "Draft the install section")
@@ -614,7 +614,7 @@ var effectExamples = []mcpeffecttest.Example[*proof]{
 		a, b, c := f.step(task, "Draft"), f.step(task, "Review"), f.step(task, "Publish")
 		return args{"task_id": task, "step_ids": []string{c, b, a}}
 	})},
-	{Tool: "delete_step", Name: "to the Trash", Setup: setup(func(f *fx) args {
+	{Tool: "delete_step", Name: "to the Trash", Undo: true, Setup: setup(func(f *fx) args {
 		return args{"step_id": f.step(f.task(args{"title": "Write the README"}), "Draft the install section")}
 	})},
 
@@ -636,7 +636,7 @@ var effectExamples = []mcpeffecttest.Example[*proof]{
 			f.agent("builder", "builder", mcpeffect.Full)
 			return args{"comment_id": f.comment(f.task(args{"title": "Write the README"}), "Keep it short."), "body": "Make it long."}
 		})},
-	{Tool: "delete_comment", Name: "to the Trash", Setup: setup(func(f *fx) args {
+	{Tool: "delete_comment", Name: "to the Trash", Undo: true, Setup: setup(func(f *fx) args {
 		return args{"comment_id": f.comment(f.task(args{"title": "Write the README"}), "Keep it short.")}
 	})},
 
@@ -658,7 +658,7 @@ var effectExamples = []mcpeffecttest.Example[*proof]{
 		f.call("archive_project", args{"project_id": p})
 		return args{"project_id": p}
 	})},
-	{Tool: "delete_project", Name: "to the Trash, with its tasks", Setup: setup(func(f *fx) args {
+	{Tool: "delete_project", Name: "to the Trash, with its tasks", Undo: true, Setup: setup(func(f *fx) args {
 		p := f.project(args{"name": "Launch"})
 		f.task(args{"title": "Write the README", "project_id": p})
 		f.task(args{"title": "Tag the release", "project_id": p})
