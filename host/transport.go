@@ -124,7 +124,7 @@ func (s *seen) answered(id jsonrpc.ID) string {
 func (s *seen) read(method string, result json.RawMessage) json.RawMessage {
 	switch method {
 	case "initialize", "server/discover":
-		if declaresIdempotency(result) {
+		if DeclaresIdempotency(result) {
 			s.advertised.Store(true)
 		}
 	case "tools/list":
@@ -204,9 +204,13 @@ func sendKey(params json.RawMessage) (json.RawMessage, bool) {
 	return out, true
 }
 
-// declaresIdempotency reports whether result, that of initialize or
-// server/discover, declares capabilities.tools.idempotency.
-func declaresIdempotency(result json.RawMessage) bool {
+// DeclaresIdempotency reports whether result, the JSON result of
+// initialize or server/discover, declares capabilities.tools.idempotency
+// (SEP-3182), with any value but null (the draft's value is {}). go-sdk
+// decodes the capabilities into a struct that has no such member, so it
+// is read from the answer as received: a [Transport] or [RoundTripper]
+// does so itself; a host with a transport of its own calls this.
+func DeclaresIdempotency(result json.RawMessage) bool {
 	var r struct {
 		Capabilities struct {
 			Tools map[string]json.RawMessage `json:"tools"`

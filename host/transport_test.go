@@ -290,3 +290,28 @@ func TestParseRecovery(t *testing.T) {
 		})
 	}
 }
+
+// TestDeclaresIdempotency reads capabilities.tools.idempotency (SEP-3182)
+// from a handshake's answer: declared
+// by any value but null, the draft's being {}; and nothing declared by
+// an answer that is not what it should be.
+func TestDeclaresIdempotency(t *testing.T) {
+	for _, tc := range []struct {
+		result string
+		want   bool
+	}{
+		{`{"capabilities": {"tools": {"idempotency": {}}}}`, true},
+		{`{"capabilities": {"tools": {"listChanged": true, "idempotency": {"retention": "24h"}}}}`, true},
+		{`{"capabilities": {"tools": {"idempotency": null}}}`, false},
+		{`{"capabilities": {"tools": {"listChanged": true}}}`, false},
+		{`{"capabilities": {"idempotency": {}}}`, false},
+		{`{"capabilities": {"tools": []}}`, false},
+		{`{"capabilities": "tools"}`, false},
+		{`[]`, false},
+		{``, false},
+	} {
+		if got := host.DeclaresIdempotency(json.RawMessage(tc.result)); got != tc.want {
+			t.Errorf("%s: %t, want %t", tc.result, got, tc.want)
+		}
+	}
+}

@@ -21,21 +21,8 @@ func roundTrip(v any) (string, error) {
 	if err := dec.Decode(&decoded); err != nil {
 		return "", err
 	}
-	switch d := decoded.(type) {
-	case nil:
+	if empty(decoded) {
 		return "", nil
-	case string:
-		if d == "" {
-			return "", nil
-		}
-	case []any:
-		if len(d) == 0 {
-			return "", nil
-		}
-	case map[string]any:
-		if len(d) == 0 {
-			return "", nil
-		}
 	}
 	return encode(decoded)
 }

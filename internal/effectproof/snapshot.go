@@ -50,21 +50,8 @@ func CanonicalJSON(v any) (string, error) {
 		// Already what decoding gives: encoding it once is what the
 		// round trip below would give, without the decoded copy it
 		// makes of every value.
-		switch d := v.(type) {
-		case nil:
+		if empty(v) {
 			return "", nil
-		case string:
-			if d == "" {
-				return "", nil
-			}
-		case []any:
-			if len(d) == 0 {
-				return "", nil
-			}
-		case map[string]any:
-			if len(d) == 0 {
-				return "", nil
-			}
 		}
 		return encode(v)
 	}
@@ -80,23 +67,26 @@ func CanonicalJSON(v any) (string, error) {
 	if err := dec.Decode(&decoded); err != nil {
 		return "", err
 	}
-	switch d := decoded.(type) {
-	case nil:
+	if empty(decoded) {
 		return "", nil
-	case string:
-		if d == "" {
-			return "", nil
-		}
-	case []any:
-		if len(d) == 0 {
-			return "", nil
-		}
-	case map[string]any:
-		if len(d) == 0 {
-			return "", nil
-		}
 	}
 	return encode(decoded)
+}
+
+// empty reports whether v, a value as JSON decodes it, is empty: null, "",
+// [] or {}, which a record leaves out.
+func empty(v any) bool {
+	switch d := v.(type) {
+	case nil:
+		return true
+	case string:
+		return d == ""
+	case []any:
+		return len(d) == 0
+	case map[string]any:
+		return len(d) == 0
+	}
+	return false
 }
 
 // encode writes v, made only of what decoding JSON gives, as compact

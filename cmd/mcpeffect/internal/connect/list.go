@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/mcpeffect/mcpeffect"
+	"github.com/mcpeffect/mcpeffect/host"
 	"github.com/mcpeffect/mcpeffect/resolution"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -100,27 +100,8 @@ func connect(ctx context.Context, rec *recordingTransport, confirm bool) (*mcp.C
 			server.Name, server.Title, server.Version = info.Name, info.Title, info.Version
 		}
 	}
-	server.Idempotency = declaresIdempotency(rec.takeIntroduction())
+	server.Idempotency = host.DeclaresIdempotency(rec.takeIntroduction())
 	return cs, server, nil
-}
-
-// declaresIdempotency reports whether result, the server's answer to
-// initialize or server/discover as received, declares
-// capabilities.tools.idempotency (SEP-3182), with any value but null, as
-// a host built with mcpeffect reads it (the draft's value is {}). go-sdk
-// decodes the capabilities into a struct that has no such member, so it
-// is read from the answer before go-sdk decodes it.
-func declaresIdempotency(result json.RawMessage) bool {
-	var r struct {
-		Capabilities struct {
-			Tools map[string]json.RawMessage `json:"tools"`
-		} `json:"capabilities"`
-	}
-	if json.Unmarshal(result, &r) != nil {
-		return false
-	}
-	v, ok := r.Capabilities.Tools[mcpeffect.IdempotencyCapability]
-	return ok && !isNull(v)
 }
 
 // listTools lists every tool of cs, page after page, within the tools and
