@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -142,17 +141,12 @@ func auditFlags() (*flag.FlagSet, *auditOptions) {
 
 func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs, o := auditFlags()
-	fs.SetOutput(io.Discard) // errors are reported below, help on stdout
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			auditHelp(stdout)
-			return exitOK
-		}
-		return badUsage(stderr, err.Error())
+	if code, done := parseFlags(fs, args, "audit", auditUsage, auditHelp, stdout, stderr); done {
+		return code
 	}
 	target, msg := o.server.target(fs.Args())
 	if msg != "" {
-		return badUsage(stderr, msg)
+		return badUsage(stderr, "audit", auditUsage, msg)
 	}
 	meter := startProgress(stderr, "mcpeffect audit")
 	target.Progress = meter.Note
@@ -186,11 +180,6 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitFindings
 	}
 	return exitOK
-}
-
-func badUsage(stderr io.Writer, msg string) int {
-	fmt.Fprintf(stderr, "mcpeffect audit: %s\n%s\nRun 'mcpeffect help audit' for details.\n", msg, auditUsage)
-	return exitError
 }
 
 // A profileFlag is a flag that names profiles, separated by commas; it

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -119,14 +118,8 @@ func diffFlags() (*flag.FlagSet, *diffOptions) {
 const maxSnapshotFile = 64 << 20
 
 func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "mcpeffect diff: "+format+"\n", a...)
-		return exitError
-	}
-	bad := func(msg string) int {
-		fmt.Fprintf(stderr, "mcpeffect diff: %s\n%s\nRun 'mcpeffect help diff' for details.\n", msg, diffUsage)
-		return exitError
-	}
+	fail := func(format string, a ...any) int { return failed(stderr, "diff", format, a...) }
+	bad := func(msg string) int { return badUsage(stderr, "diff", diffUsage, msg) }
 
 	// The command of a live NEW side is everything after the first --,
 	// which the flag package would otherwise take for its own.
@@ -138,16 +131,11 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	fs, o := diffFlags()
-	fs.SetOutput(io.Discard)
 	var sides []string
 	for {
 		// Flags may come before, between or after the sides.
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				diffHelp(stdout)
-				return exitOK
-			}
-			return bad(err.Error())
+		if code, done := parseFlags(fs, args, "diff", diffUsage, diffHelp, stdout, stderr); done {
+			return code
 		}
 		args = fs.Args()
 		if len(args) == 0 {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -92,4 +94,39 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintf(w, "\nRun 'mcpeffect help <command>' for more about a command,\nand 'mcpeffect help hosts' for the host and directory profiles.\n")
+}
+
+// badUsage reports msg, a mistake in how the command called name was
+// called, with usage, the command's usage lines, if not "", and where its
+// help is; it returns exitError.
+func badUsage(stderr io.Writer, name, usage, msg string) int {
+	if usage != "" {
+		msg += "\n" + usage
+	}
+	fmt.Fprintf(stderr, "mcpeffect %s: %s\nRun 'mcpeffect help %s' for details.\n", name, msg, name)
+	return exitError
+}
+
+// failed reports an error of the command called name that is not one of
+// its usage; it returns exitError.
+func failed(stderr io.Writer, name, format string, a ...any) int {
+	fmt.Fprintf(stderr, "mcpeffect %s: %s\n", name, fmt.Sprintf(format, a...))
+	return exitError
+}
+
+// parseFlags parses args with fs, whose own output is discarded: -help
+// writes help on stdout and ends the command (done, with exitOK); an
+// error is a bad usage of the command called name, reported with usage
+// (done, with exitError).
+func parseFlags(fs *flag.FlagSet, args []string, name, usage string, help func(io.Writer), stdout, stderr io.Writer) (code int, done bool) {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return exitOK, false
+	case errors.Is(err, flag.ErrHelp):
+		help(stdout)
+		return exitOK, true
+	}
+	return badUsage(stderr, name, usage, err.Error()), true
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -84,22 +83,11 @@ func manifestFlags() (*flag.FlagSet, *manifestOptions) {
 }
 
 func runManifest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	bad := func(msg string) int {
-		fmt.Fprintf(stderr, "mcpeffect manifest: %s\n%s\nRun 'mcpeffect help manifest' for details.\n", msg, manifestUsage)
-		return exitError
-	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "mcpeffect manifest: "+format+"\n", a...)
-		return exitError
-	}
+	bad := func(msg string) int { return badUsage(stderr, "manifest", manifestUsage, msg) }
+	fail := func(format string, a ...any) int { return failed(stderr, "manifest", format, a...) }
 	fs, o := manifestFlags()
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			manifestHelp(stdout)
-			return exitOK
-		}
-		return bad(err.Error())
+	if code, done := parseFlags(fs, args, "manifest", manifestUsage, manifestHelp, stdout, stderr); done {
+		return code
 	}
 	if o.newKey != "" {
 		if o.check != "" || o.key != "" || o.server.url != "" || len(fs.Args()) > 0 {
@@ -154,10 +142,7 @@ func runManifest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 // checkManifest holds the server the flags name to the signed manifest
 // of -check.
 func checkManifest(ctx context.Context, o *manifestOptions, command []string, stdout, stderr io.Writer) int {
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "mcpeffect manifest: "+format+"\n", a...)
-		return exitError
-	}
+	fail := func(format string, a ...any) int { return failed(stderr, "manifest", format, a...) }
 	signed, source, code := loadTools(ctx, "manifest", o.check, o.key, nil, targetFlags{}, o.names, stderr)
 	if code != exitOK {
 		return code

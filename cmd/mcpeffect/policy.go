@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -108,22 +107,11 @@ func registerScopeNames(fs *flag.FlagSet, n *mcpeffect.ScopeNames) {
 }
 
 func runPolicy(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	bad := func(msg string) int {
-		fmt.Fprintf(stderr, "mcpeffect policy: %s\n%s\nRun 'mcpeffect help policy' for details.\n", msg, policyUsage)
-		return exitError
-	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "mcpeffect policy: "+format+"\n", a...)
-		return exitError
-	}
+	bad := func(msg string) int { return badUsage(stderr, "policy", policyUsage, msg) }
+	fail := func(format string, a ...any) int { return failed(stderr, "policy", format, a...) }
 	fs, o := policyFlags()
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			policyHelp(stdout)
-			return exitOK
-		}
-		return bad(err.Error())
+	if code, done := parseFlags(fs, args, "policy", policyUsage, policyHelp, stdout, stderr); done {
+		return code
 	}
 	switch o.format {
 	case "cedar", "rego", "cel":
@@ -177,13 +165,9 @@ func runPolicy(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // a server listed now. It returns the exit code and writes the error if
 // it could not.
 func loadTools(ctx context.Context, cmd, file, key string, command []string, server targetFlags, names mcpeffect.ScopeNames, stderr io.Writer) (*manifest.Manifest, string, int) {
-	bad := func(msg string) (*manifest.Manifest, string, int) {
-		fmt.Fprintf(stderr, "mcpeffect %s: %s\nRun 'mcpeffect help %s' for details.\n", cmd, msg, cmd)
-		return nil, "", exitError
-	}
+	bad := func(msg string) (*manifest.Manifest, string, int) { return nil, "", badUsage(stderr, cmd, "", msg) }
 	fail := func(format string, a ...any) (*manifest.Manifest, string, int) {
-		fmt.Fprintf(stderr, "mcpeffect %s: "+format+"\n", append([]any{cmd}, a...)...)
-		return nil, "", exitError
+		return nil, "", failed(stderr, cmd, format, a...)
 	}
 	if file != "" {
 		if len(command) > 0 || server.url != "" || len(server.header) > 0 {

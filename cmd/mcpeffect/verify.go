@@ -196,17 +196,9 @@ func verifyFlags() (*flag.FlagSet, *verifyOptions) {
 
 func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs, o := verifyFlags()
-	fs.SetOutput(io.Discard)
-	bad := func(msg string) int {
-		fmt.Fprintf(stderr, "mcpeffect verify: %s\n%s\nRun 'mcpeffect help verify' for details.\n", msg, verifyUsage)
-		return exitError
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			verifyHelp(stdout)
-			return exitOK
-		}
-		return bad(err.Error())
+	bad := func(msg string) int { return badUsage(stderr, "verify", verifyUsage, msg) }
+	if code, done := parseFlags(fs, args, "verify", verifyUsage, verifyHelp, stdout, stderr); done {
+		return code
 	}
 	if o.examples == "" {
 		return bad("no examples: give -examples FILE")
