@@ -401,22 +401,10 @@ func (v *verifier[E]) example(t testing.TB, tool string, e mcpeffect.Effect, rul
 	hints, _ := inst.Registry.Effect(tool)
 	res := effectproof.Prove(effectproof.Trial{
 		At: at, Tool: tool, Example: ex.name, Effect: e, Hints: hints, WantError: ex.WantError,
-		Capture: func() (effectproof.Snapshot, error) {
-			s, err := inst.State(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return canonical(s)
-		},
+		Capture: inst.capture(ctx),
 		Call: func() string {
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: raw})
-			switch {
-			case err != nil:
-				return printable(err.Error(), maxShownError)
-			case res.IsError:
-				return printable(resultText(res), maxShownError)
-			}
-			return ""
+			_, failure := callTool(ctx, cs, tool, raw)
+			return failure
 		},
 	})
 	switch {
@@ -449,28 +437,24 @@ func (v *verifier[E]) example(t testing.TB, tool string, e mcpeffect.Effect, rul
 // and returns false after one.
 func (v *verifier[E]) prepare(t testing.TB, at, tool string, e mcpeffect.Effect, rule *mcpeffect.EffectRule, schema *jsonschema.Resolved, ex namedExample[E]) (inst Instance[E], cs *mcp.ClientSession, raw json.RawMessage, ok bool) {
 	t.Helper()
-	fail := func(format string, args ...any) {
-		t.Helper()
-		t.Errorf(format, args...)
-	}
 	inst = v.newInstance(t)
 	if err := inst.check(); err != nil {
-		fail("%s: %v", at, err)
+		t.Errorf("%s: %v", at, err)
 		return inst, nil, nil, false
 	}
 	if got, ok := inst.Registry.Effect(tool); !ok || got != e {
-		fail("%s: the example's instance classifies the tool %s, but the first instance Verify made classified it %s", at, got, e)
+		t.Errorf("%s: the example's instance classifies the tool %s, but the first instance Verify made classified it %s", at, got, e)
 		return inst, nil, nil, false
 	}
 	if got, _ := inst.Registry.Rule(tool); (got == nil) != (rule == nil) || got != nil && got.String() != rule.String() {
-		fail("%s: the example's instance classifies the tool by %v, but the first instance Verify made by %v", at, got, rule)
+		t.Errorf("%s: the example's instance classifies the tool by %v, but the first instance Verify made by %v", at, got, rule)
 		return inst, nil, nil, false
 	}
 	ctx := t.Context()
 	owner := withSessionScope(ctx, mcpeffect.Full)
 	if inst.Caller != nil {
 		if owner = inst.Caller(ctx); owner == nil {
-			fail("%s: the Instance's Caller returned a nil context", at)
+			t.Errorf("%s: the Instance's Caller returned a nil context", at)
 			return inst, nil, nil, false
 		}
 	}
@@ -488,7 +472,7 @@ func (v *verifier[E]) prepare(t testing.TB, at, tool string, e mcpeffect.Effect,
 	if ex.Caller != nil {
 		callerCtx := ex.Caller(ctx, inst.Env)
 		if callerCtx == nil {
-			fail("%s: the example's Caller returned a nil context", at)
+			t.Errorf("%s: the example's Caller returned a nil context", at)
 			return inst, nil, nil, false
 		}
 		caller := connectTo(t, callerCtx, inst.Server, inst.Connect)
@@ -500,11 +484,11 @@ func (v *verifier[E]) prepare(t testing.TB, at, tool string, e mcpeffect.Effect,
 	}
 	raw, err := marshalArgs(args)
 	if err != nil {
-		fail("%s: the example's arguments: %v", at, err)
+		t.Errorf("%s: the example's arguments: %v", at, err)
 		return inst, nil, nil, false
 	}
 	if err := validateArgs(schema, raw); err != nil {
-		fail("%s: the tool's input schema refuses the example's arguments %s: %s", at, shown(string(raw)), printable(err.Error(), maxShownError))
+		t.Errorf("%s: the tool's input schema refuses the example's arguments %s: %s", at, shown(string(raw)), printable(err.Error(), maxShownError))
 		return inst, nil, nil, false
 	}
 	return inst, cs, raw, true
@@ -524,7 +508,8 @@ func (v *verifier[E]) undo(t testing.TB, at, tool string, e mcpeffect.Effect, ru
 	rec, err := host.ParseRecovery(listed)
 	switch {
 	case err != nil:
-		t.Errorf("%s: the example checks its undo, but the undo the tool publishes cannot be used: %v", at, err)
+		// The words of the listing are the server's.
+		t.Errorf("%s: the example checks its undo, but the undo the tool publishes cannot be used: %s", at, printable(err.Error(), maxShownError))
 		return false
 	case rec == nil:
 		t.Errorf("%s: the example checks its undo, but the tool publishes none (see Registry.DeclareRecovery)", at)
@@ -542,14 +527,9 @@ func (v *verifier[E]) undo(t testing.TB, at, tool string, e mcpeffect.Effect, ru
 	}
 	ctx := t.Context()
 	call := func(name string, args json.RawMessage) (json.RawMessage, string) {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-		switch {
-		case err != nil:
-			return nil, printable(err.Error(), maxShownError)
-		case res.IsError:
-			return nil, printable(resultText(res), maxShownError)
-		case res.StructuredContent == nil:
-			return nil, ""
+		res, failure := callTool(ctx, cs, name, args)
+		if failure != "" || res.StructuredContent == nil {
+			return nil, failure
 		}
 		structured, err := json.Marshal(res.StructuredContent)
 		if err != nil {
@@ -560,14 +540,8 @@ func (v *verifier[E]) undo(t testing.TB, at, tool string, e mcpeffect.Effect, ru
 	}
 	res := effectproof.ProveUndo(effectproof.UndoTrial{
 		At: at, Tool: tool, Example: ex.name, Recovery: *rec, Request: raw,
-		Capture: func() (effectproof.Snapshot, error) {
-			s, err := inst.State(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return canonical(s)
-		},
-		Call: func() (json.RawMessage, string) { return call(tool, raw) },
+		Capture: inst.capture(ctx),
+		Call:    func() (json.RawMessage, string) { return call(tool, raw) },
 		Undo: func(args json.RawMessage) string {
 			_, failure := call(undo, args)
 			return failure
@@ -582,6 +556,32 @@ func (v *verifier[E]) undo(t testing.TB, at, tool string, e mcpeffect.Effect, ru
 		return false
 	}
 	return true
+}
+
+// capture returns the function that captures the instance's state, in
+// canonical form, for a trial.
+func (inst *Instance[E]) capture(ctx context.Context) func() (effectproof.Snapshot, error) {
+	return func() (effectproof.Snapshot, error) {
+		s, err := inst.State(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return canonical(s)
+	}
+}
+
+// callTool calls the tool called name with args in cs, and returns its
+// result, or the text of the error it met (a protocol error or a tool
+// error), escaped for a failure message.
+func callTool(ctx context.Context, cs *mcp.ClientSession, name string, args json.RawMessage) (*mcp.CallToolResult, string) {
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	switch {
+	case err != nil:
+		return nil, printable(err.Error(), maxShownError)
+	case res.IsError:
+		return nil, printable(resultText(res), maxShownError)
+	}
+	return res, ""
 }
 
 // check reports what is missing from an Instance.

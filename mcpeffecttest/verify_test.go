@@ -702,3 +702,53 @@ func TestVerifySubtests(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyHostileUndo holds Verify to what a listing may say of a
+// tool's undo when it was not published by the registry (a server in
+// another process, reached through Instance.Connect, publishes what it
+// likes): an undo that is not an object, one whose tool name holds a
+// terminal escape and a right-to-left override, and one that names a
+// tool the server does not list. Each fails its example, and no failure
+// carries the server's control or format characters as they are.
+func TestVerifyHostileUndo(t *testing.T) {
+	hostile := "gone\x1b[2J\u202e"
+	newInstance := func(t testing.TB) mcpeffecttest.Instance[*tasks] {
+		inst := taskServer()(t)
+		st := inst.Env
+		wipe := func(_ context.Context, _ *mcp.CallToolRequest, a taskArgs) (*mcp.CallToolResult, any, error) {
+			st.mu.Lock()
+			defer st.mu.Unlock()
+			if _, ok := st.byID[a.ID]; !ok {
+				return nil, nil, fmt.Errorf("no task %q", a.ID)
+			}
+			delete(st.byID, a.ID)
+			return nil, nil, nil
+		}
+		for name, published := range map[string]any{
+			"wipe_task":  hostile,
+			"smash_task": map[string]any{"strategy": "compensation", "compensatingOperation": map[string]any{"operationId": hostile, "parameters": map[string]any{}}},
+			"drop_task":  map[string]any{"strategy": "compensation", "compensatingOperation": map[string]any{"operationId": "restore_nowhere", "parameters": map[string]any{}}},
+		} {
+			tool := &mcp.Tool{Name: name, Meta: mcp.Meta{mcpeffect.RecoveryMetaKey: published}}
+			mcpeffect.AddTool(inst.Server, inst.Registry, tool, mcpeffect.Destructive|mcpeffect.Idempotent, wipe)
+		}
+		return inst
+	}
+	examples := []mcpeffecttest.Example[*tasks]{
+		{Tool: "wipe_task", Name: "the seed", Setup: onSeed(taskArgs{}), Undo: true},
+		{Tool: "smash_task", Name: "the seed", Setup: onSeed(taskArgs{}), Undo: true},
+		{Tool: "drop_task", Name: "the seed", Setup: onSeed(taskArgs{}), Undo: true},
+	}
+	rec := &verifyRecorder{recorder: recorder{TB: t}}
+	mcpeffecttest.Verify(rec, newInstance, examples, nil)
+	matchAll(t, "failure", rec.errs, []string{
+		`^tool "drop_task", example "the seed": its undo, "restore_nowhere", is not a tool the server lists$`,
+		`^tool "smash_task", example "the seed": the example checks its undo, but the undo the tool publishes cannot be used: .*invalid recovery: operationId: .*tool name "gone\\x1b\[2J\\u202e": character '\\x1b' at byte 4 is not allowed`,
+		`^tool "wipe_task", example "the seed": the example checks its undo, but the undo the tool publishes cannot be used: .*not a recovery object`,
+	})
+	for _, e := range rec.errs {
+		if strings.ContainsAny(e, "\x1b\u202e") {
+			t.Errorf("a failure carries the server's control or format characters: %q", e)
+		}
+	}
+}
